@@ -1,0 +1,44 @@
+import { pathToFileURL } from 'node:url'
+import { Migrator, type Kysely } from 'kysely'
+import { migrations } from './migrations/index.js'
+import { createDb } from './index.js'
+import { describeConfigError, loadConfig } from '../plugins/core/config.js'
+
+/**
+ * Brings the schema to the latest migration. Kysely's migrator holds a lock row while it runs, so two
+ * instances starting at once against one database apply each migration once.
+ */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((r) => r.status === 'Error')
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? 'unknown error')
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${reason}`, { cause: error })
+  }
+  return (results ?? []).map((r) => r.migrationName)
+}
+
+async function main() {
+  let config
+  try {
+    config = loadConfig(process.env, { envFile: '.env' })
+  } catch (error) {
+    process.stderr.write(`${describeConfigError(error as Error)}\n`)
+    process.exit(1)
+  }
+  const db = createDb(config)
+  try {
+    const applied = await migrateToLatest(db)
+    process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n')
+  } finally {
+    await db.destroy()
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error) => {
+    process.stderr.write(`${(error as Error).message}\n`)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../../db/index.js'
+import type { User } from '../../db/types.js'
+import { AppError } from '../core/errors.js'
+import { toIso, toIsoOrNull } from '../core/clock.js'
+import { hashToken, randomToken } from '../core/secrets.js'
+import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifetimes } from '../core/session-store.js'
+import { assertNotBanned, createUser, findUser, findUserByAnonymousTokenHash, generatedName, normalizeName } from '../users/service.js'
+import { present } from '../../schemas/common.js'
+import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
+
+export interface AuthDeps {
+  db: Db
+  now: () => number
+  lifetimes: SessionLifetimes
+}
+
+/** 24 random bytes in base64url: exactly 32 characters, the most the SDKs keep in their cache. */
+const issueAnonymousToken = () => randomToken(24)
+
+function authResponse(user: User, session: IssuedSession, anonymousToken: string | null): AuthResponse {
+  return {
+    userId: user.id,
+    username: user.username,
+    displayName: user.username,
+    email: user.email,
+    isAnonymous: user.is_anonymous === 1,
+    isVerified: user.is_anonymous === 0 && user.is_verified === 1,
+    anonymousToken,
+    accessToken: session.accessToken,
+    expiresAt: toIso(session.expiresAt),
+    refreshToken: session.refreshToken,
+    refreshExpiresAt: toIsoOrNull(session.refreshExpiresAt),
+    authStatus: 'AUTHENTICATED',
+    googleId: null,
+    appleUserId: null,
+    isPrivateRelayEmail: false,
+    message: null,
+    createdAt: toIso(user.created_at),
+  }
+}
+
+function refuseProvider(type: string | null | undefined): void {
+  if (type === 'GOOGLE' || type === 'APPLE') {
+    throw new AppError(400, 'VALIDATION_ERROR', `Sign-in with ${type} is not enabled on this server`)
+  }
+  if (type === 'EMAIL') {
+    throw new AppError(400, 'VALIDATION_ERROR', 'E-mail accounts are not enabled on this server')
+  }
+}
+
+/** Anonymous sign-up: a new user and their first session, in one transaction. */
+export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResponse> {
+  refuseProvider(body.type)
+  const rawName = present(body.username) ?? present(body.displayName)
+  const username = rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
+  const anonymousToken = present(body.anonymousToken) ?? issueAnonymousToken()
+  const now = deps.now()
+  return deps.db.transaction().execute(async (trx) => {
+    const user = await createUser(trx, {
+      id: randomUUID(),
+      username,
+      is_anonymous: 1,
+      anonymous_token_hash: hashToken(anonymousToken),
+      created_at: now,
+    })
+    const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: body.includeRefreshToken === true })
+    return authResponse(user, session, anonymousToken)
+  })
+}
+
+const unknownAnonymousToken = () =>
+  new AppError(404, 'USER_NOT_FOUND', 'No user has this anonymous token', { authStatus: 'USER_NOT_FOUND' })
+
+/** Sign-in with an anonymous token, or the renewal of a session with a refresh token. */
+export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {
+  const refreshToken = present(body.refreshToken)
+  if (refreshToken) return renew(deps, refreshToken)
+  refuseProvider(body.type)
+  const anonymousToken = present(body.anonymousToken)
+  if (!anonymousToken) {
+    throw new AppError(400, 'VALIDATION_ERROR', 'body/anonymousToken is required', {
+      details: [{ path: '/anonymousToken', message: 'is required' }],
+    })
+  }
+  const user = await findUserByAnonymousTokenHash(deps.db, hashToken(anonymousToken))
+  if (!user) throw unknownAnonymousToken()
+  assertNotBanned(user)
+  const session = await issueSession(deps.db, user.id, deps.now(), deps.lifetimes, {
+    withRefresh: body.includeRefreshToken === true,
+  })
+  return authResponse(user, session, anonymousToken)
+}
+
+/**
+ * Refresh: the token is single-use. Spending it and issuing the successor happen in one transaction,
+ * so a failure in between never leaves the player with neither.
+ */
+async function renew(deps: AuthDeps, refreshToken: string): Promise<AuthResponse> {
+  const now = deps.now()
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const spent = await spendRefreshToken(trx, refreshToken, now)
+    if (!spent.ok) return null
+    const user = await findUser(trx, spent.userId)
+    if (!user) return null
+    assertNotBanned(user)
+    const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: true, familyId: spent.familyId })
+    return authResponse(user, session, null)
+  })
+  if (!result) {
+    throw new AppError(401, 'SESSION_REQUIRED', 'The refresh token is not valid (unknown, expired, used or revoked)')
+  }
+  return result
+}

@@ -1,0 +1,139 @@
+import { STATUS_CODES } from 'node:http'
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../../db/dialect.js'
+
+/**
+ * The one error type services and hooks throw. The error handler turns it, and every other error,
+ * into the body of API.md §1.1: `{ statusCode, error, code, message, ...extra }`.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+export const notFound = (code: string, message: string, extra?: Record<string, unknown>) =>
+  new AppError(404, code, message, extra)
+
+export const badRequest = (message: string, path?: string) =>
+  new AppError(400, 'VALIDATION_ERROR', message, path === undefined ? {} : { details: [{ path, message }] })
+
+/** Marker for the transient rate limit, which answers 429 with an empty body (compat, §7). */
+export class RateLimitedError extends Error {
+  readonly statusCode = 429
+}
+
+export function errorBody(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...extra }
+}
+
+interface ValidationIssue {
+  instancePath: string
+  message?: string
+  params?: Record<string, unknown>
+  keyword: string
+}
+
+/** Ajv's errors as `details`, with the missing property named in the path for `required`. */
+function validationDetails(issues: ValidationIssue[]) {
+  const seen = new Set<string>()
+  const details: Array<{ path: string; message: string }> = []
+  for (const issue of issues) {
+    if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') continue
+    const missing = issue.keyword === 'required' ? `/${String(issue.params?.missingProperty)}` : ''
+    const path = `${issue.instancePath}${missing}` || '/'
+    const message = issue.message ?? 'is invalid'
+    const key = `${path} ${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    details.push({ path, message })
+  }
+  return details
+}
+
+const FASTIFY_CODES: Record<string, [number, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'VALIDATION_ERROR'],
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+}
+
+const RETRY_AFTER_SECONDS = '5'
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: FastifyError | AppError | RateLimitedError | Error,
+) {
+  if (error instanceof RateLimitedError) {
+    // @fastify/rate-limit has already set Retry-After and the x-ratelimit-* headers.
+    return reply.code(429).send()
+  }
+  if (error instanceof AppError) {
+    reply.headers(error.headers)
+    if (error.statusCode === 401 && error.code === 'SESSION_REQUIRED') reply.header('www-authenticate', 'Bearer')
+    return reply.code(error.statusCode).send(errorBody(error.statusCode, error.code, error.message, error.extra))
+  }
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation) {
+    const details = validationDetails(fastifyError.validation as ValidationIssue[])
+    const first = details[0] ?? { path: '/', message: 'is invalid' }
+    const context = fastifyError.validationContext ?? 'body'
+    const where = first.path === '/' ? context : `${context}${first.path}`
+    return reply.code(400).send(errorBody(400, 'VALIDATION_ERROR', `${where} ${first.message}`, { details }))
+  }
+  const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined
+  if (mapped) return reply.code(mapped[0]).send(errorBody(mapped[0], mapped[1], error.message))
+  if (isDatabaseUnavailable(error)) {
+    request.log.error({ err: error }, 'database unavailable')
+    reply.header('retry-after', RETRY_AFTER_SECONDS)
+    return reply.code(503).send(errorBody(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable, try again shortly'))
+  }
+  const status = fastifyError.statusCode
+  if (status && status >= 400 && status < 500) {
+    return reply.code(status).send(errorBody(status, CODE_BY_STATUS[status] ?? 'BAD_REQUEST', error.message))
+  }
+  request.log.error({ err: error }, 'unhandled error')
+  return reply.code(500).send(errorBody(500, 'INTERNAL_ERROR', 'Internal server error'))
+}
+
+/** Routes only the 404 handler can see: a known path with another method is a 405. */
+const PROBE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error))
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?', 1)[0]
+      const allowed = PROBE_METHODS.filter(
+        (method) => method !== request.method && app.findRoute({ method, url: path }) !== null,
+      )
+      if (allowed.length > 0) {
+        reply.header('allow', allowed.join(', '))
+        return sendError(request, reply, new AppError(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`))
+      }
+      return sendError(request, reply, new AppError(404, 'NOT_FOUND', `Route ${request.method}:${path} not found`))
+    })
+  },
+  { name: 'errors' },
+)

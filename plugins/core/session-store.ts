@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../../db/index.js'
+import { affected } from '../../db/dialect.js'
+import { hashToken, randomToken } from './secrets.js'
+
+/**
+ * Sessions: bearer access tokens and optional single-use refresh tokens, stored only as SHA-256
+ * digests. A user may hold any number at once (one per device). Free of Fastify types: the
+ * authentication and users features call these functions.
+ */
+export interface SessionLifetimes {
+  sessionTtlMs: number
+  refreshTtlMs: number
+}
+
+export interface IssuedSession {
+  sessionId: string
+  accessToken: string
+  expiresAt: number
+  refreshToken: string | null
+  refreshExpiresAt: number | null
+}
+
+export async function issueSession(
+  db: Db,
+  userId: string,
+  now: number,
+  lifetimes: SessionLifetimes,
+  options: { withRefresh: boolean; familyId?: string },
+): Promise<IssuedSession> {
+  const accessToken = randomToken()
+  const refreshToken = options.withRefresh ? randomToken() : null
+  const session = {
+    id: randomUUID(),
+    user_id: userId,
+    family_id: options.familyId ?? randomUUID(),
+    access_hash: hashToken(accessToken),
+    expires_at: now + lifetimes.sessionTtlMs,
+    refresh_hash: refreshToken ? hashToken(refreshToken) : null,
+    refresh_expires_at: refreshToken ? now + lifetimes.refreshTtlMs : null,
+    refresh_used_at: null,
+    revoked_at: null,
+    created_at: now,
+  }
+  await db.insertInto('sessions').values(session).execute()
+  return {
+    sessionId: session.id,
+    accessToken,
+    expiresAt: session.expires_at,
+    refreshToken,
+    refreshExpiresAt: session.refresh_expires_at,
+  }
+}
+
+export type SessionStatus = 'VALID' | 'UNKNOWN' | 'EXPIRED' | 'REVOKED'
+
+export interface ResolvedSession {
+  status: SessionStatus
+  sessionId?: string
+  userId?: string
+  banned?: boolean
+}
+
+/** Looks a presented access token up: one indexed query, joined with the user's ban state. */
+export async function resolveAccessToken(db: Db, token: string, now: number): Promise<ResolvedSession> {
+  const row = await db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.user_id', 's.expires_at', 's.revoked_at', 'u.banned_at'])
+    .where('s.access_hash', '=', hashToken(token))
+    .executeTakeFirst()
+  if (!row) return { status: 'UNKNOWN' }
+  const base = { sessionId: row.id, userId: row.user_id, banned: row.banned_at !== null }
+  if (row.revoked_at !== null) return { ...base, status: 'REVOKED' }
+  if (row.expires_at <= now) return { ...base, status: 'EXPIRED' }
+  return { ...base, status: 'VALID' }
+}
+
+export async function revokeSession(db: Db, sessionId: string, now: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .execute()
+}
+
+export async function revokeAllSessions(db: Db, userId: string, now: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute()
+}
+
+export type RefreshOutcome = { ok: true; userId: string; familyId: string } | { ok: false }
+
+/**
+ * Spends a refresh token. The conditional UPDATE decides: of any number of concurrent uses exactly
+ * one matches the row, and it also retires the session the token belonged to. A token that was
+ * already spent is a replay (stolen token or a confused client): the whole family is revoked.
+ */
+export async function spendRefreshToken(db: Db, refreshToken: string, now: number): Promise<RefreshOutcome> {
+  const refreshHash = hashToken(refreshToken)
+  const row = await db
+    .selectFrom('sessions')
+    .select(['user_id', 'family_id'])
+    .where('refresh_hash', '=', refreshHash)
+    .executeTakeFirst()
+  if (!row) return { ok: false }
+  const spent = await db
+    .updateTable('sessions')
+    .set({ refresh_used_at: now, revoked_at: now })
+    .where('refresh_hash', '=', refreshHash)
+    .where('refresh_used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('refresh_expires_at', '>', now)
+    .executeTakeFirst()
+  if (affected(spent) === 1) return { ok: true, userId: row.user_id, familyId: row.family_id }
+  const replayed = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('refresh_hash', '=', refreshHash)
+    .where('refresh_used_at', 'is not', null)
+    .executeTakeFirst()
+  if (replayed) {
+    await db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('family_id', '=', row.family_id)
+      .where('revoked_at', 'is', null)
+      .execute()
+  }
+  return { ok: false }
+}

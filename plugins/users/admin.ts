@@ -1,0 +1,95 @@
+// The operator's view of users (API.md §8): search, detail, ban/unban, delete with all their data.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errors, present } from '../../schemas/common.js'
+import {
+  AdminUserListSchema,
+  AdminUserSchema,
+  AdminUserSearchQuerySchema,
+  BanBodySchema,
+  DeletedSchema,
+  UserIdParamsSchema,
+} from '../../schemas/users.js'
+import { deleteUser, getAdminUser, searchUsers, setBan } from './service.js'
+
+const tags = ['Admin', 'Users']
+const security = [{ adminKey: [] }]
+const adminErrors = errors(400, 401, 404, 429)
+
+const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/users',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Search users by name, e-mail or id (newest first)',
+        querystring: AdminUserSearchQuerySchema,
+        response: { 200: AdminUserListSchema, ...adminErrors },
+      },
+    },
+    async (request) => searchUsers(app.db, request.query, app.clock.now()),
+  )
+
+  app.get(
+    '/users/:userId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One user',
+        params: UserIdParamsSchema,
+        response: { 200: AdminUserSchema, ...adminErrors },
+      },
+    },
+    async (request) => getAdminUser(app.db, request.params.userId, app.clock.now()),
+  )
+
+  app.post(
+    '/users/:userId/ban',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Ban a user from every endpoint until unbanned',
+        params: UserIdParamsSchema,
+        body: BanBodySchema,
+        response: { 200: AdminUserSchema, ...adminErrors },
+      },
+    },
+    async (request) =>
+      setBan(app.db, request.params.userId, { reason: present(request.body.reason) }, app.clock.now()),
+  )
+
+  app.post(
+    '/users/:userId/unban',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Lift a ban',
+        params: UserIdParamsSchema,
+        response: { 200: AdminUserSchema, ...adminErrors },
+      },
+    },
+    async (request) => setBan(app.db, request.params.userId, null, app.clock.now()),
+  )
+
+  app.delete(
+    '/users/:userId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a user and all their data',
+        params: UserIdParamsSchema,
+        response: { 200: DeletedSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      await deleteUser(app.db, request.params.userId)
+      return { userId: request.params.userId, deleted: true as const }
+    },
+  )
+}
+
+export default usersAdmin

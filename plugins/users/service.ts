@@ -1,0 +1,195 @@
+import { randomInt } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Db } from '../../db/index.js'
+import type { NewUser, User } from '../../db/types.js'
+import { isUniqueViolation } from '../../db/dialect.js'
+import { AppError, badRequest } from '../core/errors.js'
+import { toIso, toIsoOrNull } from '../core/clock.js'
+import { decodeCursor, page } from '../core/pagination.js'
+import { resolveAccessToken } from '../core/session-store.js'
+import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
+
+/**
+ * The users table is this feature's: creation, names, bans, deletion. Other features read a user
+ * through these functions. A user's rows elsewhere reference users.id with ON DELETE CASCADE, so
+ * deleting the user erases all their data in one statement.
+ */
+export const NAME_MAX = 50
+
+/** A name as stored: trimmed, 1–50 characters (the schema already refused control characters). */
+export function normalizeName(raw: string, field: string): string {
+  const name = raw.trim()
+  const length = [...name].length
+  if (length < 1 || length > NAME_MAX) {
+    throw badRequest(`body/${field} must be 1-${NAME_MAX} characters after trimming`, `/${field}`)
+  }
+  return name
+}
+
+export function generatedName(): string {
+  return `Player-${randomInt(1000, 10000)}`
+}
+
+export async function createUser(
+  db: Db,
+  user: Pick<NewUser, 'id' | 'username' | 'is_anonymous' | 'anonymous_token_hash' | 'created_at'>,
+): Promise<User> {
+  const row: User = {
+    ...user,
+    email: null,
+    is_verified: 0,
+    anonymous_token_hash: user.anonymous_token_hash ?? null,
+    banned_at: null,
+    ban_reason: null,
+    updated_at: user.created_at,
+  }
+  try {
+    await db.insertInto('users').values(row).execute()
+  } catch (error) {
+    // The unique key on the token hash settles two sign-ups racing for one client token.
+    if (isUniqueViolation(error)) throw new AppError(409, 'CONFLICT', 'This anonymous token is already in use')
+    throw error
+  }
+  return row
+}
+
+export async function findUser(db: Db, userId: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst()
+}
+
+export async function findUserByAnonymousTokenHash(db: Db, tokenHash: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('anonymous_token_hash', '=', tokenHash).executeTakeFirst()
+}
+
+export async function renameUser(db: Db, userId: string, rawName: string, now: number, field = 'newName') {
+  const username = normalizeName(rawName, field)
+  await db.updateTable('users').set({ username, updated_at: now }).where('id', '=', userId).execute()
+  return username
+}
+
+export function assertNotBanned(user: Pick<User, 'banned_at'>) {
+  if (user.banned_at !== null) throw new AppError(403, 'USER_BANNED', 'This account is banned')
+}
+
+const MESSAGES: Record<CheckAuthResponse['authStatus'], string> = {
+  AUTHENTICATED: 'Session is valid',
+  INVALID_TOKEN: 'Session token is invalid',
+  TOKEN_EXPIRED: 'Session token has expired',
+  USER_NOT_FOUND: 'User not found',
+}
+
+/** check-auth (API.md §4): the user first, then the token; a banned user is refused outright. */
+export async function checkAuth(db: Db, userId: string, token: string | undefined, now: number) {
+  const answer = (authStatus: CheckAuthResponse['authStatus']): CheckAuthResponse => ({
+    userId,
+    isAuthenticated: authStatus === 'AUTHENTICATED',
+    authStatus,
+    message: MESSAGES[authStatus],
+  })
+  const user = await db.selectFrom('users').select(['id', 'banned_at']).where('id', '=', userId).executeTakeFirst()
+  if (!user) return answer('USER_NOT_FOUND')
+  if (!token) return answer('INVALID_TOKEN')
+  const session = await resolveAccessToken(db, token, now)
+  if (session.userId !== userId || session.status === 'UNKNOWN' || session.status === 'REVOKED') {
+    return answer('INVALID_TOKEN')
+  }
+  if (session.status === 'EXPIRED') return answer('TOKEN_EXPIRED')
+  assertNotBanned(user)
+  return answer('AUTHENTICATED')
+}
+
+// ---- operator -------------------------------------------------------------------------------
+
+function toAdminUser(user: User, activeSessions: number): AdminUser {
+  return {
+    userId: user.id,
+    username: user.username,
+    displayName: user.username,
+    email: user.email,
+    isAnonymous: user.is_anonymous === 1,
+    isVerified: user.is_verified === 1,
+    banned: user.banned_at !== null,
+    bannedAt: toIsoOrNull(user.banned_at),
+    banReason: user.ban_reason,
+    activeSessions,
+    createdAt: toIso(user.created_at),
+    updatedAt: toIso(user.updated_at),
+  }
+}
+
+async function activeSessionCounts(db: Db, userIds: string[], now: number): Promise<Map<string, number>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('user_id', 'in', userIds)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .groupBy('user_id')
+    .execute()
+  return new Map(rows.map((r) => [r.user_id, Number(r.n)]))
+}
+
+export async function getAdminUser(db: Db, userId: string, now: number): Promise<AdminUser> {
+  const user = await findUser(db, userId)
+  if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  const counts = await activeSessionCounts(db, [userId], now)
+  return toAdminUser(user, counts.get(userId) ?? 0)
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Newest first; `query` matches an id exactly, or a name or e-mail by substring. */
+export async function searchUsers(
+  db: Db,
+  options: { query?: string; limit: number; cursor?: string },
+  now: number,
+) {
+  const after = decodeCursor(options.cursor)
+  const query = options.query?.trim()
+  let select = db.selectFrom('users').selectAll()
+  if (query) {
+    if (UUID.test(query)) {
+      select = select.where('id', '=', query.toLowerCase())
+    } else {
+      // '!' as the LIKE escape: a backslash literal means different things to MySQL and SQLite.
+      const like = `%${query.replace(/[!%_]/g, (c) => `!${c}`)}%`
+      select = select.where((eb) =>
+        eb.or([
+          eb('username', 'like', sql<string>`${like} escape '!'`),
+          eb('email', 'like', sql<string>`${like} escape '!'`),
+        ]),
+      )
+    }
+  }
+  if (after) {
+    select = select.where((eb) =>
+      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
+    )
+  }
+  const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute()
+  const { items, nextCursor } = page(rows, options.limit, (u) => ({ at: u.created_at, id: u.id }))
+  const counts = await activeSessionCounts(db, items.map((u) => u.id), now)
+  return { items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0)), nextCursor }
+}
+
+/** A ban refuses every request the user makes while it lasts; it revokes no session (API.md §1.2). */
+export async function setBan(db: Db, userId: string, ban: { reason?: string } | null, now: number) {
+  const result = await db
+    .updateTable('users')
+    .set(
+      ban
+        ? { banned_at: sql<number>`coalesce(banned_at, ${now})`, ban_reason: ban.reason ?? null, updated_at: now }
+        : { banned_at: null, ban_reason: null, updated_at: now },
+    )
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  if (Number(result.numUpdatedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  return getAdminUser(db, userId, now)
+}
+
+/** Erases the user and, through ON DELETE CASCADE, every row of theirs in every feature. */
+export async function deleteUser(db: Db, userId: string) {
+  const result = await db.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
+  if (Number(result.numDeletedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+}
