@@ -51,3 +51,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): number {
   return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n)
 }
+
+/** MySQL chose this transaction as a deadlock victim, or a lock wait ran out: safe to run again. */
+export function isRetryableConflict(error: unknown): boolean {
+  const e = error as { errno?: number; code?: string }
+  return e?.errno === 1213 || e?.errno === 1205 || e?.code === 'SQLITE_BUSY'
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.js'
+import { inTransaction } from '../../db/transaction.js'
 import type { User } from '../../db/types.js'
 import { AppError } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
@@ -56,7 +57,7 @@ export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResp
   const username = rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
   const anonymousToken = present(body.anonymousToken) ?? issueAnonymousToken()
   const now = deps.now()
-  return deps.db.transaction().execute(async (trx) => {
+  return inTransaction(deps.db, async (trx) => {
     const user = await createUser(trx, {
       id: randomUUID(),
       username,
@@ -98,7 +99,7 @@ export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResp
  */
 async function renew(deps: AuthDeps, refreshToken: string): Promise<AuthResponse> {
   const now = deps.now()
-  const result = await deps.db.transaction().execute(async (trx) => {
+  const result = await inTransaction(deps.db, async (trx) => {
     const spent = await spendRefreshToken(trx, refreshToken, now)
     if (!spent.ok) return null
     const user = await findUser(trx, spent.userId)
