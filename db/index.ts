@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { createPool } from 'mysql2'
-import { Kysely, MysqlDialect, SqliteDialect } from 'kysely'
+import { Kysely, MysqlDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter } from 'kysely'
 import type { Config } from '../plugins/core/config.js'
 import type { Database } from './types.js'
 
@@ -12,6 +12,44 @@ type DbConfig = Pick<
   Config,
   'DB_DRIVER' | 'DB_PATH' | 'DB_HOST' | 'DB_PORT' | 'DB_NAME' | 'DB_USER' | 'DB_PASS' | 'DB_POOL_SIZE'
 >
+
+const BUSY_TIMEOUT_MS = 5000
+const MIGRATION_LOCK_WAIT_MS = 120_000
+
+/**
+ * Kysely's SQLite adapter takes no migration lock (it assumes one connection), but two server
+ * processes can share one database file. BEGIN IMMEDIATE takes SQLite's write lock for the whole
+ * migration run, so the second process waits and then finds nothing left to do. It polls without
+ * SQLite's busy wait: better-sqlite3 is synchronous, and a busy wait would stall the event loop.
+ */
+class MigrationLockingSqliteAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
+    const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS
+    await sql`pragma busy_timeout = 0`.execute(db)
+    try {
+      for (;;) {
+        try {
+          await sql`begin immediate`.execute(db)
+          return
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+      }
+    } finally {
+      await sql.raw(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`).execute(db)
+    }
+  }
+  override async releaseMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`commit`.execute(db)
+  }
+}
+
+class OutpostSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new MigrationLockingSqliteAdapter()
+  }
+}
 
 /** Kysely over the driver DB_DRIVER names. Both dialects run the same migrations and queries. */
 export function createDb(config: DbConfig): Db {
@@ -38,7 +76,7 @@ export function createDb(config: DbConfig): Db {
   const sqlite = new SQLite(config.DB_PATH)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   sqlite.pragma('foreign_keys = ON')
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: sqlite }) })
 }

@@ -1,0 +1,54 @@
+import t from 'tap'
+import { sql } from 'kysely'
+import { createDb } from '../db/index.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { migrations } from '../db/migrations/index.js'
+import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'
+
+eachDialect(t, async (t, dialect) => {
+  t.test('two instances migrating one fresh database at once both succeed', async (t) => {
+    const config = testConfig(await freshDatabase(t, dialect))
+    const a = createDb(config)
+    const b = createDb(config)
+    t.teardown(async () => {
+      await a.destroy()
+      await b.destroy()
+    })
+    const [ranA, ranB] = await Promise.all([migrateToLatest(a), migrateToLatest(b)])
+    t.same([...ranA, ...ranB].sort(), Object.keys(migrations).sort(), 'each migration applied exactly once')
+    t.same(await migrateToLatest(a), [], 'a later start has nothing to do')
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(a)
+    t.same(applied.rows.map((r) => r.name), Object.keys(migrations))
+  })
+
+  if (dialect === 'mysql') {
+    t.test('tables are utf8mb4 / utf8mb4_unicode_ci, as docker-compose configures MySQL', async (t) => {
+      const config = testConfig(await freshDatabase(t, dialect))
+      const db = createDb(config)
+      t.teardown(() => db.destroy())
+      await migrateToLatest(db)
+      const tables = await sql<{ TABLE_NAME: string; TABLE_COLLATION: string }>`
+        select TABLE_NAME, TABLE_COLLATION from information_schema.TABLES where TABLE_SCHEMA = database()
+          and TABLE_NAME in ('users', 'sessions')`.execute(db)
+      t.equal(tables.rows.length, 2)
+      for (const row of tables.rows) t.equal(row.TABLE_COLLATION, 'utf8mb4_unicode_ci', row.TABLE_NAME)
+      await db.insertInto('users').values({
+        id: '00000000-0000-4000-8000-000000000001', username: 'Emoji 🎮 名前', email: null, is_anonymous: 1,
+        is_verified: 0, anonymous_token_hash: null, banned_at: null, ban_reason: null, created_at: 1, updated_at: 1,
+      }).execute()
+      const back = await db.selectFrom('users').select('username').executeTakeFirstOrThrow()
+      t.equal(back.username, 'Emoji 🎮 名前', 'four-byte characters survive')
+    })
+  }
+
+  t.test('every migration can be rolled back', async (t) => {
+    const config = testConfig(await freshDatabase(t, dialect))
+    const db = createDb(config)
+    t.teardown(() => db.destroy())
+    await migrateToLatest(db)
+    for (const name of Object.keys(migrations).reverse()) await migrations[name]!.down!(db)
+    await sql`drop table kysely_migration`.execute(db)
+    await sql`drop table kysely_migration_lock`.execute(db)
+    t.same((await migrateToLatest(db)).length, Object.keys(migrations).length, 'and applied again')
+  })
+})
