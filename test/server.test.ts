@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+
+const SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
+
+/** The compiled server as `npm start` runs it, in its own working directory. */
+function start(cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [SERVER], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (d) => (output += d))
+  child.stderr!.on('data', (d) => (output += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, exited, output: () => output }
+}
+
+async function waitForHealth(port: number, child: ChildProcess) {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error('server exited')
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`)
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('server did not become healthy')
+}
+
+const tempDir = (t: Test) => {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-server-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const port = () => 20000 + Math.floor(Math.random() * 20000)
+
+t.test('fresh checkout: writes .env with keys, prints them once, serves /health on SQLite', async (t) => {
+  const cwd = tempDir(t)
+  const p = port()
+  const server = start(cwd, { PORT: String(p) })
+  t.teardown(() => server.child.kill('SIGKILL'))
+  await waitForHealth(p, server.child)
+  const env = readFileSync(join(cwd, '.env'), 'utf8')
+  const apiKey = /^API_KEY=(.+)$/m.exec(env)?.[1]
+  t.ok(apiKey, '.env has an API key')
+  t.match(server.output(), apiKey!, 'the key was printed')
+  t.ok(existsSync(join(cwd, 'data', 'outpost.db')), 'SQLite database in ./data')
+  const signup = await fetch(`http://127.0.0.1:${p}/api/v1/app/user-management/signup`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey!, 'content-type': 'application/json' },
+    body: '{}',
+  })
+  t.equal(signup.status, 201, 'the generated key works')
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'clean exit on SIGTERM')
+
+  const again = start(cwd, { PORT: String(p) })
+  t.teardown(() => again.child.kill('SIGKILL'))
+  await waitForHealth(p, again.child)
+  t.notMatch(again.output(), apiKey!, 'keys are printed only once')
+  again.child.kill('SIGINT')
+  t.equal(await again.exited, 0)
+})
+
+t.test('a bad setting stops the start with one line naming it', async (t) => {
+  const server = start(tempDir(t), { API_KEY: 'k'.repeat(20), PORT: 'http' })
+  t.equal(await server.exited, 1)
+  t.match(server.output(), /^Invalid configuration: PORT must be integer\n$/)
+})
+
+t.test('SIGTERM lets an in-flight request finish', async (t) => {
+  const p = port()
+  const key = 'k'.repeat(20)
+  const server = start(tempDir(t), { API_KEY: key, PORT: String(p) })
+  t.teardown(() => server.child.kill('SIGKILL'))
+  await waitForHealth(p, server.child)
+  const body = JSON.stringify({ username: 'Late' })
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: p, method: 'POST', path: '/api/v1/app/user-management/signup',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      },
+    )
+    req.on('error', reject)
+    req.write(body.slice(0, 5))
+    setTimeout(() => {
+      server.child.kill('SIGTERM')
+      setTimeout(() => req.end(body.slice(5)), 300)
+    }, 200)
+  })
+  const res = await response
+  t.equal(res.status, 201, 'the request that was in flight got its answer')
+  t.equal(JSON.parse(res.body).username, 'Late')
+  t.equal(await server.exited, 0)
+  await t.rejects(fetch(`http://127.0.0.1:${p}/health`), 'no longer listening')
+})
+
+t.test('npm run migrate applies the migrations once', async (t) => {
+  const cwd = tempDir(t)
+  const run = () => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../db/migrate.js', import.meta.url))], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', API_KEY: 'k'.repeat(20) },
+    })
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    return new Promise<{ code: number | null; output: string }>((resolve) =>
+      child.on('exit', (code) => resolve({ code, output })),
+    )
+  }
+  const first = await run()
+  t.equal(first.code, 0)
+  t.match(first.output, /^Applied: 0001_create_users/)
+  const second = await run()
+  t.equal(second.code, 0)
+  t.equal(second.output, 'Database is up to date\n')
+  const broken = spawn(process.execPath, [fileURLToPath(new URL('../db/migrate.js', import.meta.url))], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '' },
+  })
+  let error = ''
+  broken.stderr.on('data', (d) => (error += d))
+  t.equal(await new Promise((resolve) => broken.on('exit', resolve)), 1)
+  t.match(error, /Invalid configuration: API_KEY is required/)
+})
