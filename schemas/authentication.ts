@@ -1,10 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { NameSchema, Nullable, OptionalString, TimestampSchema } from './common.js'
+import { NameSchema, Nullable, OptionalString, StringEnum, TimestampSchema } from './common.js'
 
-const AuthTypeSchema = Type.Union(
-  ['ANONYMOUS', 'EMAIL', 'GOOGLE', 'APPLE'].map((type) => Type.Literal(type)),
-  { description: 'ANONYMOUS (default); EMAIL, GOOGLE and APPLE are not enabled on this server' },
-)
+const AuthTypeSchema = StringEnum(['ANONYMOUS', 'EMAIL', 'GOOGLE', 'APPLE'], {
+  description: 'ANONYMOUS (default); EMAIL, GOOGLE and APPLE are not enabled on this server',
+})
 
 export const SignupBodySchema = Type.Object({
   type: Nullable(AuthTypeSchema),

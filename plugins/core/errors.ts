@@ -42,15 +42,29 @@ interface ValidationIssue {
   keyword: string
 }
 
+/**
+ * An optional field is a union with `null` (and `""` for strings): when the value fails the real
+ * branch, the "must be null" / "must be equal to constant" of the absent branches is only noise.
+ */
+const isAbsentBranch = (issue: ValidationIssue) =>
+  (issue.keyword === 'type' && issue.params?.type === 'null') ||
+  (issue.keyword === 'const' && issue.params?.allowedValue === '')
+
 /** Ajv's errors as `details`, with the missing property named in the path for `required`. */
 function validationDetails(issues: ValidationIssue[]) {
   const seen = new Set<string>()
   const details: Array<{ path: string; message: string }> = []
-  for (const issue of issues) {
-    if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') continue
+  const relevant = issues.filter((issue) => issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf')
+  for (const issue of relevant) {
     const missing = issue.keyword === 'required' ? `/${String(issue.params?.missingProperty)}` : ''
     const path = `${issue.instancePath}${missing}` || '/'
-    const message = issue.message ?? 'is invalid'
+    if (isAbsentBranch(issue) && relevant.some((other) => other.instancePath === issue.instancePath && !isAbsentBranch(other))) {
+      continue
+    }
+    let message = issue.message ?? 'is invalid'
+    if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
+      message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`
+    }
     const key = `${path} ${message}`
     if (seen.has(key)) continue
     seen.add(key)
