@@ -1,5 +1,7 @@
+import { request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { APP, assertError, buildTestApp, eachDialect } from './helpers/app.js'
+import { API_KEY, APP, assertError, buildTestApp, eachDialect } from './helpers/app.js'
 import { bearer, createUser } from './fixtures/users.js'
 import { LOAD, SAVE, awkwardBytes, godot, loadJson, saveJson, unity, unreal } from './fixtures/cloud-save.js'
 
@@ -364,6 +366,38 @@ eachDialect(t, async (t, dialect) => {
     const res = await ctx.call({ method: 'POST', url: SAVE, headers: { 'content-type': 'application/json' }, payload: overJsonLimit })
     assertError(t, res, 413, 'PAYLOAD_TOO_LARGE')
     t.equal((await godot.load(ctx, user)).json().version, 1)
+  })
+
+  t.test('over a real socket: a chunked octet-stream body is cut off once it passes the limit', async (t) => {
+    const ctx = await buildTestApp(t, dialect, { env: { CLOUD_SAVE_MAX_BYTES: '100' } })
+    const user = await createUser(ctx)
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = ctx.app.server.address() as AddressInfo
+    const send = (chunks: Buffer[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, method: 'POST', path: `${APP}${SAVE}?userId=${user.userId}`, headers: { 'x-api-key': API_KEY, 'content-type': OCTET } },
+          (res) => {
+            let body = ''
+            res.setEncoding('utf8')
+            res.on('data', (c: string) => (body += c))
+            res.on('end', () => resolve({ status: res.statusCode!, body }))
+          },
+        )
+        req.on('error', reject)
+        // No Content-Length: the body arrives chunked, so only counting while it streams can stop it.
+        for (const chunk of chunks) req.write(chunk)
+        req.end()
+      })
+    const ok = await send([Buffer.alloc(60, 1), Buffer.alloc(40, 2)])
+    t.equal(ok.status, 200)
+    t.equal(JSON.parse(ok.body).dataSizeBytes, 100)
+    const over = await send([Buffer.alloc(60, 3), Buffer.alloc(41, 4)])
+    t.equal(over.status, 413)
+    t.equal(JSON.parse(over.body).code, 'PAYLOAD_TOO_LARGE')
+    const row = await ctx.app.db.selectFrom('cloud_saves').select(['data', 'version']).where('user_id', '=', user.userId).executeTakeFirst()
+    t.equal(row!.version, 1)
+    t.ok(row!.data.equals(Buffer.concat([Buffer.alloc(60, 1), Buffer.alloc(40, 2)])))
   })
 })
 
