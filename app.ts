@@ -18,6 +18,7 @@ import { ADMIN_PREFIX, APP_PREFIX } from './plugins/core/paths.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import usersAdmin from './plugins/users/admin.js'
+import cloudSave from './plugins/cloud-save/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -69,6 +70,7 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(authentication, { prefix: APP_PREFIX })
   await app.register(users, { prefix: APP_PREFIX })
   if (admin) await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(cloudSave, { prefix: APP_PREFIX })
 
   return app
 }

@@ -37,9 +37,23 @@ export interface SessionsTable {
   created_at: number
 }
 
+/** One cloud save per user (API.md §5.4): the bytes as sent, and whether they came as text or binary. */
+export interface CloudSavesTable {
+  user_id: string
+  data: Buffer
+  /** 1: saved as raw bytes (octet-stream), answered as base64 through a JSON load; 0: UTF-8 text. */
+  is_binary: Flag
+  size_bytes: number
+  /** 1 with the first save, one more with each save after it. */
+  version: number
+  created_at: number
+  updated_at: number
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
+  cloud_saves: CloudSavesTable
 }
 
 export type User = Selectable<UsersTable>
@@ -47,6 +61,7 @@ export type NewUser = Insertable<UsersTable>
 export type UserUpdate = Updateable<UsersTable>
 export type Session = Selectable<SessionsTable>
 export type NewSession = Insertable<SessionsTable>
+export type CloudSave = Selectable<CloudSavesTable>
 
 // Generated<> is re-exported for later tables with auto-increment or defaulted columns.
 export type { Generated }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_create_users.js'
 import * as m0002 from './0002_create_sessions.js'
+import * as m0020 from './0020_create_cloud_saves.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -9,4 +10,5 @@ import * as m0002 from './0002_create_sessions.js'
 export const migrations: Record<string, Migration> = {
   '0001_create_users': m0001,
   '0002_create_sessions': m0002,
+  '0020_create_cloud_saves': m0020,
 }

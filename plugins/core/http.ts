@@ -1,9 +1,24 @@
 import fp from 'fastify-plugin'
+import type { FastifyBodyParser } from 'fastify'
 import cors from '@fastify/cors'
 import secureJson from 'secure-json-parse'
 import { AppError } from './errors.js'
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
+
+/**
+ * The house JSON body parser. Exported so a feature that needs its own body limit for JSON
+ * (cloud save) can register the same parser with that limit in its encapsulated scope.
+ */
+export const parseJsonBody: FastifyBodyParser<string> = (request, body, done) => {
+  const text = body as string
+  if (text.trim() === '') return done(null, BODYLESS.has(request.method) ? undefined : {})
+  try {
+    done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
+  } catch {
+    done(new AppError(400, 'INVALID_JSON', 'Request body is not valid JSON'), undefined)
+  }
+}
 
 /**
  * The tolerances the SDKs in the field need (API.md §1): a JSON content type on a bodiless GET or
@@ -27,15 +42,7 @@ export default fp(
     })
 
     app.removeContentTypeParser(['application/json', 'text/plain'])
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      const text = body as string
-      if (text.trim() === '') return done(null, BODYLESS.has(request.method) ? undefined : {})
-      try {
-        done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
-      } catch {
-        done(new AppError(400, 'INVALID_JSON', 'Request body is not valid JSON'), undefined)
-      }
-    })
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
     // Anything else is fine on a request that carries no body; with a body it is unsupported
     // unless a feature registers its own parser (cloud save does for octet-stream).
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {

@@ -1,0 +1,78 @@
+import type { Db } from '../../db/index.js'
+import type { CloudSave } from '../../db/types.js'
+import { affected, flag, isUniqueViolation, upsertBumpingCounter } from '../../db/dialect.js'
+import { AppError } from '../core/errors.js'
+
+/**
+ * The cloud_saves table is this feature's: one row per user, the bytes as sent. Every write is
+ * settled by one statement: an unconditional save is an upsert that bumps the version; a save with
+ * an expected version is an UPDATE … WHERE version = expected (or, for 0, an INSERT that the primary
+ * key refuses when a save exists), so of concurrent saves expecting one version exactly one wins.
+ */
+export const REVISION_HEADER = 'x-cloud-save-revision'
+
+export interface SaveInput {
+  userId: string
+  bytes: Buffer
+  binary: boolean
+  /** undefined: save whatever is stored; 0: only if there is no save yet; n: only over version n. */
+  expectedVersion: number | undefined
+  now: number
+}
+
+export interface SaveResult {
+  dataSizeBytes: number
+  version: number
+  updatedAt: number
+}
+
+export type StoredSave = Pick<CloudSave, 'data' | 'is_binary' | 'version' | 'updated_at'>
+
+export function conflict(currentVersion: number) {
+  return new AppError(
+    409,
+    'CONFLICT',
+    currentVersion === 0
+      ? 'There is no cloud save yet; nothing was written'
+      : `The cloud save is at version ${currentVersion}; nothing was written. Load it and save again`,
+    { currentVersion },
+    { [REVISION_HEADER]: String(currentVersion) },
+  )
+}
+
+export async function findSave(db: Db, userId: string): Promise<StoredSave | undefined> {
+  return db
+    .selectFrom('cloud_saves')
+    .select(['data', 'is_binary', 'version', 'updated_at'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+}
+
+export async function writeSave(db: Db, { userId, bytes, binary, expectedVersion, now }: SaveInput): Promise<SaveResult> {
+  const fields = { data: bytes, is_binary: flag(binary), size_bytes: bytes.length, updated_at: now }
+  const done = (version: number): SaveResult => ({ dataSizeBytes: bytes.length, version, updatedAt: now })
+
+  if (expectedVersion === undefined) {
+    const row = { user_id: userId, ...fields, version: 1, created_at: now }
+    return done(await upsertBumpingCounter(db, 'cloud_saves', row, { key: 'user_id', counter: 'version', keep: ['created_at'] }))
+  }
+  if (expectedVersion === 0) {
+    try {
+      await db.insertInto('cloud_saves').values({ user_id: userId, ...fields, version: 1, created_at: now }).execute()
+      return done(1)
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+    }
+  } else {
+    const result = await db
+      .updateTable('cloud_saves')
+      .set({ ...fields, version: expectedVersion + 1 })
+      .where('user_id', '=', userId)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst()
+    if (affected(result) === 1) return done(expectedVersion + 1)
+  }
+  // Lost: the version read here is only reported, it decides nothing.
+  const current = await db.selectFrom('cloud_saves').select('version').where('user_id', '=', userId).executeTakeFirst()
+  throw conflict(current?.version ?? 0)
+}
