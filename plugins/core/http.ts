@@ -32,7 +32,7 @@ export default fp(
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'X-Admin-Key', 'If-None-Match', 'Accept'],
-      exposedHeaders: ['ETag', 'Retry-After', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+      exposedHeaders: ['ETag', 'Retry-After', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'X-Cloud-Save-Revision'],
       maxAge: 600,
     })
 
