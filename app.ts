@@ -18,6 +18,12 @@ import { ADMIN_PREFIX, APP_PREFIX } from './plugins/core/paths.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import usersAdmin from './plugins/users/admin.js'
+import remoteConfig from './plugins/remote-config/index.js'
+import remoteConfigAdmin from './plugins/remote-config/admin.js'
+import localization from './plugins/localization/index.js'
+import localizationAdmin from './plugins/localization/admin.js'
+import news from './plugins/news/index.js'
+import newsAdmin from './plugins/news/admin.js'
 
 export interface BuildOptions {
   config: Config
@@ -69,6 +75,12 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(authentication, { prefix: APP_PREFIX })
   await app.register(users, { prefix: APP_PREFIX })
   if (admin) await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(remoteConfig, { prefix: APP_PREFIX })
+  if (admin) await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(localization, { prefix: APP_PREFIX })
+  if (admin) await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(news, { prefix: APP_PREFIX })
+  if (admin) await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }

@@ -1,5 +1,5 @@
-import { MysqlAdapter, type Kysely } from 'kysely'
-import type { Flag } from './types.js'
+import { MysqlAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely'
+import type { Database, Flag } from './types.js'
 
 /**
  * The few places where SQLite and MySQL differ, kept together so services stay portable.
@@ -56,4 +56,35 @@ export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: big
 export function isRetryableConflict(error: unknown): boolean {
   const e = error as { errno?: number; code?: string }
   return e?.errno === 1213 || e?.errno === 1205 || e?.code === 'SQLITE_BUSY'
+}
+
+/** Rows per INSERT statement in `upsert`: well inside SQLite's bound-variable limit and MySQL's packet size. */
+const UPSERT_CHUNK = 500
+
+/**
+ * INSERT the rows; where one hits an existing primary or unique key, UPDATE that row instead:
+ * `update` columns take the new row's value, `set` columns an expression over the existing row
+ * (e.g. `version + 1`). SQLite says `on conflict (...) do update`, MySQL `on duplicate key update`
+ * (with `values(col)`, which MariaDB and MySQL 8 both still accept).
+ */
+export async function upsert<TB extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: TB,
+  rows: Insertable<Database[TB]>[],
+  options: { key: string[]; update?: string[]; set?: Record<string, RawBuilder<unknown>> },
+): Promise<void> {
+  const anyDb = db as unknown as Kysely<any>
+  const mysql = isMysql(anyDb)
+  const fromNewRow = (column: string) => (mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`))
+  const assignments = {
+    ...Object.fromEntries((options.update ?? []).map((column) => [column, fromNewRow(column)])),
+    ...options.set,
+  }
+  for (let start = 0; start < rows.length; start += UPSERT_CHUNK) {
+    const insert = anyDb.insertInto(table as string).values(rows.slice(start, start + UPSERT_CHUNK) as any[])
+    await (mysql
+      ? insert.onDuplicateKeyUpdate(assignments as any)
+      : insert.onConflict((oc) => oc.columns(options.key).doUpdateSet(assignments as any))
+    ).execute()
+  }
 }
