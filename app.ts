@@ -47,7 +47,8 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
