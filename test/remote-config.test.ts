@@ -2,7 +2,7 @@ import t from 'tap'
 import { sql } from 'kysely'
 import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
 import { importConfigs, putConfig } from './fixtures/content.js'
-import { CONTENT_CHECK_INTERVAL_MS } from '../plugins/core/content-cache.js'
+import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS, ContentCache } from '../plugins/core/content-cache.js'
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
@@ -211,4 +211,42 @@ eachDialect(t, async (t, dialect) => {
     b.clock.advance(CONTENT_CHECK_INTERVAL_MS)
     t.equal((await onB('/remote-config/shared.key')).json().found, false, 'a delete travels the same way')
   })
+})
+
+t.test('content cache: one refresh for concurrent readers; an overlapping local write is never lost', async (t) => {
+  const ctx = await buildTestApp(t, 'sqlite')
+  const db = ctx.app.db
+  let loads = 0
+  const gates: Array<() => void> = []
+  let gated = false
+  const cache = new ContentCache(db, ctx.clock, 'remote-config', async () => {
+    const n = ++loads
+    if (gated) await new Promise<void>((resolve) => gates.push(resolve))
+    return n
+  })
+  const values = await Promise.all(Array.from({ length: 20 }, () => cache.get()))
+  t.same(new Set(values), new Set([1]), 'twenty readers, one load')
+  t.equal(await cache.get(), 1, 'fresh: no database read at all')
+
+  gated = true
+  await bumpContentVersion(db, 'remote-config')
+  cache.invalidate()
+  const first = cache.get() // begins a refresh that will finish last
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  await bumpContentVersion(db, 'remote-config')
+  cache.invalidate()
+  const second = cache.get() // a write happened after `first` began: a refresh of its own
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(gates.length, 2, 'two refreshes in flight')
+  gates[1]!()
+  t.equal(await second, 3)
+  gates[0]!()
+  t.equal(await first, 2, 'the older refresh answers its own readers...')
+  gated = false
+  t.equal(await cache.get(), 3, '...but does not replace the newer copy')
+  t.equal(loads, 3)
+
+  ctx.clock.advance(-1)
+  t.equal(await cache.get(), 3, 'a clock that went back re-checks the counter (unchanged: no reload)')
+  t.equal(loads, 3)
 })
