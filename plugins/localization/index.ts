@@ -14,7 +14,7 @@ import {
 import { contentCache } from '../core/content-cache.js'
 import { answeredNotModified } from '../core/etag.js'
 import { canonicalLanguageTag } from '../core/language-tag.js'
-import { allTranslations, loadLocalization, requestedLanguage, translate } from './service.js'
+import { allTranslationsJson, loadLocalization, requestedLanguage, translate } from './service.js'
 
 const tags = ['Localization']
 
@@ -52,7 +52,8 @@ const localization: FastifyPluginAsyncTypebox = async (app) => {
       const language = requestedLanguage(request.query.lang, defaultLanguage)
       const view = await cache.get()
       if (answeredNotModified(request, reply, view.etag)) return reply
-      return allTranslations(view, language)
+      // Already JSON: Fastify sends a string with a JSON content type as it is.
+      return reply.type('application/json; charset=utf-8').send(allTranslationsJson(view, language) as never)
     },
   )
 

@@ -27,8 +27,8 @@ export interface LocalizationView {
   /** Languages with at least one value, canonical form, sorted. */
   languages: string[]
   etag: string
-  /** The merged `/all` translations per fallback chain, built on first use and kept for the version. */
-  merged: Map<string, Record<string, string>>
+  /** The merged `/all` translations per fallback chain, serialized on first use and kept for the version. */
+  merged: Map<string, { json: string; total: number }>
 }
 
 /** Parses a request's language: absent → the default language; malformed → 400. */
@@ -75,18 +75,23 @@ export function translate(view: LocalizationView, key: string, language: string)
   return { localizationKey: key, key, language, value: null, found: false, resolvedLang: null }
 }
 
-/** Every key of the language, gaps filled from its base language and then the default language. */
-export function allTranslations(view: LocalizationView, language: string) {
+/**
+ * Every key of the language, gaps filled from its base language and then the default language, as
+ * the JSON body of `/all`. The merged map is serialized once per fallback chain and version; only the
+ * requested language is spliced in per request.
+ */
+export function allTranslationsJson(view: LocalizationView, language: string): string {
   const chain = presentChain(view, language)
   const id = chain.map((l) => l.tag).join('|')
-  let translations = view.merged.get(id)
-  if (!translations) {
-    const merged = new Map<string, string>()
-    for (const candidate of [...chain].reverse()) for (const [key, value] of candidate.values) merged.set(key, value)
-    translations = Object.fromEntries([...merged].sort(([a], [b]) => compare(a, b)))
-    view.merged.set(id, translations)
+  let merged = view.merged.get(id)
+  if (!merged) {
+    const values = new Map<string, string>()
+    for (const candidate of [...chain].reverse()) for (const [key, value] of candidate.values) values.set(key, value)
+    const translations = Object.fromEntries([...values].sort(([a], [b]) => compare(a, b)))
+    merged = { json: JSON.stringify(translations), total: values.size }
+    view.merged.set(id, merged)
   }
-  return { language, translations, total: Object.keys(translations).length }
+  return `{"language":${JSON.stringify(language)},"translations":${merged.json},"total":${merged.total}}`
 }
 
 // ---- operator -------------------------------------------------------------------------------
