@@ -19,6 +19,12 @@ import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import usersAdmin from './plugins/users/admin.js'
 import cloudSave from './plugins/cloud-save/index.js'
+import remoteConfig from './plugins/remote-config/index.js'
+import remoteConfigAdmin from './plugins/remote-config/admin.js'
+import localization from './plugins/localization/index.js'
+import localizationAdmin from './plugins/localization/admin.js'
+import news from './plugins/news/index.js'
+import newsAdmin from './plugins/news/admin.js'
 
 export interface BuildOptions {
   config: Config
@@ -42,7 +48,8 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -71,6 +78,12 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(users, { prefix: APP_PREFIX })
   if (admin) await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
   await app.register(cloudSave, { prefix: APP_PREFIX })
+  await app.register(remoteConfig, { prefix: APP_PREFIX })
+  if (admin) await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(localization, { prefix: APP_PREFIX })
+  if (admin) await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(news, { prefix: APP_PREFIX })
+  if (admin) await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }

@@ -1,5 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
-import type { Flag } from './types.js'
+import { MysqlAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely'
+import type { Database, Flag } from './types.js'
 
 /**
  * The few places where SQLite and MySQL differ, kept together so services stay portable.
@@ -75,12 +75,12 @@ export async function upsertBumpingCounter(
 ): Promise<number> {
   const columns = Object.keys(row).filter((c) => c !== key && c !== counter && !keep.includes(c))
   if (isMysql(db)) {
-    const set: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, sql`values(${sql.ref(c)})`]))
+    const set: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, fromNewRow(true, c)]))
     set[counter] = sql`last_insert_id(${sql.ref(counter)} + 1)`
     const result = await db.insertInto(table).values(row).onDuplicateKeyUpdate(set).executeTakeFirstOrThrow()
     return Number(result.numInsertedOrUpdatedRows) === 1 ? Number(row[counter]) : Number(result.insertId)
   }
-  const set: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)]))
+  const set: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, fromNewRow(false, c)]))
   set[counter] = sql`${sql.ref(counter)} + 1`
   const updated = await db
     .insertInto(table)
@@ -89,4 +89,39 @@ export async function upsertBumpingCounter(
     .returning(sql<number>`${sql.ref(counter)}`.as('counter'))
     .executeTakeFirstOrThrow()
   return Number(updated.counter)
+}
+
+/** In an upsert's update part, the value the conflicting new row carried for `column`. */
+function fromNewRow(mysql: boolean, column: string) {
+  return mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`)
+}
+
+/** Rows per INSERT statement in `upsert`: well inside SQLite's bound-variable limit and MySQL's packet size. */
+const UPSERT_CHUNK = 500
+
+/**
+ * INSERT the rows; where one hits an existing primary or unique key, UPDATE that row instead:
+ * `update` columns take the new row's value, `set` columns an expression over the existing row
+ * (e.g. `version + 1`). SQLite says `on conflict (...) do update`, MySQL `on duplicate key update`
+ * (with `values(col)`, which MariaDB and MySQL 8 both still accept).
+ */
+export async function upsert<TB extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: TB,
+  rows: Insertable<Database[TB]>[],
+  options: { key: string[]; update?: string[]; set?: Record<string, RawBuilder<unknown>> },
+): Promise<void> {
+  const anyDb = db as unknown as Kysely<any>
+  const mysql = isMysql(anyDb)
+  const assignments = {
+    ...Object.fromEntries((options.update ?? []).map((column) => [column, fromNewRow(mysql, column)])),
+    ...options.set,
+  }
+  for (let start = 0; start < rows.length; start += UPSERT_CHUNK) {
+    const insert = anyDb.insertInto(table as string).values(rows.slice(start, start + UPSERT_CHUNK) as any[])
+    await (mysql
+      ? insert.onDuplicateKeyUpdate(assignments as any)
+      : insert.onConflict((oc) => oc.columns(options.key).doUpdateSet(assignments as any))
+    ).execute()
+  }
 }

@@ -50,10 +50,46 @@ export interface CloudSavesTable {
   updated_at: number
 }
 
+/** A change counter per cached content feature (plugins/core/content-cache.ts). */
+export interface ContentVersionsTable {
+  feature: string
+  version: number
+}
+
+export interface RemoteConfigsTable {
+  config_key: string
+  config_value: string
+  created_at: number
+  updated_at: number
+}
+
+export interface LocalizationsTable {
+  /** Canonical BCP 47 tag, e.g. `pt-BR`. */
+  language: string
+  localization_key: string
+  value: string
+  updated_at: number
+}
+
+export interface NewsTable {
+  id: string
+  title: string
+  message: string
+  language_code: string
+  /** Hidden from players until this time (a scheduled item). */
+  release_date: number
+  created_at: number
+  updated_at: number
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
   cloud_saves: CloudSavesTable
+  content_versions: ContentVersionsTable
+  remote_configs: RemoteConfigsTable
+  localizations: LocalizationsTable
+  news: NewsTable
 }
 
 export type User = Selectable<UsersTable>
@@ -62,6 +98,9 @@ export type UserUpdate = Updateable<UsersTable>
 export type Session = Selectable<SessionsTable>
 export type NewSession = Insertable<SessionsTable>
 export type CloudSave = Selectable<CloudSavesTable>
+export type RemoteConfig = Selectable<RemoteConfigsTable>
+export type Localization = Selectable<LocalizationsTable>
+export type News = Selectable<NewsTable>
 
 // Generated<> is re-exported for later tables with auto-increment or defaulted columns.
 export type { Generated }

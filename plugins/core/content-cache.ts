@@ -1,0 +1,125 @@
+import { sql } from 'kysely'
+import type { Db } from '../../db/index.js'
+import { upsert } from '../../db/dialect.js'
+import type { Clock } from './clock.js'
+
+/**
+ * The in-process copy behind the hottest read paths (remote config, localization, news): every
+ * client polls them at start, so a request must not cost a database round trip when nothing changed.
+ *
+ * Each feature has a change counter in `content_versions`, bumped in the same transaction as every
+ * admin write. An instance trusts its copy for at most CONTENT_CHECK_INTERVAL_MS (by the app clock),
+ * then reads the counter (one primary-key lookup) and reloads only when the counter moved. So a write
+ * on another instance shows within that bound; a write on this instance calls `invalidate()` and
+ * shows on the next request.
+ */
+export const CONTENT_CHECK_INTERVAL_MS = 1000
+
+export type ContentFeature = 'remote-config' | 'localization' | 'news'
+
+/** Marks the feature's content as changed; call inside the write's transaction. */
+export async function bumpContentVersion(db: Db, feature: ContentFeature): Promise<void> {
+  await upsert(db, 'content_versions', [{ feature, version: 1 }], { key: ['feature'], set: { version: sql`version + 1` } })
+}
+
+export async function readContentVersion(db: Db, feature: ContentFeature): Promise<number> {
+  const row = await db.selectFrom('content_versions').select('version').where('feature', '=', feature).executeTakeFirst()
+  return row ? Number(row.version) : 0
+}
+
+/** Builds a feature's in-memory view from the database; `now` is the app clock at load time. */
+export type ContentLoader<T> = (db: Db, now: number) => Promise<T>
+
+interface Snapshot<T> {
+  version: number
+  data: T
+}
+
+export class ContentCache<T> {
+  private snapshot: Snapshot<T> | undefined
+  private checkedAt = Number.NEGATIVE_INFINITY
+  /** Bumped by every local write: a refresh begun before it may have read the old rows. */
+  private generation = 0
+  private pending: Promise<Snapshot<T>> | undefined
+  private pendingGeneration = -1
+  private started = 0
+  private installed = 0
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    readonly feature: ContentFeature,
+    private readonly load: ContentLoader<T>,
+    private readonly intervalMs = CONTENT_CHECK_INTERVAL_MS,
+  ) {}
+
+  /** The current view: from memory while fresh, else after one counter read (and a reload if it moved). */
+  async get(): Promise<T> {
+    const now = this.clock.now()
+    // A clock that went backwards (a test, an NTP step) counts as stale rather than fresh forever.
+    if (this.snapshot && now >= this.checkedAt && now - this.checkedAt < this.intervalMs) return this.snapshot.data
+    // Concurrent requests share one refresh, unless a local write happened after it began.
+    if (!this.pending || this.pendingGeneration !== this.generation) {
+      this.pendingGeneration = this.generation
+      const refresh = this.refresh(now, this.generation).finally(() => {
+        if (this.pending === refresh) this.pending = undefined
+      })
+      this.pending = refresh
+    }
+    return (await this.pending).data
+  }
+
+  /** A write on this instance has committed: the next request re-reads the counter. */
+  invalidate(): void {
+    this.generation++
+    this.checkedAt = Number.NEGATIVE_INFINITY
+  }
+
+  /**
+   * Awaits an admin write, then invalidates whatever its outcome: even a failed attempt may have
+   * committed (a lost connection after COMMIT), and a needless counter read costs little.
+   */
+  async afterWrite<R>(write: Promise<R>): Promise<R> {
+    try {
+      return await write
+    } finally {
+      this.invalidate()
+    }
+  }
+
+  private async refresh(now: number, generation: number): Promise<Snapshot<T>> {
+    const sequence = ++this.started
+    // The counter is read before the rows: a write landing in between leaves rows newer than the
+    // counter, which costs one extra reload later, never a stale copy kept as current.
+    const version = await readContentVersion(this.db, this.feature)
+    let snapshot = this.snapshot
+    if (!snapshot || snapshot.version !== version) snapshot = { version, data: await this.load(this.db, now) }
+    // Refreshes can overlap (a local write starts a new one): the one begun last wins.
+    if (sequence > this.installed) {
+      this.installed = sequence
+      this.snapshot = snapshot
+      if (generation === this.generation) this.checkedAt = now
+    }
+    return snapshot
+  }
+}
+
+/**
+ * One cache per feature per app. The app routes and the admin routes of a feature are encapsulated
+ * sibling plugins; the database handle is the one object they share, so the registry is keyed on it.
+ */
+const registry = new WeakMap<object, Map<ContentFeature, ContentCache<unknown>>>()
+
+export function contentCache<T>(app: { db: Db; clock: Clock }, feature: ContentFeature, load: ContentLoader<T>): ContentCache<T> {
+  let caches = registry.get(app.db)
+  if (!caches) {
+    caches = new Map()
+    registry.set(app.db, caches)
+  }
+  let cache = caches.get(feature) as ContentCache<T> | undefined
+  if (!cache) {
+    cache = new ContentCache(app.db, app.clock, feature, load)
+    caches.set(feature, cache as ContentCache<unknown>)
+  }
+  return cache
+}

@@ -1,0 +1,93 @@
+// The operator's translations (API.md §8): a language's values in one transaction, one value, or a
+// whole language removed.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errors } from '../../schemas/common.js'
+import {
+  AdminTranslationSchema,
+  BulkTranslationsBodySchema,
+  BulkTranslationsResponseSchema,
+  LangKeyParamsSchema,
+  LangParamsSchema,
+  LanguageDeletedSchema,
+  PutTranslationBodySchema,
+  TranslationDeletedSchema,
+} from '../../schemas/localization.js'
+import { contentCache } from '../core/content-cache.js'
+import { canonicalLanguageTag } from '../core/language-tag.js'
+import {
+  deleteLanguage,
+  deleteTranslation,
+  loadLocalization,
+  putTranslation,
+  upsertTranslations,
+} from './service.js'
+
+const tags = ['Admin', 'Localization']
+const security = [{ adminKey: [] }]
+
+const localizationAdmin: FastifyPluginAsyncTypebox = async (app) => {
+  const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
+  const cache = contentCache(app, 'localization', loadLocalization(defaultLanguage))
+
+  app.put(
+    '/localization/:lang',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Create or replace many of a language's values in one transaction (all or nothing)",
+        params: LangParamsSchema,
+        body: BulkTranslationsBodySchema,
+        response: { 200: BulkTranslationsResponseSchema, ...errors(400, 401, 413, 429) },
+      },
+    },
+    async (request) =>
+      cache.afterWrite(upsertTranslations(app.db, request.params.lang, request.body.translations, app.clock.now())),
+  )
+
+  app.put(
+    '/localization/:lang/:key',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create or replace one value',
+        params: LangKeyParamsSchema,
+        body: PutTranslationBodySchema,
+        response: { 200: AdminTranslationSchema, ...errors(400, 401, 409, 429) },
+      },
+    },
+    async (request) =>
+      cache.afterWrite(putTranslation(app.db, request.params.lang, request.params.key, request.body.value, app.clock.now())),
+  )
+
+  app.delete(
+    '/localization/:lang/:key',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete one value',
+        params: LangKeyParamsSchema,
+        response: { 200: TranslationDeletedSchema, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => cache.afterWrite(deleteTranslation(app.db, request.params.lang, request.params.key)),
+  )
+
+  app.delete(
+    '/localization/:lang',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete every value of a language',
+        params: LangParamsSchema,
+        response: { 200: LanguageDeletedSchema, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => cache.afterWrite(deleteLanguage(app.db, request.params.lang)),
+  )
+}
+
+export default localizationAdmin
