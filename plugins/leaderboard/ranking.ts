@@ -80,28 +80,23 @@ export function betterRanges(rankScore: number): Array<[number, number, number]>
     const first = level === 1 ? 0n : prefixAt(k, level - 1) << BigInt(DIGIT_BITS)
     if (prefix > first) ranges.push([level, Number(first), Number(prefix - 1n)])
   }
-  const first = (prefixAt(k, LEVELS - 1) << BigInt(DIGIT_BITS)) - OFFSET
-  if (BigInt(rankScore) > first) ranges.push([LEVELS, Number(first), rankScore - 1])
+  // Key 0 (rank score −2^53) is never used: the lowest sibling range starts one above it.
+  const first = Math.max(Number((prefixAt(k, LEVELS - 1) << BigInt(DIGIT_BITS)) - OFFSET), -Number.MAX_SAFE_INTEGER)
+  if (rankScore > first) ranges.push([LEVELS, first, rankScore - 1])
   return ranges
 }
 
 export async function countBetter(db: Kysely<Database>, boardId: string, period: string, rankScore: number) {
   const ranges = betterRanges(rankScore)
   if (ranges.length === 0) return 0
-  const row = await db
-    .selectFrom('leaderboard_counts')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql<number>`0`).as('n'))
-    .where('board_id', '=', boardId)
-    .where('period', '=', period)
-    .where((eb) =>
-      eb.or(
-        ranges.map(([level, from, to]) =>
-          eb.and([eb('level', '=', level), eb('prefix', '>=', from), eb('prefix', '<=', to)]),
-        ),
-      ),
-    )
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+  // One primary-key range per level, joined by UNION ALL: SQLite reads an OR of such ranges by
+  // scanning every count row of the board period instead.
+  const parts = ranges.map(
+    ([level, from, to]) =>
+      sql`select n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
+  )
+  const result = await sql<{ n: number | string }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`.execute(db)
+  return Number(result.rows[0]?.n ?? 0)
 }
 
 export async function totalEntries(db: Kysely<Database>, boardId: string, period: string) {
@@ -171,7 +166,8 @@ export async function rebuildCounts(db: Kysely<Database>, boardId: string) {
           ])
           .where('board_id', '=', boardId)
           .where('hidden', '=', 0)
-          .groupBy(['board_id', 'period', prefix]),
+          // A bare literal in GROUP BY is a column number to SQLite: level 0 groups by period alone.
+          .groupBy(level === 0 ? ['board_id', 'period'] : ['board_id', 'period', prefix]),
       )
       .execute()
   }
