@@ -18,6 +18,10 @@ import { ADMIN_PREFIX, APP_PREFIX } from './plugins/core/paths.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import usersAdmin from './plugins/users/admin.js'
+import playerProfile from './plugins/player-profile/index.js'
+import playerProfileAdmin from './plugins/player-profile/admin.js'
+import leaderboard from './plugins/leaderboard/index.js'
+import leaderboardAdmin from './plugins/leaderboard/admin.js'
 import cloudSave from './plugins/cloud-save/index.js'
 import remoteConfig from './plugins/remote-config/index.js'
 import remoteConfigAdmin from './plugins/remote-config/admin.js'
@@ -77,6 +81,10 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(authentication, { prefix: APP_PREFIX })
   await app.register(users, { prefix: APP_PREFIX })
   if (admin) await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(playerProfile, { prefix: APP_PREFIX })
+  if (admin) await app.register(playerProfileAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(leaderboard, { prefix: APP_PREFIX })
+  if (admin) await app.register(leaderboardAdmin, { prefix: ADMIN_PREFIX })
   await app.register(cloudSave, { prefix: APP_PREFIX })
   await app.register(remoteConfig, { prefix: APP_PREFIX })
   if (admin) await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })

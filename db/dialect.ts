@@ -1,4 +1,4 @@
-import { MysqlAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely'
+import { MysqlAdapter, sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder } from 'kysely'
 import type { Database, Flag } from './types.js'
 
 /**
@@ -124,4 +124,44 @@ export async function upsert<TB extends keyof Database & string>(
       : insert.onConflict((oc) => oc.columns(options.key).doUpdateSet(assignments as any))
     ).execute()
   }
+}
+
+/**
+ * `SELECT … FOR UPDATE` on MySQL, where concurrent transactions run side by side and the row lock
+ * orders them. SQLite has no such clause and needs none: one connection per process runs one
+ * transaction at a time, and the database file takes one writer at a time.
+ */
+export function forUpdate<QB extends { forUpdate(): QB }>(db: Kysely<any>, query: QB): QB {
+  return isMysql(db) ? query.forUpdate() : query
+}
+
+/**
+ * An insert that, for a row whose key exists, adds the inserted value of `column` to the stored one
+ * instead (counters kept in SQL: correct whatever the concurrency, in one statement).
+ */
+export function addOnConflict<QB extends InsertQueryBuilder<any, any, any>>(
+  db: Kysely<any>,
+  query: QB,
+  keyColumns: string[],
+  column: string,
+): QB {
+  const ref = sql.ref(column)
+  if (isMysql(db)) return query.onDuplicateKeyUpdate({ [column]: sql`${ref} + values(${ref})` }) as QB
+  return query.onConflict((oc) => oc.columns(keyColumns).doUpdateSet({ [column]: sql`${ref} + excluded.${ref}` })) as QB
+}
+
+/**
+ * Inserts the row, or when its key exists leaves the stored row as it is. Unlike INSERT IGNORE this
+ * takes the row's write lock on MySQL either way (a duplicate under INSERT IGNORE takes only a shared
+ * lock, and two transactions that then both want to write it deadlock).
+ */
+export function insertOrLock<QB extends InsertQueryBuilder<any, any, any>>(
+  db: Kysely<any>,
+  query: QB,
+  keyColumns: string[],
+  column: string,
+): QB {
+  const ref = sql.ref(column)
+  if (isMysql(db)) return query.onDuplicateKeyUpdate({ [column]: ref }) as QB
+  return query.onConflict((oc) => oc.columns(keyColumns).doUpdateSet({ [column]: ref })) as QB
 }

@@ -37,6 +37,88 @@ export interface SessionsTable {
   created_at: number
 }
 
+export type CosmeticType = 'avatar' | 'frame' | 'badge'
+
+export interface CosmeticsTable {
+  id: string
+  type: CosmeticType
+  name: string
+  locked: Flag
+  created_at: number
+  updated_at: number
+}
+
+export interface PlayerProfilesTable {
+  user_id: string
+  avatar_id: string | null
+  frame_id: string | null
+  /** JSON array of badge ids, in the player's order. */
+  badges: string
+  /** JSON object text, or null when never set. */
+  custom_data: string | null
+  /** Mirrors the player's rows in player_unlocks: the maxUnlocks limit is settled on it. */
+  unlock_count: number
+  created_at: number
+  updated_at: number
+}
+
+export interface PlayerUnlocksTable {
+  user_id: string
+  cosmetic_id: string
+  created_at: number
+}
+
+export type SortOrder = 'asc' | 'desc'
+export type UpdateStrategy = 'best' | 'latest' | 'increment'
+export type ResetSchedule = 'none' | 'daily' | 'weekly' | 'monthly'
+
+export interface LeaderboardsTable {
+  id: string
+  board_key: string
+  name: string
+  sort_order: SortOrder
+  update_strategy: UpdateStrategy
+  min_score: number
+  max_score: number
+  reset_schedule: ResetSchedule
+  validated_only: Flag
+  is_active: Flag
+  created_at: number
+  updated_at: number
+}
+
+export interface LeaderboardEntriesTable {
+  board_id: string
+  /** 'all', or the period of a board with a reset schedule ('2026-11-22', '2026-W48', '2026-11'). */
+  period: string
+  user_id: string
+  score: number
+  /** The score turned so that smaller is better: −score on desc boards, score on asc boards. */
+  rank_score: number
+  /** When the stored score was reached: the tie-breaker after the score. */
+  reached_at: number
+  /** 1 while the player is banned from the board: left out of ranking and counts. */
+  hidden: Flag
+  /** JSON text of the submitted metadata (string or object), for the operator. */
+  metadata: string | null
+  created_at: number
+}
+
+export interface LeaderboardCountsTable {
+  board_id: string
+  period: string
+  level: number
+  prefix: number
+  n: number
+}
+
+export interface LeaderboardBansTable {
+  board_id: string
+  user_id: string
+  reason: string | null
+  created_at: number
+}
+
 /** One cloud save per user (API.md §5.4): the bytes as sent, and whether they came as text or binary. */
 export interface CloudSavesTable {
   user_id: string
@@ -85,6 +167,13 @@ export interface NewsTable {
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
+  cosmetics: CosmeticsTable
+  player_profiles: PlayerProfilesTable
+  player_unlocks: PlayerUnlocksTable
+  leaderboards: LeaderboardsTable
+  leaderboard_entries: LeaderboardEntriesTable
+  leaderboard_counts: LeaderboardCountsTable
+  leaderboard_bans: LeaderboardBansTable
   cloud_saves: CloudSavesTable
   content_versions: ContentVersionsTable
   remote_configs: RemoteConfigsTable
@@ -97,6 +186,11 @@ export type NewUser = Insertable<UsersTable>
 export type UserUpdate = Updateable<UsersTable>
 export type Session = Selectable<SessionsTable>
 export type NewSession = Insertable<SessionsTable>
+export type Cosmetic = Selectable<CosmeticsTable>
+export type PlayerProfile = Selectable<PlayerProfilesTable>
+export type Leaderboard = Selectable<LeaderboardsTable>
+export type LeaderboardEntry = Selectable<LeaderboardEntriesTable>
+
 export type CloudSave = Selectable<CloudSavesTable>
 export type RemoteConfig = Selectable<RemoteConfigsTable>
 export type Localization = Selectable<LocalizationsTable>

@@ -1,6 +1,13 @@
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_create_users.js'
 import * as m0002 from './0002_create_sessions.js'
+import * as m0010 from './0010_create_cosmetics.js'
+import * as m0011 from './0011_create_player_profiles.js'
+import * as m0012 from './0012_create_player_unlocks.js'
+import * as m0013 from './0013_create_leaderboards.js'
+import * as m0014 from './0014_create_leaderboard_entries.js'
+import * as m0015 from './0015_create_leaderboard_counts.js'
+import * as m0016 from './0016_create_leaderboard_bans.js'
 import * as m0020 from './0020_create_cloud_saves.js'
 import * as m0030 from './0030_create_content_versions.js'
 import * as m0031 from './0031_create_remote_configs.js'
@@ -14,6 +21,13 @@ import * as m0033 from './0033_create_news.js'
 export const migrations: Record<string, Migration> = {
   '0001_create_users': m0001,
   '0002_create_sessions': m0002,
+  '0010_create_cosmetics': m0010,
+  '0011_create_player_profiles': m0011,
+  '0012_create_player_unlocks': m0012,
+  '0013_create_leaderboards': m0013,
+  '0014_create_leaderboard_entries': m0014,
+  '0015_create_leaderboard_counts': m0015,
+  '0016_create_leaderboard_bans': m0016,
   '0020_create_cloud_saves': m0020,
   '0030_create_content_versions': m0030,
   '0031_create_remote_configs': m0031,

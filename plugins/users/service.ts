@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
-import { sql } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Db } from '../../db/index.js'
-import type { NewUser, User } from '../../db/types.js'
+import type { Database, NewUser, User } from '../../db/types.js'
+import { inTransaction } from '../../db/transaction.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
@@ -55,6 +56,13 @@ export async function createUser(
 
 export async function findUser(db: Db, userId: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst()
+}
+
+/** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
+export async function userNames(db: Db, userIds: readonly string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db.selectFrom('users').select(['id', 'username']).where('id', 'in', [...new Set(userIds)]).execute()
+  return new Map(rows.map((r) => [r.id, r.username]))
 }
 
 export async function findUserByAnonymousTokenHash(db: Db, tokenHash: string): Promise<User | undefined> {
@@ -188,8 +196,22 @@ export async function setBan(db: Db, userId: string, ban: { reason?: string } | 
   return getAdminUser(db, userId, now)
 }
 
+/**
+ * Steps another feature runs in the deleting transaction, before the cascade removes the user's rows:
+ * for aggregates kept beside those rows (the leaderboard's count tree), which no cascade can update.
+ */
+export type UserDeletionStep = (trx: Transaction<Database>, userId: string) => Promise<void>
+const userDeletionSteps: UserDeletionStep[] = []
+
+export function onUserDeletion(step: UserDeletionStep) {
+  if (!userDeletionSteps.includes(step)) userDeletionSteps.push(step)
+}
+
 /** Erases the user and, through ON DELETE CASCADE, every row of theirs in every feature. */
 export async function deleteUser(db: Db, userId: string) {
-  const result = await db.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
-  if (Number(result.numDeletedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  await inTransaction(db, async (trx) => {
+    for (const step of userDeletionSteps) await step(trx, userId)
+    const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
+    if (Number(result.numDeletedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  })
 }

@@ -1,0 +1,125 @@
+// Leaderboards (API.md §5.2): submit, top, rank, around and the board list, on the self-hosted paths
+// (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
+// Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errors, present } from '../../schemas/common.js'
+import {
+  AroundQuerySchema,
+  AroundResponseSchema,
+  BoardListSchema,
+  BoardParamsSchema,
+  RankQuerySchema,
+  RankResponseSchema,
+  SubmitBodySchema,
+  SubmitResponseSchema,
+  TopQuerySchema,
+  TopResponseSchema,
+  type SubmitBody,
+} from '../../schemas/leaderboard.js'
+import { aroundOf, listActiveBoards, rankOf, submitScore, topEntries } from './service.js'
+import { DEFAULT_BOARD } from './operator.js'
+
+const tags = ['Leaderboard']
+const readErrors = errors(400, 401, 404, 429)
+
+const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
+  const submit = async (boardKey: string, body: SubmitBody) => {
+    const result = await submitScore(app.db, {
+      boardKey,
+      userId: body.userId,
+      score: body.score,
+      metadata: body.metadata,
+      validated: false,
+      now: app.clock.now(),
+    })
+    return { success: true as const, ...result }
+  }
+  const submitSchema = {
+    tags,
+    body: SubmitBodySchema,
+    response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
+  }
+
+  app.post(
+    '/leaderboard/submit',
+    {
+      schema: { ...submitSchema, summary: 'Submit a score (default board unless leaderboardKey)' },
+      preHandler: app.auth.userScoped,
+    },
+    async (request) => submit(present(request.body.leaderboardKey) ?? DEFAULT_BOARD, request.body),
+  )
+
+  app.post(
+    '/leaderboards/:boardKey/submit',
+    {
+      schema: { ...submitSchema, params: BoardParamsSchema, summary: 'Submit a score to a board (the path wins)' },
+      preHandler: app.auth.userScoped,
+    },
+    async (request) => submit(request.params.boardKey, request.body),
+  )
+
+  const selfHosted = (key: string | null | undefined) => present(key) ?? DEFAULT_BOARD
+
+  app.get(
+    '/leaderboard/top',
+    {
+      schema: { tags, summary: 'Top entries (default board unless leaderboardKey)', querystring: TopQuerySchema, response: { 200: TopResponseSchema, ...readErrors } },
+    },
+    async (request) => topEntries(app.db, selfHosted(request.query.leaderboardKey), request.query, app.clock.now()),
+  )
+
+  app.get(
+    '/leaderboards/:boardKey/top',
+    {
+      schema: { tags, summary: 'Top entries of a board', params: BoardParamsSchema, querystring: TopQuerySchema, response: { 200: TopResponseSchema, ...readErrors } },
+    },
+    async (request) => topEntries(app.db, request.params.boardKey, request.query, app.clock.now()),
+  )
+
+  app.get(
+    '/leaderboard/rank',
+    {
+      schema: { tags, summary: "A player's position (default board unless leaderboardKey)", querystring: RankQuerySchema, response: { 200: RankResponseSchema, ...readErrors } },
+    },
+    async (request) =>
+      rankOf(app.db, selfHosted(request.query.leaderboardKey), request.query.userId, request.query.period, app.clock.now()),
+  )
+
+  app.get(
+    '/leaderboards/:boardKey/rank',
+    {
+      schema: { tags, summary: "A player's position on a board", params: BoardParamsSchema, querystring: RankQuerySchema, response: { 200: RankResponseSchema, ...readErrors } },
+    },
+    async (request) => rankOf(app.db, request.params.boardKey, request.query.userId, request.query.period, app.clock.now()),
+  )
+
+  app.get(
+    '/leaderboard/around',
+    {
+      schema: { tags, summary: 'Entries around a player (default board unless leaderboardKey)', querystring: AroundQuerySchema, response: { 200: AroundResponseSchema, ...readErrors } },
+    },
+    async (request) => {
+      const { userId, range, period, leaderboardKey } = request.query
+      return aroundOf(app.db, selfHosted(leaderboardKey), userId, range, period, app.clock.now())
+    },
+  )
+
+  app.get(
+    '/leaderboards/:boardKey/around',
+    {
+      schema: { tags, summary: 'Entries around a player on a board', params: BoardParamsSchema, querystring: AroundQuerySchema, response: { 200: AroundResponseSchema, ...readErrors } },
+    },
+    async (request) => {
+      const { userId, range, period } = request.query
+      return aroundOf(app.db, request.params.boardKey, userId, range, period, app.clock.now())
+    },
+  )
+
+  app.get(
+    '/leaderboards',
+    { schema: { tags, summary: 'The active boards', response: { 200: BoardListSchema, ...errors(401, 429) } } },
+    async () => listActiveBoards(app.db, app.clock.now()),
+  )
+}
+
+export default leaderboard

@@ -1,0 +1,211 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database, ResetSchedule } from '../../db/types.js'
+import { addOnConflict } from '../../db/dialect.js'
+
+/**
+ * The rank structure kept beside the entries: a radix count tree in `leaderboard_counts`.
+ *
+ * Every entry has a rank score r (smaller is better: −score on desc boards) in ±(2^53−1), and a key
+ * k = r + 2^53 in [1, 2^54): 6 digits of 9 bits. For each board period, row (level l, prefix p) holds
+ * how many visible entries have a key whose first l digits are p; level 6 is the whole key (stored as
+ * r itself, which sorts the same and stays a safe JS integer); level 0, prefix 0 is the total.
+ *
+ * - Entries strictly better than r: for each level, SUM(n) over the siblings of r's digit on the
+ *   better side under the same parent — one range of at most 511 rows per level, read by primary key
+ *   in a single query. Equal scores are then ordered by an index seek on (rank_score, reached_at,
+ *   user_id) over the entries with exactly that score. Position = better + ties + 1. Neither step
+ *   reads the board: the cost is bounded by 6 × 511 count rows whatever the board size.
+ * - Writes: an insert adds +1 on the 7 rows of its key, a removal −1, a score change −1 on the old
+ *   key's rows and +1 on the new key's, dropping the levels where both share a prefix. All of it is one
+ *   multi-row upsert (n = n + delta) in the transaction that writes the entry, so concurrent writers on
+ *   any number of instances keep the counts exact.
+ */
+export const DIGIT_BITS = 9
+export const LEVELS = 6
+const KEY_BITS = BigInt(DIGIT_BITS * LEVELS)
+const OFFSET = 1n << 53n
+
+export interface CountRow {
+  level: number
+  prefix: number
+  n: number
+}
+
+const key = (rankScore: number) => BigInt(rankScore) + OFFSET
+const prefixAt = (k: bigint, level: number) => k >> (KEY_BITS - BigInt(DIGIT_BITS * level))
+
+/** The count rows one entry with this rank score contributes to. */
+export function countRowsOf(rankScore: number): Array<[number, number]> {
+  const k = key(rankScore)
+  const rows: Array<[number, number]> = [[0, 0]]
+  for (let level = 1; level < LEVELS; level++) rows.push([level, Number(prefixAt(k, level))])
+  rows.push([LEVELS, rankScore])
+  return rows
+}
+
+/** The count changes of an entry moving from one rank score to another (null: absent). */
+export function countDeltas(from: number | null, to: number | null): CountRow[] {
+  const deltas = new Map<string, CountRow>()
+  const add = (rankScore: number | null, n: number) => {
+    if (rankScore === null) return
+    for (const [level, prefix] of countRowsOf(rankScore)) {
+      const id = `${level}:${prefix}`
+      const row = deltas.get(id) ?? { level, prefix, n: 0 }
+      row.n += n
+      deltas.set(id, row)
+    }
+  }
+  add(from, -1)
+  add(to, 1)
+  // A fixed order of row locks keeps concurrent writers from deadlocking each other on MySQL.
+  return [...deltas.values()].filter((r) => r.n !== 0).sort((a, b) => a.level - b.level || a.prefix - b.prefix)
+}
+
+export async function applyCounts(db: Kysely<Database>, boardId: string, period: string, deltas: CountRow[]) {
+  if (deltas.length === 0) return
+  await addOnConflict(
+    db,
+    db.insertInto('leaderboard_counts').values(deltas.map((d) => ({ board_id: boardId, period, ...d }))),
+    ['board_id', 'period', 'level', 'prefix'],
+    'n',
+  ).execute()
+}
+
+/** The count-row ranges holding every entry strictly better than `rankScore`: [level, from, to]. */
+export function betterRanges(rankScore: number): Array<[number, number, number]> {
+  const k = key(rankScore)
+  const ranges: Array<[number, number, number]> = []
+  for (let level = 1; level < LEVELS; level++) {
+    const prefix = prefixAt(k, level)
+    const first = level === 1 ? 0n : prefixAt(k, level - 1) << BigInt(DIGIT_BITS)
+    if (prefix > first) ranges.push([level, Number(first), Number(prefix - 1n)])
+  }
+  // Key 0 (rank score −2^53) is never used: the lowest sibling range starts one above it.
+  const first = Math.max(Number((prefixAt(k, LEVELS - 1) << BigInt(DIGIT_BITS)) - OFFSET), -Number.MAX_SAFE_INTEGER)
+  if (rankScore > first) ranges.push([LEVELS, first, rankScore - 1])
+  return ranges
+}
+
+export async function countBetter(db: Kysely<Database>, boardId: string, period: string, rankScore: number) {
+  const ranges = betterRanges(rankScore)
+  if (ranges.length === 0) return 0
+  // One primary-key range per level, joined by UNION ALL: SQLite reads an OR of such ranges by
+  // scanning every count row of the board period instead.
+  const parts = ranges.map(
+    ([level, from, to]) =>
+      sql`select n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
+  )
+  const result = await sql<{ n: number | string }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`.execute(db)
+  return Number(result.rows[0]?.n ?? 0)
+}
+
+export async function totalEntries(db: Kysely<Database>, boardId: string, period: string) {
+  const row = await db
+    .selectFrom('leaderboard_counts')
+    .select('n')
+    .where('board_id', '=', boardId)
+    .where('period', '=', period)
+    .where('level', '=', 0)
+    .where('prefix', '=', 0)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+export interface SortKey {
+  rank_score: number
+  reached_at: number
+  user_id: string
+}
+
+/** 1-based position of a visible entry: better scores from the tree, then the ties before it. */
+export async function positionOf(db: Kysely<Database>, boardId: string, period: string, entry: SortKey) {
+  const better = await countBetter(db, boardId, period, entry.rank_score)
+  const ties = await db
+    .selectFrom('leaderboard_entries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('board_id', '=', boardId)
+    .where('period', '=', period)
+    .where('hidden', '=', 0)
+    .where('rank_score', '=', entry.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('reached_at', '<', entry.reached_at),
+        eb.and([eb('reached_at', '=', entry.reached_at), eb('user_id', '<', entry.user_id)]),
+      ]),
+    )
+    .executeTakeFirstOrThrow()
+  return better + Number(ties.n) + 1
+}
+
+/**
+ * Rebuilds a board's counts from its entries (after the sort order flipped every rank score). One
+ * grouped INSERT … SELECT per level; the prefix arithmetic is the same in SQLite and MySQL.
+ */
+export async function rebuildCounts(db: Kysely<Database>, boardId: string) {
+  await db.deleteFrom('leaderboard_counts').where('board_id', '=', boardId).execute()
+  for (let level = 0; level <= LEVELS; level++) {
+    const shift = Number(KEY_BITS) - DIGIT_BITS * level
+    const prefix =
+      level === 0
+        ? sql<number>`0`
+        : level === LEVELS
+          ? sql<number>`rank_score`
+          : sql<number>`(rank_score + ${sql.lit(Number(OFFSET))}) >> ${sql.lit(shift)}`
+    await db
+      .insertInto('leaderboard_counts')
+      .columns(['board_id', 'period', 'level', 'prefix', 'n'])
+      .expression((eb) =>
+        eb
+          .selectFrom('leaderboard_entries')
+          .select([
+            'board_id',
+            'period',
+            sql<number>`${sql.lit(level)}`.as('level'),
+            prefix.as('prefix'),
+            eb.fn.countAll<number>().as('n'),
+          ])
+          .where('board_id', '=', boardId)
+          .where('hidden', '=', 0)
+          // A bare literal in GROUP BY is a column number to SQLite: level 0 groups by period alone.
+          .groupBy(level === 0 ? ['board_id', 'period'] : ['board_id', 'period', prefix]),
+      )
+      .execute()
+  }
+}
+
+// ---- periods ----------------------------------------------------------------------------------
+
+const DAY = 24 * 3600 * 1000
+const pad = (n: number) => String(n).padStart(2, '0')
+
+function isoWeek(mondayMs: number): string {
+  // The ISO week belongs to the year of its Thursday.
+  const thursday = new Date(mondayMs + 3 * DAY)
+  const year = thursday.getUTCFullYear()
+  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * DAY)) + 1
+  return `${year}-W${pad(week)}`
+}
+
+function periodStart(schedule: ResetSchedule, now: number): number {
+  const day = Math.floor(now / DAY) * DAY
+  if (schedule === 'daily') return day
+  if (schedule === 'weekly') return day - ((new Date(day).getUTCDay() + 6) % 7) * DAY
+  const d = new Date(now)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+}
+
+/** The period a board's entries are written to now: periods start at 00:00 UTC, weeks on Monday. */
+export function periodKey(schedule: ResetSchedule, now: number): string {
+  if (schedule === 'none') return 'all'
+  const start = periodStart(schedule, now)
+  const d = new Date(start)
+  if (schedule === 'daily') return d.toISOString().slice(0, 10)
+  if (schedule === 'weekly') return isoWeek(start)
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}`
+}
+
+/** The last finished period, or null for a board that never resets. */
+export function previousPeriodKey(schedule: ResetSchedule, now: number): string | null {
+  if (schedule === 'none') return null
+  return periodKey(schedule, periodStart(schedule, now) - 1)
+}

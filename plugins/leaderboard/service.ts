@@ -1,0 +1,367 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
+import { affected, forUpdate, insertOrLock } from '../../db/dialect.js'
+import { inTransaction } from '../../db/transaction.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
+import { toIso } from '../core/clock.js'
+import { onUserDeletion, userNames } from '../users/service.js'
+import { publicProfiles } from '../player-profile/service.js'
+import { MAX_SCORE, type BoardSummary, type Entry } from '../../schemas/leaderboard.js'
+import {
+  applyCounts,
+  countDeltas,
+  periodKey,
+  positionOf,
+  previousPeriodKey,
+  totalEntries,
+  type SortKey,
+} from './ranking.js'
+
+/**
+ * Leaderboards: the score write (also used by validated runs) and the reads. Entries hold scores only;
+ * names and profiles are read from their features when a page is answered, so a change shows at once.
+ */
+type DbOrTrx = Kysely<Database>
+export type Period = 'current' | 'previous'
+
+export const METADATA_MAX_BYTES = 2048
+
+function withTransaction<T>(db: DbOrTrx, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : inTransaction(db, work)
+}
+
+export const rankScoreOf = (board: Pick<Leaderboard, 'sort_order'>, score: number) =>
+  board.sort_order === 'desc' ? -score : score
+
+export async function findBoard(db: DbOrTrx, boardKey: string): Promise<Leaderboard | undefined> {
+  return db.selectFrom('leaderboards').selectAll().where('board_key', '=', boardKey).executeTakeFirst()
+}
+
+const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
+
+/** A board the app routes may use: unknown and inactive boards are both 404 LEADERBOARD_NOT_FOUND. */
+export async function activeBoard(db: DbOrTrx, boardKey: string): Promise<Leaderboard> {
+  const board = await findBoard(db, boardKey)
+  if (!board || board.is_active !== 1) throw boardNotFound(boardKey)
+  return board
+}
+
+/** The period key to read, or null when asked for the previous period of a board that never resets. */
+export function readPeriod(board: Leaderboard, period: Period, now: number): string | null {
+  return period === 'previous' ? previousPeriodKey(board.reset_schedule, now) : periodKey(board.reset_schedule, now)
+}
+
+// ---- the score write --------------------------------------------------------------------------
+
+export interface SubmitInput {
+  boardKey: string
+  userId: string
+  score: number
+  /** A string or an object, kept with the entry when the stored score changes (operator only). */
+  metadata?: string | Record<string, unknown> | null
+  /** A server-checked run (API.md §5.3): may write to validatedOnly boards. */
+  validated: boolean
+  now: number
+}
+
+export interface SubmitResult {
+  leaderboardKey: string
+  score: number
+  submittedScore: number
+  improved: boolean
+  position: number
+}
+
+/**
+ * Writes a score under the board's strategy, bounds, bans and validatedOnly rule, and answers the
+ * stored score and the player's position. Pass a transaction to make it part of the caller's.
+ *
+ * The entry row is created or write-locked first by one upsert, so concurrent submits for one player
+ * run one after the other from there on (the first one inserts a placeholder row that no reader can
+ * see: hidden, reached_at −1). Each then compares against the committed score and writes the new one
+ * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
+ */
+export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<SubmitResult> {
+  const { score, now } = input
+  const metadata = input.metadata === undefined || input.metadata === null ? null : JSON.stringify(input.metadata)
+  if (metadata !== null && Buffer.byteLength(metadata) > METADATA_MAX_BYTES) {
+    throw badRequest(`body/metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`, '/metadata')
+  }
+  return withTransaction(db, async (trx) => {
+    const board = await activeBoard(trx, input.boardKey)
+    if (board.validated_only === 1 && !input.validated) {
+      throw new AppError(403, 'VALIDATED_SUBMIT_REQUIRED', 'This leaderboard accepts scores from validated runs only')
+    }
+    const ban = await trx
+      .selectFrom('leaderboard_bans')
+      .select('user_id')
+      .where('board_id', '=', board.id)
+      .where('user_id', '=', input.userId)
+      .executeTakeFirst()
+    if (ban) throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+    if (score < board.min_score || score > board.max_score) {
+      throw badRequest(`body/score must be between ${board.min_score} and ${board.max_score}`, '/score')
+    }
+
+    const period = periodKey(board.reset_schedule, now)
+    const pk = (q: any) => q.where('board_id', '=', board.id).where('period', '=', period).where('user_id', '=', input.userId)
+    await insertOrLock(
+      trx,
+      trx.insertInto('leaderboard_entries').values({
+        board_id: board.id,
+        period,
+        user_id: input.userId,
+        score,
+        rank_score: rankScoreOf(board, score),
+        reached_at: -1,
+        hidden: 1,
+        metadata,
+        created_at: now,
+      }),
+      ['board_id', 'period', 'user_id'],
+      'hidden',
+    ).execute()
+    const current: Pick<LeaderboardEntry, 'score' | 'rank_score' | 'reached_at' | 'hidden'> = await forUpdate(
+      trx,
+      pk(trx.selectFrom('leaderboard_entries').select(['score', 'rank_score', 'reached_at', 'hidden'])),
+    ).executeTakeFirstOrThrow()
+    const isNew = current.reached_at === -1
+
+    let stored = score
+    if (!isNew) {
+      if (board.update_strategy === 'best') {
+        stored = rankScoreOf(board, score) < current.rank_score ? score : current.score
+      } else if (board.update_strategy === 'increment') {
+        stored = current.score + score
+        if (Math.abs(stored) > MAX_SCORE) {
+          throw badRequest(`body/score would take the stored score past ${MAX_SCORE}`, '/score')
+        }
+      }
+    }
+    const improved = isNew || stored !== current.score
+    const entry: SortKey = { rank_score: current.rank_score, reached_at: current.reached_at, user_id: input.userId }
+    if (improved) {
+      entry.rank_score = rankScoreOf(board, stored)
+      entry.reached_at = now
+      const written = await pk(
+        trx
+          .updateTable('leaderboard_entries')
+          .set({ score: stored, rank_score: entry.rank_score, reached_at: now, hidden: 0, metadata }),
+      ).executeTakeFirst()
+      if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
+      const wasCounted = !isNew && current.hidden === 0
+      await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
+    }
+    const position = await positionOf(trx, board.id, period, entry)
+    return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
+  })
+}
+
+// ---- reads ------------------------------------------------------------------------------------
+
+type EntryRow = Pick<LeaderboardEntry, 'user_id' | 'score' | 'reached_at'> & { position: number }
+
+/** Names and profiles for a page of entries: two queries whatever the page size. */
+async function toEntries(db: DbOrTrx, rows: EntryRow[]): Promise<Entry[]> {
+  const ids = rows.map((r) => r.user_id)
+  const [names, profiles] = await Promise.all([userNames(db, ids), publicProfiles(db, ids)])
+  return rows.map((r) => ({
+    position: r.position,
+    userId: r.user_id,
+    username: names.get(r.user_id) ?? '',
+    score: r.score,
+    updatedAt: toIso(r.reached_at),
+    profile: profiles.get(r.user_id)!,
+  }))
+}
+
+const entryColumns = ['user_id', 'score', 'rank_score', 'reached_at'] as const
+
+function visible(db: DbOrTrx, boardId: string, period: string) {
+  return db
+    .selectFrom('leaderboard_entries')
+    .select(entryColumns)
+    .where('board_id', '=', boardId)
+    .where('period', '=', period)
+    .where('hidden', '=', 0)
+}
+
+export async function topEntries(
+  db: DbOrTrx,
+  boardKey: string,
+  options: { limit: number; offset: number; period: Period },
+  now: number,
+) {
+  const board = await activeBoard(db, boardKey)
+  const period = readPeriod(board, options.period, now)
+  if (period === null) return { leaderboardKey: board.board_key, entries: [], total: 0 }
+  const [rows, total] = await Promise.all([
+    visible(db, board.id, period)
+      .orderBy('rank_score')
+      .orderBy('reached_at')
+      .orderBy('user_id')
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute(),
+    totalEntries(db, board.id, period),
+  ])
+  const entries = await toEntries(db, rows.map((r, i) => ({ ...r, position: options.offset + i + 1 })))
+  return { leaderboardKey: board.board_key, entries, total }
+}
+
+async function playerEntry(db: DbOrTrx, board: Leaderboard, period: string | null, userId: string) {
+  const [names, row] = await Promise.all([
+    userNames(db, [userId]),
+    period === null
+      ? Promise.resolve(undefined)
+      : visible(db, board.id, period).where('user_id', '=', userId).executeTakeFirst(),
+  ])
+  const username = names.get(userId)
+  if (username === undefined) throw notFound('USER_NOT_FOUND', 'User not found')
+  return { username, row }
+}
+
+export async function rankOf(db: DbOrTrx, boardKey: string, userId: string, which: Period, now: number) {
+  const board = await activeBoard(db, boardKey)
+  const period = readPeriod(board, which, now)
+  const { username, row } = await playerEntry(db, board, period, userId)
+  const [profiles, total, position] = await Promise.all([
+    publicProfiles(db, [userId]),
+    period === null ? 0 : totalEntries(db, board.id, period),
+    row && period !== null ? positionOf(db, board.id, period, row) : 0,
+  ])
+  return {
+    leaderboardKey: board.board_key,
+    position,
+    userId,
+    username,
+    score: row?.score ?? 0,
+    profile: profiles.get(userId)!,
+    total,
+    ranked: row !== undefined,
+  }
+}
+
+/** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
+export async function aroundOf(
+  db: DbOrTrx,
+  boardKey: string,
+  userId: string,
+  range: number,
+  which: Period,
+  now: number,
+) {
+  const board = await activeBoard(db, boardKey)
+  const period = readPeriod(board, which, now)
+  const { row } = await playerEntry(db, board, period, userId)
+  if (!row || period === null) return { leaderboardKey: board.board_key, entries: [] }
+  const me = row
+  const [position, above, below] = await Promise.all([
+    positionOf(db, board.id, period, me),
+    visible(db, board.id, period)
+      .where('rank_score', '<=', me.rank_score)
+      .where((eb) =>
+        eb.or([
+          eb('rank_score', '<', me.rank_score),
+          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '<', me.reached_at)]),
+          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '=', me.reached_at), eb('user_id', '<', me.user_id)]),
+        ]),
+      )
+      .orderBy('rank_score', 'desc')
+      .orderBy('reached_at', 'desc')
+      .orderBy('user_id', 'desc')
+      .limit(range)
+      .execute(),
+    visible(db, board.id, period)
+      .where('rank_score', '>=', me.rank_score)
+      .where((eb) =>
+        eb.or([
+          eb('rank_score', '>', me.rank_score),
+          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '>', me.reached_at)]),
+          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '=', me.reached_at), eb('user_id', '>', me.user_id)]),
+        ]),
+      )
+      .orderBy('rank_score')
+      .orderBy('reached_at')
+      .orderBy('user_id')
+      .limit(range)
+      .execute(),
+  ])
+  const rows: EntryRow[] = [
+    ...above.reverse().map((r, i) => ({ ...r, position: position - above.length + i })),
+    { ...me, position },
+    ...below.map((r, i) => ({ ...r, position: position + i + 1 })),
+  ]
+  return { leaderboardKey: board.board_key, entries: await toEntries(db, rows) }
+}
+
+export function toBoardSummary(board: Leaderboard, scoreCount: number): BoardSummary {
+  return {
+    id: board.id,
+    key: board.board_key,
+    boardKey: board.board_key,
+    name: board.name,
+    sortOrder: board.sort_order,
+    updateStrategy: board.update_strategy,
+    resetSchedule: board.reset_schedule,
+    validatedOnly: board.validated_only === 1,
+    isActive: board.is_active === 1,
+    scoreCount,
+    createdAt: toIso(board.created_at),
+    updatedAt: toIso(board.updated_at),
+  }
+}
+
+/** Entries in each board's current period, read from the level-0 rows of the count tree (one query). */
+export async function scoreCounts(db: DbOrTrx, boards: Leaderboard[], now: number): Promise<Map<string, number>> {
+  if (boards.length === 0) return new Map()
+  const periods = new Map(boards.map((b) => [b.id, periodKey(b.reset_schedule, now)]))
+  const rows = await db
+    .selectFrom('leaderboard_counts')
+    .select(['board_id', 'period', 'n'])
+    .where('board_id', 'in', [...periods.keys()])
+    .where('period', 'in', [...new Set(periods.values())])
+    .where('level', '=', 0)
+    .where('prefix', '=', 0)
+    .execute()
+  return new Map(rows.filter((r) => periods.get(r.board_id) === r.period).map((r) => [r.board_id, Number(r.n)]))
+}
+
+export async function listActiveBoards(db: DbOrTrx, now: number) {
+  const boards = await db
+    .selectFrom('leaderboards')
+    .selectAll()
+    .where('is_active', '=', 1)
+    .orderBy('created_at')
+    .orderBy('board_key')
+    .execute()
+  const counts = await scoreCounts(db, boards, now)
+  return { boards: boards.map((b) => toBoardSummary(b, counts.get(b.id) ?? 0)), totalElements: boards.length }
+}
+
+// ---- entries leaving the count tree -------------------------------------------------------------
+
+/**
+ * Removes entries (admin removal, a deleted user) and their counts, in the caller's transaction.
+ * The rows are locked first so a concurrent submit cannot slip a score change in between.
+ */
+export async function removeEntries(
+  trx: Transaction<Database>,
+  filter: { boardId?: string; period?: string; userId: string },
+): Promise<number> {
+  let select = trx.selectFrom('leaderboard_entries').select(['board_id', 'period', 'rank_score', 'hidden']).where('user_id', '=', filter.userId)
+  if (filter.boardId) select = select.where('board_id', '=', filter.boardId)
+  if (filter.period) select = select.where('period', '=', filter.period)
+  const rows = await forUpdate(trx, select).execute()
+  for (const row of rows) {
+    if (row.hidden === 0) await applyCounts(trx, row.board_id, row.period, countDeltas(row.rank_score, null))
+  }
+  let remove = trx.deleteFrom('leaderboard_entries').where('user_id', '=', filter.userId)
+  if (filter.boardId) remove = remove.where('board_id', '=', filter.boardId)
+  if (filter.period) remove = remove.where('period', '=', filter.period)
+  await remove.execute()
+  return rows.length
+}
+
+// The users cascade deletes a user's entries but cannot update the count tree: do it first.
+onUserDeletion((trx, userId) => removeEntries(trx, { userId }).then(() => undefined))

@@ -1,0 +1,45 @@
+// Player profile (API.md §5.1): the name and cosmetics other players see, the player's unlocks and the
+// catalog. An update is checked whole (five codes, in the contract's order) before anything is stored.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errors } from '../../schemas/common.js'
+import { ProfileDocumentSchema, ProfileQuerySchema, ProfileUpdateBodySchema } from '../../schemas/player-profile.js'
+import { getProfileDocument, updateProfile } from './service.js'
+
+const tags = ['Player Profile']
+const security = [{ apiKey: [], session: [] }]
+
+const playerProfile: FastifyPluginAsyncTypebox = async (app) => {
+  const limits = { maxBadges: app.config.PROFILE_MAX_BADGES, maxUnlocks: app.config.PROFILE_MAX_UNLOCKS }
+
+  app.get(
+    '/player-profile',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The player's profile, unlocks and the cosmetics catalog",
+        querystring: ProfileQuerySchema,
+        response: { 200: ProfileDocumentSchema, ...errors(400, 401, 403, 404, 429) },
+      },
+      preHandler: app.auth.sessionRequired,
+    },
+    async (request) => getProfileDocument(app.db, request.identity!.userId, limits),
+  )
+
+  app.put(
+    '/player-profile',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Replace the visible profile (slots together); name and customData when sent',
+        body: ProfileUpdateBodySchema,
+        response: { 200: ProfileDocumentSchema, ...errors(400, 401, 403, 404, 429) },
+      },
+      preHandler: app.auth.sessionRequired,
+    },
+    async (request) => updateProfile(app.db, request.identity!.userId, request.body, limits, app.clock.now()),
+  )
+}
+
+export default playerProfile

@@ -1,0 +1,350 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, PlayerProfile } from '../../db/types.js'
+import { affected, flag, insertOrLock } from '../../db/dialect.js'
+import { inTransaction } from '../../db/transaction.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
+import { toIso } from '../core/clock.js'
+import { decodeCursor, page } from '../core/pagination.js'
+import { present } from '../../schemas/common.js'
+import { findUser, normalizeName, renameUser } from '../users/service.js'
+import {
+  COSMETIC_ID_PATTERN,
+  type AdminCosmetic,
+  type ProfileDocument,
+  type ProfileUpdateBody,
+  type PublicProfile,
+} from '../../schemas/player-profile.js'
+
+/**
+ * The player profile and the cosmetics catalog. A player's visible profile (avatar, frame, badges)
+ * and unlocks live in this feature's tables; the name is the user's, read through the users service.
+ */
+type DbOrTrx = Kysely<Database>
+type Cosmetic = { id: string; type: 'avatar' | 'frame' | 'badge'; locked: number }
+
+export interface ProfileLimits {
+  maxBadges: number
+  maxUnlocks: number
+}
+
+export const CUSTOM_DATA_MAX_BYTES = 16 * 1024
+const COSMETIC_ID = new RegExp(COSMETIC_ID_PATTERN)
+
+/** Runs `work` in the caller's transaction, or in a new one (retried on deadlock) when given the database. */
+function withTransaction<T>(db: DbOrTrx, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : inTransaction(db, work)
+}
+
+const EMPTY_PROFILE: PublicProfile = { avatarId: null, frameId: null, badges: [] }
+
+function toPublicProfile(row: Pick<PlayerProfile, 'avatar_id' | 'frame_id' | 'badges'> | undefined): PublicProfile {
+  if (!row) return { ...EMPTY_PROFILE, badges: [] }
+  return { avatarId: row.avatar_id, frameId: row.frame_id, badges: JSON.parse(row.badges) as string[] }
+}
+
+/** The public profiles of a page of players, in one query (leaderboard entries). */
+export async function publicProfiles(db: DbOrTrx, userIds: readonly string[]): Promise<Map<string, PublicProfile>> {
+  const result = new Map<string, PublicProfile>()
+  if (userIds.length === 0) return result
+  const rows = await db
+    .selectFrom('player_profiles')
+    .select(['user_id', 'avatar_id', 'frame_id', 'badges'])
+    .where('user_id', 'in', [...new Set(userIds)])
+    .execute()
+  for (const row of rows) result.set(row.user_id, toPublicProfile(row))
+  for (const id of userIds) if (!result.has(id)) result.set(id, toPublicProfile(undefined))
+  return result
+}
+
+/** Creates the player's profile row if missing, and holds its write lock until the transaction ends. */
+async function lockProfileRow(trx: Transaction<Database>, userId: string, now: number) {
+  await insertOrLock(
+    trx,
+    trx.insertInto('player_profiles').values({
+      user_id: userId,
+      avatar_id: null,
+      frame_id: null,
+      badges: '[]',
+      custom_data: null,
+      unlock_count: 0,
+      created_at: now,
+      updated_at: now,
+    }),
+    ['user_id'],
+    'unlock_count',
+  ).execute()
+}
+
+function assertWellFormed(ids: Iterable<string>) {
+  for (const id of ids) {
+    if (!COSMETIC_ID.test(id)) {
+      throw new AppError(400, 'INVALID_COSMETIC_ID', `Cosmetic id '${id}' is not valid: lower-case letters, digits, '.', '_', '-', at most 32 characters`)
+    }
+  }
+}
+
+async function catalogEntries(db: DbOrTrx, ids: readonly string[]): Promise<Map<string, Cosmetic>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db.selectFrom('cosmetics').select(['id', 'type', 'locked']).where('id', 'in', [...ids]).execute()
+  return new Map(rows.map((r) => [r.id, r]))
+}
+
+function assertInCatalog(ids: readonly string[], catalog: Map<string, Cosmetic>) {
+  const missing = ids.find((id) => !catalog.has(id))
+  if (missing !== undefined) throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
+}
+
+async function ownedUnlocks(db: DbOrTrx, userId: string, ids?: readonly string[]): Promise<string[]> {
+  if (ids && ids.length === 0) return []
+  let query = db.selectFrom('player_unlocks').select('cosmetic_id').where('user_id', '=', userId)
+  if (ids) query = query.where('cosmetic_id', 'in', [...ids])
+  const rows = await query.orderBy('cosmetic_id').execute()
+  return rows.map((r) => r.cosmetic_id)
+}
+
+// ---- the player's document --------------------------------------------------------------------
+
+export async function getProfileDocument(db: DbOrTrx, userId: string, limits: ProfileLimits): Promise<ProfileDocument> {
+  const [user, row, unlocks, catalog] = await Promise.all([
+    findUser(db, userId),
+    db.selectFrom('player_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst(),
+    ownedUnlocks(db, userId),
+    db.selectFrom('cosmetics').select(['id', 'type', 'locked']).orderBy('id').execute(),
+  ])
+  if (!user) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
+  const owned = new Set(unlocks)
+  return {
+    userId,
+    username: user.username,
+    displayName: user.username,
+    profile: toPublicProfile(row),
+    unlocks,
+    cosmetics: catalog.map((c) => ({ id: c.id, type: c.type, locked: c.locked === 1, available: c.locked === 0 || owned.has(c.id) })),
+    limits: { maxBadges: limits.maxBadges, maxUnlocks: limits.maxUnlocks },
+    customData: row?.custom_data ? (JSON.parse(row.custom_data) as Record<string, unknown>) : null,
+    createdAt: toIso(row?.created_at ?? user.created_at),
+    updatedAt: toIso(row?.updated_at ?? user.updated_at),
+  }
+}
+
+/**
+ * PUT /player-profile (API.md §5.1): the three slots are replaced together; name and customData only
+ * when sent. Every check runs before anything is written, and the writes share one transaction.
+ */
+export async function updateProfile(
+  db: DbOrTrx,
+  userId: string,
+  body: ProfileUpdateBody,
+  limits: ProfileLimits,
+  now: number,
+): Promise<ProfileDocument> {
+  const displayName = present(body.displayName)
+  if (displayName !== undefined) normalizeName(displayName, 'displayName')
+  const customData = body.customData ?? undefined
+  let customText: string | undefined
+  if (customData !== undefined) {
+    customText = JSON.stringify(customData)
+    if (Buffer.byteLength(customText) > CUSTOM_DATA_MAX_BYTES) {
+      throw badRequest(`body/customData must be at most ${CUSTOM_DATA_MAX_BYTES} bytes serialized`, '/customData')
+    }
+  }
+
+  const avatarId = present(body.avatarId) ?? null
+  const frameId = present(body.frameId) ?? null
+  const badges = body.badges ?? []
+  if (badges.length > limits.maxBadges) {
+    throw new AppError(400, 'INVALID_BADGES', `At most ${limits.maxBadges} badges are allowed`)
+  }
+  const duplicate = badges.find((id, i) => badges.indexOf(id) !== i)
+  if (duplicate !== undefined) throw new AppError(400, 'INVALID_BADGES', `Badge '${duplicate}' is listed twice`)
+  const slots: Array<[string, Cosmetic['type']]> = [
+    ...(avatarId === null ? [] : [[avatarId, 'avatar'] as [string, Cosmetic['type']]]),
+    ...(frameId === null ? [] : [[frameId, 'frame'] as [string, Cosmetic['type']]]),
+    ...badges.map((id) => [id, 'badge'] as [string, Cosmetic['type']]),
+  ]
+  const ids = slots.map(([id]) => id)
+  assertWellFormed(ids)
+
+  await withTransaction(db, async (trx) => {
+    if (!(await findUser(trx, userId))) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
+    const catalog = await catalogEntries(trx, ids)
+    assertInCatalog(ids, catalog)
+    for (const [id, type] of slots) {
+      const actual = catalog.get(id)!.type
+      if (actual !== type) {
+        throw new AppError(400, 'COSMETIC_TYPE_MISMATCH', `Cosmetic '${id}' is a ${actual}, not a ${type}`)
+      }
+    }
+    const lockedIds = [...new Set(ids.filter((id) => catalog.get(id)!.locked === 1))]
+    const owned = new Set(await ownedUnlocks(trx, userId, lockedIds))
+    const locked = lockedIds.find((id) => !owned.has(id))
+    if (locked !== undefined) throw new AppError(403, 'COSMETIC_LOCKED', `Cosmetic '${locked}' is locked for this player`)
+
+    await lockProfileRow(trx, userId, now)
+    await trx
+      .updateTable('player_profiles')
+      .set({
+        avatar_id: avatarId,
+        frame_id: frameId,
+        badges: JSON.stringify(badges),
+        ...(customText === undefined ? {} : { custom_data: customText }),
+        updated_at: now,
+      })
+      .where('user_id', '=', userId)
+      .execute()
+    if (displayName !== undefined) await renameUser(trx, userId, displayName, now, 'displayName')
+  })
+  return getProfileDocument(db, userId, limits)
+}
+
+// ---- unlocks ----------------------------------------------------------------------------------
+
+/**
+ * Grants cosmetics to a player (the operator, gift codes) and returns the ids newly granted; ids the
+ * player already has are not granted twice. More than `maxUnlocks` in total is 409
+ * UNLOCK_LIMIT_REACHED and nothing is granted. Pass the caller's transaction to make the grant part
+ * of it. The limit is settled in SQL: the unlock rows are inserted (a concurrent grant of the same id
+ * waits on the row and then finds it), then the player's `unlock_count` is raised by the number
+ * inserted only while it stays within the limit; zero rows updated rolls the grant back.
+ */
+export async function grantUnlocks(
+  db: DbOrTrx,
+  userId: string,
+  ids: readonly string[],
+  maxUnlocks: number,
+  now: number,
+): Promise<string[]> {
+  const wanted = [...new Set(ids)].sort()
+  assertWellFormed(wanted)
+  return withTransaction(db, async (trx) => {
+    if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+    assertInCatalog(wanted, await catalogEntries(trx, wanted))
+    await lockProfileRow(trx, userId, now)
+    const granted: string[] = []
+    for (const id of wanted) {
+      const inserted = await trx
+        .insertInto('player_unlocks')
+        .values({ user_id: userId, cosmetic_id: id, created_at: now })
+        .orIgnore()
+        .executeTakeFirst()
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) granted.push(id)
+    }
+    if (granted.length === 0) return granted
+    const k = granted.length
+    const raised = await trx
+      .updateTable('player_profiles')
+      .set({ unlock_count: sql<number>`unlock_count + ${k}`, updated_at: now })
+      .where('user_id', '=', userId)
+      .where(sql<number>`unlock_count + ${k}`, '<=', maxUnlocks)
+      .executeTakeFirst()
+    if (affected(raised) === 0) {
+      throw new AppError(409, 'UNLOCK_LIMIT_REACHED', `A player can have at most ${maxUnlocks} unlocks`, { maxUnlocks })
+    }
+    return granted
+  })
+}
+
+/** Takes an unlock back; a locked cosmetic the player shows is taken off the profile with it. */
+export async function revokeUnlock(db: DbOrTrx, userId: string, id: string, now: number): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+    const removed = await trx
+      .deleteFrom('player_unlocks')
+      .where('user_id', '=', userId)
+      .where('cosmetic_id', '=', id)
+      .executeTakeFirst()
+    if (affected(removed) === 0) throw notFound('NOT_FOUND', `The player has no unlock '${id}'`)
+    await trx
+      .updateTable('player_profiles')
+      .set({ unlock_count: sql<number>`unlock_count - 1`, updated_at: now })
+      .where('user_id', '=', userId)
+      .execute()
+    const cosmetic = await trx.selectFrom('cosmetics').select('locked').where('id', '=', id).executeTakeFirst()
+    if (cosmetic?.locked === 1) await takeOffProfiles(trx, id, now, userId)
+  })
+}
+
+/** Removes a cosmetic from the slots of every profile showing it (or of one player's). */
+async function takeOffProfiles(trx: Transaction<Database>, id: string, now: number, userId?: string) {
+  let slotQuery = trx.updateTable('player_profiles')
+  for (const column of ['avatar_id', 'frame_id'] as const) {
+    let query = slotQuery.set({ [column]: null, updated_at: now }).where(column, '=', id)
+    if (userId) query = query.where('user_id', '=', userId)
+    await query.execute()
+    slotQuery = trx.updateTable('player_profiles')
+  }
+  // Ids are [a-z0-9._-]: the quoted id cannot contain a LIKE wildcard other than '_', which only widens the match.
+  let badgeQuery = trx.selectFrom('player_profiles').select(['user_id', 'badges']).where('badges', 'like', `%"${id}"%`)
+  if (userId) badgeQuery = badgeQuery.where('user_id', '=', userId)
+  for (const row of await badgeQuery.execute()) {
+    const badges = (JSON.parse(row.badges) as string[]).filter((b) => b !== id)
+    await trx
+      .updateTable('player_profiles')
+      .set({ badges: JSON.stringify(badges), updated_at: now })
+      .where('user_id', '=', row.user_id)
+      .execute()
+  }
+}
+
+export async function adminUnlocks(db: DbOrTrx, userId: string, maxUnlocks: number, granted?: string[]) {
+  if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+  return { userId, unlocks: await ownedUnlocks(db, userId), maxUnlocks, ...(granted ? { granted } : {}) }
+}
+
+// ---- the catalog (operator) -------------------------------------------------------------------
+
+function toAdminCosmetic(row: { id: string; type: Cosmetic['type']; name: string; locked: number; created_at: number; updated_at: number }): AdminCosmetic {
+  return {
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    locked: row.locked === 1,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  }
+}
+
+export async function listCosmetics(db: DbOrTrx, options: { limit: number; cursor?: string }) {
+  const after = decodeCursor(options.cursor)
+  let query = db.selectFrom('cosmetics').selectAll()
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]),
+    )
+  }
+  const rows = await query.orderBy('created_at').orderBy('id').limit(options.limit + 1).execute()
+  const { items, nextCursor } = page(rows, options.limit, (c) => ({ at: c.created_at, id: c.id }))
+  return { items: items.map(toAdminCosmetic), nextCursor }
+}
+
+export async function putCosmetic(
+  db: DbOrTrx,
+  id: string,
+  input: { type: Cosmetic['type']; name: string; locked: boolean },
+  now: number,
+): Promise<AdminCosmetic> {
+  const locked = flag(input.locked)
+  const values = { type: input.type, name: input.name, locked, updated_at: now }
+  await withTransaction(db, async (trx) => {
+    await insertOrLock(trx, trx.insertInto('cosmetics').values({ id, ...values, created_at: now }), ['id'], 'id').execute()
+    await trx.updateTable('cosmetics').set(values).where('id', '=', id).execute()
+  })
+  const row = await db.selectFrom('cosmetics').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+  return toAdminCosmetic(row)
+}
+
+/** Deletes a catalog entry, the unlocks of it and its place on every profile, in one transaction. */
+export async function deleteCosmetic(db: DbOrTrx, id: string, now: number): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    const owners = trx.selectFrom('player_unlocks').select('user_id').where('cosmetic_id', '=', id)
+    await trx
+      .updateTable('player_profiles')
+      .set({ unlock_count: sql<number>`unlock_count - 1` })
+      .where('user_id', 'in', owners)
+      .execute()
+    await trx.deleteFrom('player_unlocks').where('cosmetic_id', '=', id).execute()
+    await takeOffProfiles(trx, id, now)
+    const removed = await trx.deleteFrom('cosmetics').where('id', '=', id).executeTakeFirst()
+    if (affected(removed) === 0) throw notFound('NOT_FOUND', `Cosmetic '${id}' is not in the catalog`)
+  })
+}
