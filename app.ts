@@ -18,6 +18,9 @@ import { ADMIN_PREFIX, APP_PREFIX } from './plugins/core/paths.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import usersAdmin from './plugins/users/admin.js'
+import emailSending from './plugins/email-sending/index.js'
+import emailSendingAdmin from './plugins/email-sending/admin.js'
+import emailWorker from './plugins/email-sending/worker.js'
 
 export interface BuildOptions {
   config: Config
@@ -69,6 +72,9 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(authentication, { prefix: APP_PREFIX })
   await app.register(users, { prefix: APP_PREFIX })
   if (admin) await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(emailSending, { prefix: APP_PREFIX })
+  if (admin) await app.register(emailSendingAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(emailWorker)
 
   return app
 }
