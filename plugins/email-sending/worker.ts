@@ -246,6 +246,9 @@ export default fp(
     const transport = config.SMTP_URL
       ? nodemailer.createTransport({
           url: config.SMTP_URL,
+          // One reused connection: a pass sends its batch one by one, without a handshake per mail.
+          pool: true,
+          maxConnections: 1,
           connectionTimeout: 30_000,
           greetingTimeout: 30_000,
           socketTimeout: 60_000,
