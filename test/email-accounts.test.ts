@@ -167,10 +167,8 @@ eachDialect(t, async (t, dialect) => {
       t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: 'nope-nope' } })).statusCode, 401)
     }
     t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: user.password } })).statusCode, 200)
-    for (let i = 0; i < 10; i++) {
-      t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: 'nope-nope' } })).statusCode, 401)
-    }
-    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: 'nope-nope' } }), 429, 'TOO_MANY_ATTEMPTS')
+    const kept = await app.db.selectFrom('login_failures').select('id').where('user_id', '=', user.userId).execute()
+    t.equal(kept.length, 0, 'the failures are forgotten after a success')
   })
 
   t.test('concurrent guesses never get more than 10 password checks', async (t) => {

@@ -19,7 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.dropIndex('users_email_key_idx').on('users').execute()
+  // MySQL names the table of an index to drop; SQLite refuses the ON clause.
+  const drop = db.schema.dropIndex('users_email_key_idx')
+  await (db.getExecutor().adapter instanceof MysqlAdapter ? drop.on('users') : drop).execute()
   await db.schema.alterTable('users').dropColumn('login_locked_until').execute()
   await db.schema.alterTable('users').dropColumn('email_key').execute()
   await db.schema.alterTable('users').dropColumn('password_hash').execute()
