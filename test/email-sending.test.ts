@@ -110,6 +110,12 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await ctx.admin({ method: 'GET', url: '/email-templates?cursor=garbage' }), 400, 'VALIDATION_ERROR')
     assertError(t, await ctx.admin({ method: 'GET', url: '/email-templates?limit=0' }), 400, 'VALIDATION_ERROR')
 
+    const racing = await Promise.all(Array.from({ length: 4 }, (_, i) => ctx.admin({
+      method: 'PUT', url: '/email-templates/raced',
+      payload: { defaultLanguage: 'en', clientCallable: false, variables: {}, translations: { en: { subject: `v${i}`, html: 'x' } } },
+    })))
+    t.same(racing.map((r) => r.statusCode), [200, 200, 200, 200], 'concurrent creations all succeed (PUT replaces)')
+    t.match((await ctx.admin({ method: 'GET', url: '/email-templates/raced' })).json().translations.en.subject, /^v[0-3]$/)
     t.same((await ctx.admin({ method: 'DELETE', url: '/email-templates/Welcome_1' })).json(), { slug: 'Welcome_1', deleted: true })
     assertError(t, await ctx.admin({ method: 'DELETE', url: '/email-templates/Welcome_1' }), 404, 'TEMPLATE_NOT_FOUND')
     assertError(t, await ctx.admin({ method: 'GET', url: '/email-templates/Welcome_1' }), 404, 'TEMPLATE_NOT_FOUND')
@@ -207,6 +213,7 @@ eachDialect(t, async (t, dialect) => {
       { ...base, scheduledAt: '2026-11-23' },
       { ...base, scheduledAt: new Date(clock.now() + 367 * 24 * HOUR).toISOString() },
       { ...base, scheduledAt: 1767225600000 },
+      { ...base, scheduledAt: '2026-12-31T23:59:60Z' },
     ]
     for (const payload of cases) assertError(t, await call({ method: 'POST', url: SEND, payload }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'POST', url: SEND, headers: { 'content-type': 'application/json' }, payload: '{"userId":' }), 400, 'INVALID_JSON')
