@@ -25,6 +25,12 @@ import localization from './plugins/localization/index.js'
 import localizationAdmin from './plugins/localization/admin.js'
 import news from './plugins/news/index.js'
 import newsAdmin from './plugins/news/admin.js'
+import crashReporting from './plugins/crash-reporting/index.js'
+import crashReportingAdmin from './plugins/crash-reporting/admin.js'
+import userFeedback from './plugins/user-feedback/index.js'
+import userFeedbackAdmin from './plugins/user-feedback/admin.js'
+import userLogs from './plugins/user-logs/index.js'
+import userLogsAdmin from './plugins/user-logs/admin.js'
 
 export interface BuildOptions {
   config: Config
@@ -84,6 +90,12 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   if (admin) await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
   await app.register(news, { prefix: APP_PREFIX })
   if (admin) await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(crashReporting, { prefix: APP_PREFIX })
+  if (admin) await app.register(crashReportingAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(userFeedback, { prefix: APP_PREFIX })
+  if (admin) await app.register(userFeedbackAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(userLogs, { prefix: APP_PREFIX })
+  if (admin) await app.register(userLogsAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }
