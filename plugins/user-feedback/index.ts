@@ -28,7 +28,7 @@ const userFeedback: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: userScopedWhenNamed,
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body
       await submitFeedback(
         app.db,
@@ -42,7 +42,8 @@ const userFeedback: FastifyPluginAsyncTypebox = async (app) => {
         },
         app.clock.now(),
       )
-      return 'ok' as const
+      // Fastify sends a string payload as it is, unserialized: send the JSON text of the string "ok".
+      return reply.type('application/json; charset=utf-8').send('"ok"' as 'ok')
     },
   )
 }
