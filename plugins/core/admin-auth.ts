@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { AppError } from './errors.js'
 import { isAdminPath } from './paths.js'
-import { secretEquals } from './secrets.js'
+import { secretChecker } from './secrets.js'
 
 /**
  * The admin API (API.md §8) answers only to X-Admin-Key; the app key is never accepted there. When
@@ -11,10 +11,10 @@ export default fp(
   async (app) => {
     const expected = app.config.ADMIN_API_KEY
     if (!expected) return
+    const isAdminKey = secretChecker(expected)
     app.addHook('onRequest', async (request) => {
       if (request.method === 'OPTIONS' || !isAdminPath(request.url)) return
-      const presented = request.headers['x-admin-key']
-      if (!secretEquals(Array.isArray(presented) ? presented[0] : presented, expected)) {
+      if (!isAdminKey(request.headers['x-admin-key'])) {
         throw new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-Admin-Key header')
       }
     })

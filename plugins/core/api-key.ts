@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { AppError } from './errors.js'
 import { isAdminPath, isApiPath } from './paths.js'
-import { secretEquals } from './secrets.js'
+import { secretChecker } from './secrets.js'
 
 /**
  * Every app request carries X-API-Key (API.md §1). Checked in onRequest, before routing, so an
@@ -9,12 +9,11 @@ import { secretEquals } from './secrets.js'
  */
 export default fp(
   async (app) => {
-    const expected = app.config.API_KEY
+    const isApiKey = secretChecker(app.config.API_KEY)
     app.addHook('onRequest', async (request) => {
       if (request.method === 'OPTIONS' || !isApiPath(request.url) || isAdminPath(request.url)) return
       if (request.routeOptions.config.public) return
-      const presented = request.headers['x-api-key']
-      if (!secretEquals(Array.isArray(presented) ? presented[0] : presented, expected)) {
+      if (!isApiKey(request.headers['x-api-key'])) {
         throw new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-API-Key header')
       }
     })

@@ -1,11 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
-/** Compares a presented secret with the expected one in constant time (digests have equal length). */
-export function secretEquals(presented: string | undefined, expected: string): boolean {
-  if (typeof presented !== 'string') return false
-  const a = createHash('sha256').update(presented).digest()
-  const b = createHash('sha256').update(expected).digest()
-  return timingSafeEqual(a, b)
+/**
+ * A checker for one configured secret: compares presented values in constant time (both sides are
+ * hashed to equal length first). The expected digest is computed once, not on every request.
+ */
+export function secretChecker(expected: string): (presented: string | string[] | undefined) => boolean {
+  const want = createHash('sha256').update(expected).digest()
+  return (presented) => {
+    const value = Array.isArray(presented) ? presented[0] : presented
+    if (typeof value !== 'string') return false
+    return timingSafeEqual(createHash('sha256').update(value).digest(), want)
+  }
 }
 
 /** Tokens are stored only as this digest: they are random, so a plain SHA-256 suffices. */
