@@ -13,6 +13,14 @@ import * as m0030 from './0030_create_content_versions.js'
 import * as m0031 from './0031_create_remote_configs.js'
 import * as m0032 from './0032_create_localizations.js'
 import * as m0033 from './0033_create_news.js'
+import * as m0070 from './0070_create_validated_rules.js'
+import * as m0071 from './0071_create_validated_values.js'
+import * as m0072 from './0072_create_validated_runs.js'
+import * as m0073 from './0073_create_validated_evidence.js'
+import * as m0074 from './0074_create_validated_submissions.js'
+import * as m0075 from './0075_create_validated_players.js'
+import * as m0076 from './0076_create_validated_balances.js'
+import * as m0077 from './0077_create_validated_adjustments.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -33,4 +41,12 @@ export const migrations: Record<string, Migration> = {
   '0031_create_remote_configs': m0031,
   '0032_create_localizations': m0032,
   '0033_create_news': m0033,
+  '0070_create_validated_rules': m0070,
+  '0071_create_validated_values': m0071,
+  '0072_create_validated_runs': m0072,
+  '0073_create_validated_evidence': m0073,
+  '0074_create_validated_submissions': m0074,
+  '0075_create_validated_players': m0075,
+  '0076_create_validated_balances': m0076,
+  '0077_create_validated_adjustments': m0077,
 }
