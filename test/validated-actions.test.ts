@@ -129,6 +129,7 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await startRun(ctx, user, 'weekly'), 403, 'PLAYER_BANNED')
     t.equal((await startRun(ctx, user)).statusCode, 200, 'unbound runs are not the board ban’s business')
     t.equal((await admin({ method: 'DELETE', url: `/leaderboards/weekly/bans/${user.userId}` })).statusCode, 200)
+    clock.advance(SECOND)
     const retry = await submitRun(ctx, user, started.ticket, 900)
     t.equal(retry.statusCode, 200)
     t.same((await runDetail(ctx, started.runId)).submissions.map((s: any) => s.code), ['PLAYER_BANNED', 'ACCEPTED'])
