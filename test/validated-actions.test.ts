@@ -271,6 +271,18 @@ eachDialect(t, async (t, dialect) => {
     t.equal(results.filter((r) => r.statusCode === 429 && r.json().code === 'RUN_CAPACITY_REACHED').length, 5)
   })
 
+  t.test('the Unity and Unreal forms: empty strings, null context and an empty earned list count as absent', async (t) => {
+    const user = await createUser(ctx)
+    const started = await call({ method: 'POST', url: RUNS, headers: bearer(user), payload: { userId: user.userId, leaderboardKey: 'weekly', context: null } })
+    t.equal(started.statusCode, 200)
+    const { ticket, runId } = started.json()
+    clock.advance(15 * SECOND)
+    const payload = { userId: user.userId, ticket, inputLogHash: LOG_HASH, score: 42, stage: '', leaderboardKey: '', earned: [] }
+    const res = await call({ method: 'POST', url: SUBMIT, headers: bearer(user), payload })
+    t.equal(res.statusCode, 200)
+    t.match(res.json(), { accepted: true, runId, leaderboardKey: 'weekly', score: 42, durationSeconds: 15, state: null })
+  })
+
   t.test('sessions, bad inputs: clear 4xx, nothing consumed', async (t) => {
     const user = await createUser(ctx)
     const other = await createUser(ctx)
