@@ -22,6 +22,8 @@ import playerProfile from './plugins/player-profile/index.js'
 import playerProfileAdmin from './plugins/player-profile/admin.js'
 import leaderboard from './plugins/leaderboard/index.js'
 import leaderboardAdmin from './plugins/leaderboard/admin.js'
+import validatedActions from './plugins/validated-actions/index.js'
+import validatedActionsAdmin from './plugins/validated-actions/admin.js'
 import cloudSave from './plugins/cloud-save/index.js'
 import remoteConfig from './plugins/remote-config/index.js'
 import remoteConfigAdmin from './plugins/remote-config/admin.js'
@@ -94,6 +96,8 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   if (admin) await app.register(playerProfileAdmin, { prefix: ADMIN_PREFIX })
   await app.register(leaderboard, { prefix: APP_PREFIX })
   if (admin) await app.register(leaderboardAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(validatedActions, { prefix: APP_PREFIX })
+  if (admin) await app.register(validatedActionsAdmin, { prefix: ADMIN_PREFIX })
   await app.register(cloudSave, { prefix: APP_PREFIX })
   await app.register(remoteConfig, { prefix: APP_PREFIX })
   if (admin) await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })

@@ -26,6 +26,14 @@ import * as m0053 from './0053_create_crash_group_users.js'
 import * as m0054 from './0054_create_crash_reports.js'
 import * as m0055 from './0055_create_user_feedback.js'
 import * as m0056 from './0056_create_user_logs.js'
+import * as m0070 from './0070_create_validated_rules.js'
+import * as m0071 from './0071_create_validated_values.js'
+import * as m0072 from './0072_create_validated_runs.js'
+import * as m0073 from './0073_create_validated_evidence.js'
+import * as m0074 from './0074_create_validated_submissions.js'
+import * as m0075 from './0075_create_validated_players.js'
+import * as m0076 from './0076_create_validated_balances.js'
+import * as m0077 from './0077_create_validated_adjustments.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -59,4 +67,12 @@ export const migrations: Record<string, Migration> = {
   '0054_create_crash_reports': m0054,
   '0055_create_user_feedback': m0055,
   '0056_create_user_logs': m0056,
+  '0070_create_validated_rules': m0070,
+  '0071_create_validated_values': m0071,
+  '0072_create_validated_runs': m0072,
+  '0073_create_validated_evidence': m0073,
+  '0074_create_validated_submissions': m0074,
+  '0075_create_validated_players': m0075,
+  '0076_create_validated_balances': m0076,
+  '0077_create_validated_adjustments': m0077,
 }

@@ -51,6 +51,17 @@ export function readPeriod(board: Leaderboard, period: Period, now: number): str
   return period === 'previous' ? previousPeriodKey(board.reset_schedule, now) : periodKey(board.reset_schedule, now)
 }
 
+/** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
+export async function isBannedFromBoard(db: DbOrTrx, boardId: string, userId: string): Promise<boolean> {
+  const ban = await db
+    .selectFrom('leaderboard_bans')
+    .select('user_id')
+    .where('board_id', '=', boardId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return ban !== undefined
+}
+
 // ---- the score write --------------------------------------------------------------------------
 
 export interface SubmitInput {
@@ -92,13 +103,9 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
     if (board.validated_only === 1 && !input.validated) {
       throw new AppError(403, 'VALIDATED_SUBMIT_REQUIRED', 'This leaderboard accepts scores from validated runs only')
     }
-    const ban = await trx
-      .selectFrom('leaderboard_bans')
-      .select('user_id')
-      .where('board_id', '=', board.id)
-      .where('user_id', '=', input.userId)
-      .executeTakeFirst()
-    if (ban) throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+    if (await isBannedFromBoard(trx, board.id, input.userId)) {
+      throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+    }
     if (score < board.min_score || score > board.max_score) {
       throw badRequest(`body/score must be between ${board.min_score} and ${board.max_score}`, '/score')
     }
@@ -361,6 +368,34 @@ export async function removeEntries(
   if (filter.period) remove = remove.where('period', '=', filter.period)
   await remove.execute()
   return rows.length
+}
+
+/**
+ * Takes back a score written by `submitScore` at `at` (a validated run the operator rejected): the
+ * player's entry of that period is removed when its stored score is still the one written then
+ * (same score, reached at that time). An entry a later submit has changed is left alone. Returns
+ * whether an entry was removed. Runs in the caller's transaction when given one.
+ */
+export async function withdrawScore(
+  db: DbOrTrx,
+  input: { boardKey: string; userId: string; score: number; at: number },
+): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const board = await findBoard(trx, input.boardKey)
+    if (!board) return false
+    const period = periodKey(board.reset_schedule, input.at)
+    const entry = await forUpdate(
+      trx,
+      trx
+        .selectFrom('leaderboard_entries')
+        .select(['score', 'reached_at'])
+        .where('board_id', '=', board.id)
+        .where('period', '=', period)
+        .where('user_id', '=', input.userId),
+    ).executeTakeFirst()
+    if (!entry || entry.reached_at !== input.at || entry.score !== input.score) return false
+    return (await removeEntries(trx, { boardId: board.id, period, userId: input.userId })) > 0
+  })
 }
 
 // The users cascade deletes a user's entries but cannot update the count tree: do it first.

@@ -1,0 +1,359 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto'
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, Leaderboard, ValidatedRun } from '../../db/types.js'
+import { affected, flag } from '../../db/dialect.js'
+import { inTransaction } from '../../db/transaction.js'
+import { AppError, badRequest } from '../core/errors.js'
+import { toIso } from '../core/clock.js'
+import { hashToken, randomToken } from '../core/secrets.js'
+import { activeBoard, findBoard, isBannedFromBoard, submitScore } from '../leaderboard/service.js'
+import type { RunContext, StartRunResponse, SubmitResult } from '../../schemas/validated-actions.js'
+import { rulesFor, type EffectiveRules } from './rules.js'
+import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type EarnedEntry } from './values.js'
+
+/**
+ * Validated runs (API.md §5.3): the run start (ticket, seed, start context, per-player limits) and
+ * the submit with its seven-step check order. The ticket is consumed by a conditional UPDATE in the
+ * same transaction as the score write and the balance changes, so its effects happen at most once.
+ */
+type Db = Kysely<Database>
+
+const HOUR = 3600 * 1000
+const DAY = 24 * HOUR
+export const EVIDENCE_WINDOW_MS = DAY
+const SEED_LIMIT = 2 ** 31
+
+/** Standard base64 with padding (what the SDKs send): length a multiple of 4, `=` only at the end. */
+export const isBase64 = (text: string) => text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text)
+
+export const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex')
+
+/** `board_key = ?`, or `board_key is null` for unbound runs. */
+function onBoard<QB extends { where: (...args: any[]) => QB }>(query: QB, boardKey: string | null): QB {
+  return boardKey === null ? query.where('board_key', 'is', null) : query.where('board_key', '=', boardKey)
+}
+
+const CONTEXT_FIELDS = ['gameVersion', 'contentVersion', 'simulationVersion', 'replayFormatVersion', 'contentDigest'] as const
+
+export interface StartInput {
+  userId: string
+  boardKey?: string
+  context?: RunContext | null
+  now: number
+}
+
+/**
+ * Issues a run. The limits are counted in SQL while the player's lock row is held, so two starts of
+ * one player (on any instance) cannot both pass the last free slot.
+ */
+export async function startRun(db: Db, input: StartInput): Promise<StartRunResponse> {
+  const { userId, now } = input
+  let boardKey: string | null = null
+  if (input.boardKey !== undefined) {
+    const board = await activeBoard(db, input.boardKey)
+    if (await isBannedFromBoard(db, board.id, userId)) {
+      throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+    }
+    boardKey = board.board_key
+  }
+  const rules = await rulesFor(db, boardKey)
+
+  const context: Record<string, string> = {}
+  for (const field of CONTEXT_FIELDS) {
+    const value = input.context?.[field]
+    if (typeof value === 'string' && value !== '') context[field] = field === 'contentDigest' ? value.toLowerCase() : value
+  }
+  let initialState: Buffer | null = null
+  const encoded = input.context?.initialState
+  if (typeof encoded === 'string' && encoded !== '') {
+    if (!isBase64(encoded)) {
+      throw new AppError(400, 'INITIAL_STATE_INVALID_ENCODING', 'context.initialState must be standard base64')
+    }
+    initialState = Buffer.from(encoded, 'base64')
+    if (initialState.length > rules.evidenceMaxBytes) {
+      throw new AppError(413, 'INITIAL_STATE_TOO_LARGE', `context.initialState must decode to at most ${rules.evidenceMaxBytes} bytes`)
+    }
+  }
+
+  const ticket = randomToken(32)
+  const run = {
+    id: randomUUID(),
+    user_id: userId,
+    ticket_hash: hashToken(ticket),
+    board_key: boardKey,
+    seed: randomInt(0, SEED_LIMIT),
+    context: Object.keys(context).length ? JSON.stringify(context) : null,
+    initial_state: initialState,
+    issued_at: now,
+    expires_at: now + rules.ticketTtlSeconds * 1000,
+    sus: flag(false),
+    score_withdrawn: flag(false),
+  }
+  await inTransaction(db, async (trx) => {
+    await lockPlayer(trx, userId, now)
+    if (rules.maxRunsPerHour !== null) {
+      const recent = onBoard(trx.selectFrom('validated_runs').select('issued_at').where('user_id', '=', userId), boardKey)
+        .where('issued_at', '>', now - HOUR)
+      const { n } = await recent.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      if (Number(n) >= rules.maxRunsPerHour) {
+        // Starts are allowed again once enough of the window's runs have aged out of it.
+        const freeing = await recent.orderBy('issued_at').offset(Number(n) - rules.maxRunsPerHour).limit(1).executeTakeFirstOrThrow()
+        const retryAfter = Math.max(1, Math.ceil((freeing.issued_at + HOUR - now) / 1000))
+        throw new AppError(
+          429,
+          'RUN_RATE_LIMITED',
+          `At most ${rules.maxRunsPerHour} runs per hour may be started; try again in ${retryAfter} s`,
+          { retryAfterSeconds: retryAfter },
+          { 'retry-after': String(retryAfter) },
+        )
+      }
+    }
+    if (rules.maxOpenRuns !== null) {
+      const { n } = await onBoard(trx.selectFrom('validated_runs').where('user_id', '=', userId), boardKey)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', now)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      if (Number(n) >= rules.maxOpenRuns) {
+        throw new AppError(429, 'RUN_CAPACITY_REACHED', `At most ${rules.maxOpenRuns} unsubmitted runs may be open at once`)
+      }
+    }
+    await trx.insertInto('validated_runs').values(run).execute()
+  })
+  return {
+    runId: run.id,
+    ticket,
+    seed: run.seed,
+    leaderboardKey: boardKey,
+    issuedAt: toIso(now),
+    expiresAt: toIso(run.expires_at),
+    expiresInSeconds: rules.ticketTtlSeconds,
+  }
+}
+
+// ---- submit -----------------------------------------------------------------------------------
+
+export interface SubmitInput {
+  userId: string
+  ticket: string
+  inputLogHash: string
+  score: number
+  stage?: string
+  leaderboardKey?: string
+  earned: EarnedEntry[]
+  now: number
+}
+
+interface Rejection {
+  status: number
+  code: string
+  message: string
+}
+
+async function record(db: Db, runId: string | null, userId: string, code: string, status: number, now: number) {
+  await db.insertInto('validated_submissions').values({ id: randomUUID(), run_id: runId, user_id: userId, code, status, created_at: now }).execute()
+}
+
+const reject = (status: number, code: string, message: string): Rejection => ({ status, code, message })
+
+/** Steps 4–6 of API.md §5.3 (the score is checked for runs bound to a board only: unbound runs send none). */
+async function checkRun(
+  trx: Db,
+  run: ValidatedRun,
+  board: Leaderboard | null,
+  rules: EffectiveRules,
+  input: SubmitInput,
+  durationMs: number,
+): Promise<Rejection | null> {
+  const { score, stage, now } = input
+  if (rules.maxAcceptedRunsPerDay !== null) {
+    const dayStart = now - (now % DAY)
+    const { n } = await onBoard(trx.selectFrom('validated_runs').where('user_id', '=', run.user_id), run.board_key)
+      .where('outcome', '=', 'ACCEPTED')
+      .where('consumed_at', '>=', dayStart)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    if (Number(n) >= rules.maxAcceptedRunsPerDay) {
+      return reject(403, 'SCORE_LIMIT_REACHED', `At most ${rules.maxAcceptedRunsPerDay} runs per day are accepted`)
+    }
+  }
+
+  if (stage === undefined) {
+    if (rules.stageRequired) return reject(422, 'STAGE_REQUIRED', 'These rules require a stage')
+  } else {
+    const stageRule = rules.stages[stage]
+    if (!stageRule && rules.stageRequired) return reject(422, 'STAGE_UNKNOWN', `The stage '${stage}' has no rule`)
+    if (stageRule && board) {
+      if (stageRule.maxScore !== null && score > stageRule.maxScore) {
+        return reject(422, 'STAGE_SCORE_ABOVE_MAX', `The score is above ${stageRule.maxScore}, the maximum of stage '${stage}'`)
+      }
+      if (stageRule.minScore !== null && score < stageRule.minScore) {
+        return reject(422, 'STAGE_SCORE_BELOW_MIN', `The score is below ${stageRule.minScore}, the minimum of stage '${stage}'`)
+      }
+    }
+  }
+
+  if (rules.minDurationSeconds !== null && durationMs < rules.minDurationSeconds * 1000) {
+    return reject(422, 'DURATION_TOO_SHORT', `The run was shorter than ${rules.minDurationSeconds} s`)
+  }
+  if (board) {
+    // The board's own bounds count as rules too: a validated run is never refused as a 400 after its ticket is spent.
+    const max = Math.min(rules.maxScore ?? board.max_score, board.max_score)
+    const min = Math.max(rules.minScore ?? board.min_score, board.min_score)
+    if (score > max) return reject(422, 'SCORE_ABOVE_MAX', `The score is above the maximum of ${max}`)
+    if (score < min) return reject(422, 'SCORE_BELOW_MIN', `The score is below the minimum of ${min}`)
+    if (rules.maxScorePerSecond !== null && score * 1000 > rules.maxScorePerSecond * durationMs) {
+      return reject(422, 'SCORE_RATE_TOO_HIGH', `The score rose faster than ${rules.maxScorePerSecond} per second`)
+    }
+  }
+  return null
+}
+
+function susReasons(board: Leaderboard | null, rules: EffectiveRules, score: number, durationMs: number): string[] {
+  if (!board) return []
+  const reasons: string[] = []
+  if (rules.susScore !== null && score > rules.susScore) reasons.push('susScore')
+  if (rules.susScorePerSecond !== null && score * 1000 > rules.susScorePerSecond * durationMs) reasons.push('susScorePerSecond')
+  return reasons
+}
+
+type Outcome = { rejection: Rejection } | { result: SubmitResult }
+
+/**
+ * The submit (API.md §5.3). Kept codes (TICKET_INVALID, TICKET_FOREIGN, LEADERBOARD_MISMATCH,
+ * PLAYER_BANNED, and a board gone since the start) leave the ticket as it was; every later outcome
+ * consumes it: a rejection commits the consumption and its record, then answers the error.
+ */
+export async function submitRun(db: Db, input: SubmitInput): Promise<SubmitResult> {
+  const { userId, now } = input
+  const zero = input.earned.findIndex((e) => e.amount === 0)
+  if (zero >= 0) throw badRequest(`body/earned/${zero}/amount must not be 0`, `/earned/${zero}/amount`)
+
+  const run = await db.selectFrom('validated_runs').selectAll().where('ticket_hash', '=', hashToken(input.ticket)).executeTakeFirst()
+  if (!run) {
+    await record(db, null, userId, 'TICKET_INVALID', 422, now)
+    throw new AppError(422, 'TICKET_INVALID', 'The run ticket is not valid')
+  }
+  const fail = async ({ status, code, message }: Rejection, extra: Record<string, unknown> = {}) => {
+    await record(db, run.id, userId, code, status, now)
+    return new AppError(status, code, message, { ...extra, runId: run.id })
+  }
+  if (run.user_id !== userId) throw await fail(reject(422, 'TICKET_FOREIGN', 'The run ticket belongs to another player'))
+  if (run.consumed_at !== null) throw await fail(reject(422, 'TICKET_CONSUMED', 'The run ticket was already used'))
+  if (now >= run.expires_at) {
+    const consumed = await db
+      .updateTable('validated_runs')
+      .set({ consumed_at: now, outcome: 'REJECTED', reason: 'TICKET_EXPIRED' })
+      .where('id', '=', run.id)
+      .where('consumed_at', 'is', null)
+      .executeTakeFirst()
+    throw await fail(
+      affected(consumed) === 1
+        ? reject(422, 'TICKET_EXPIRED', 'The run ticket has expired')
+        : reject(422, 'TICKET_CONSUMED', 'The run ticket was already used'),
+    )
+  }
+  if (input.leaderboardKey !== undefined && input.leaderboardKey !== run.board_key) {
+    throw await fail(
+      reject(422, 'LEADERBOARD_MISMATCH', run.board_key === null ? 'The run was started without a leaderboard' : 'The run was started for another leaderboard'),
+    )
+  }
+  if (run.board_key !== null) {
+    const board = await findBoard(db, run.board_key)
+    if (!board || board.is_active !== 1) throw await fail(reject(404, 'LEADERBOARD_NOT_FOUND', `Leaderboard '${run.board_key}' not found`))
+    if (await isBannedFromBoard(db, board.id, userId)) {
+      throw await fail(reject(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard'))
+    }
+  }
+
+  let outcome: Outcome
+  try {
+    outcome = await inTransaction(db, (trx) => consumeAndApply(trx, run, input))
+  } catch (error) {
+    // Rolled back (a ban or a board change raced the checks above): the ticket is still unused.
+    if (error instanceof AppError) throw await fail(reject(error.statusCode, error.code, error.message), error.extra)
+    throw error
+  }
+  if ('rejection' in outcome) {
+    const { status, code, message } = outcome.rejection
+    throw new AppError(status, code, message, { runId: run.id })
+  }
+  return outcome.result
+}
+
+async function consumeAndApply(trx: Transaction<Database>, run: ValidatedRun, input: SubmitInput): Promise<Outcome> {
+  const { userId, now, score } = input
+  await lockPlayer(trx, userId, now)
+  const durationMs = now - run.issued_at
+  const consumed = await trx
+    .updateTable('validated_runs')
+    .set({ consumed_at: now, score, stage: input.stage ?? null, input_log_hash: input.inputLogHash.toLowerCase(), duration_ms: durationMs })
+    .where('id', '=', run.id)
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst()
+  if (affected(consumed) !== 1) {
+    const rejection = reject(422, 'TICKET_CONSUMED', 'The run ticket was already used')
+    await record(trx, run.id, userId, rejection.code, rejection.status, now)
+    return { rejection }
+  }
+  const board = run.board_key === null ? null : await activeBoard(trx, run.board_key)
+  const rules = await rulesFor(trx, run.board_key)
+  const refuse = async (rejection: Rejection): Promise<Outcome> => {
+    await trx.updateTable('validated_runs').set({ outcome: 'REJECTED', reason: rejection.code }).where('id', '=', run.id).execute()
+    await record(trx, run.id, userId, rejection.code, rejection.status, now)
+    return { rejection }
+  }
+
+  const ruleRejection = await checkRun(trx, run, board, rules, input, durationMs)
+  if (ruleRejection) return refuse(ruleRejection)
+  const earnedRejection = await checkEarned(trx, input.earned)
+  if (earnedRejection) return refuse({ status: 422, ...earnedRejection })
+
+  let touched: Map<string, Credit> | null = null
+  if (input.earned.length > 0) {
+    // A spend the balance does not cover undoes this step's earlier changes, not the consumption.
+    await sql`savepoint run_values`.execute(trx)
+    const applied = await applyEarned(trx, userId, input.earned, now)
+    if ('code' in applied) {
+      await sql`rollback to savepoint run_values`.execute(trx)
+      return refuse({ status: 422, ...applied })
+    }
+    touched = applied.touched
+  }
+
+  const written = board ? await submitScore(trx, { boardKey: board.board_key, userId, score, validated: true, now }) : null
+  const reasons = susReasons(board, rules, score, durationMs)
+  const topN = written !== null && rules.evidenceTopN !== null && written.position <= rules.evidenceTopN
+  const evidence = topN || reasons.length > 0 ? { uploadBefore: now + EVIDENCE_WINDOW_MS, maxBytes: rules.evidenceMaxBytes } : null
+  await trx
+    .updateTable('validated_runs')
+    .set({
+      outcome: 'ACCEPTED',
+      earned: touched ? JSON.stringify([...touched].map(([key, c]) => ({ key, ...c }))) : null,
+      stored_score: written?.score ?? null,
+      board_rank: written?.position ?? null,
+      sus: flag(reasons.length > 0),
+      sus_reasons: reasons.length ? JSON.stringify(reasons) : null,
+      evidence_status: evidence ? 'REQUESTED' : null,
+      evidence_upload_before: evidence?.uploadBefore ?? null,
+      evidence_max_bytes: evidence?.maxBytes ?? null,
+    })
+    .where('id', '=', run.id)
+    .execute()
+  await record(trx, run.id, userId, 'ACCEPTED', 200, now)
+  return {
+    result: {
+      accepted: true,
+      runId: run.id,
+      leaderboardKey: run.board_key,
+      score: written ? score : null,
+      bestScore: written?.score ?? null,
+      isNewHighScore: written?.improved ?? false,
+      rank: written?.position ?? null,
+      durationSeconds: Math.floor(durationMs / 1000),
+      state: touched ? await playerState(trx, userId, now, touched) : null,
+      evidence: evidence ? { required: true, runId: run.id, uploadBefore: toIso(evidence.uploadBefore), maxBytes: evidence.maxBytes } : null,
+      sus: reasons.length > 0,
+    },
+  }
+}
