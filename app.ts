@@ -29,6 +29,8 @@ import localization from './plugins/localization/index.js'
 import localizationAdmin from './plugins/localization/admin.js'
 import news from './plugins/news/index.js'
 import newsAdmin from './plugins/news/admin.js'
+import giftCodes from './plugins/gift-codes/index.js'
+import giftCodesAdmin from './plugins/gift-codes/admin.js'
 
 export interface BuildOptions {
   config: Config
@@ -92,6 +94,8 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   if (admin) await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
   await app.register(news, { prefix: APP_PREFIX })
   if (admin) await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(giftCodes, { prefix: APP_PREFIX })
+  if (admin) await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }

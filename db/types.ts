@@ -164,6 +164,32 @@ export interface NewsTable {
   updated_at: number
 }
 
+export interface GiftCodesTable {
+  id: string
+  /** Upper-case, [A-Z0-9-]{4,32}: players' input is trimmed and upper-cased before any lookup. */
+  code: string
+  gift_data: string
+  /** JSON array of cosmetic ids unlocked on redemption. */
+  grants: string
+  max_redemptions: number
+  /** Successful redemptions ever made; never lowered (not even when a redeeming user is deleted). */
+  redemption_count: number
+  starts_at: number | null
+  expires_at: number | null
+  revoked: Flag
+  revoked_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface GiftCodeRedemptionsTable {
+  gift_code_id: string
+  user_id: string
+  /** JSON array of the cosmetic ids this redemption newly unlocked. */
+  granted_unlocks: string
+  redeemed_at: number
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -179,6 +205,8 @@ export interface Database {
   remote_configs: RemoteConfigsTable
   localizations: LocalizationsTable
   news: NewsTable
+  gift_codes: GiftCodesTable
+  gift_code_redemptions: GiftCodeRedemptionsTable
 }
 
 export type User = Selectable<UsersTable>
@@ -195,6 +223,7 @@ export type CloudSave = Selectable<CloudSavesTable>
 export type RemoteConfig = Selectable<RemoteConfigsTable>
 export type Localization = Selectable<LocalizationsTable>
 export type News = Selectable<NewsTable>
+export type GiftCode = Selectable<GiftCodesTable>
 
 // Generated<> is re-exported for later tables with auto-increment or defaulted columns.
 export type { Generated }

@@ -13,6 +13,8 @@ import * as m0030 from './0030_create_content_versions.js'
 import * as m0031 from './0031_create_remote_configs.js'
 import * as m0032 from './0032_create_localizations.js'
 import * as m0033 from './0033_create_news.js'
+import * as m0060 from './0060_create_gift_codes.js'
+import * as m0061 from './0061_create_gift_code_redemptions.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -33,4 +35,6 @@ export const migrations: Record<string, Migration> = {
   '0031_create_remote_configs': m0031,
   '0032_create_localizations': m0032,
   '0033_create_news': m0033,
+  '0060_create_gift_codes': m0060,
+  '0061_create_gift_code_redemptions': m0061,
 }
