@@ -29,6 +29,9 @@ import localization from './plugins/localization/index.js'
 import localizationAdmin from './plugins/localization/admin.js'
 import news from './plugins/news/index.js'
 import newsAdmin from './plugins/news/admin.js'
+import emailSending from './plugins/email-sending/index.js'
+import emailSendingAdmin from './plugins/email-sending/admin.js'
+import emailWorker from './plugins/email-sending/worker.js'
 import giftCodes from './plugins/gift-codes/index.js'
 import giftCodesAdmin from './plugins/gift-codes/admin.js'
 
@@ -94,6 +97,9 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   if (admin) await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
   await app.register(news, { prefix: APP_PREFIX })
   if (admin) await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(emailSending, { prefix: APP_PREFIX })
+  if (admin) await app.register(emailSendingAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(emailWorker)
   await app.register(giftCodes, { prefix: APP_PREFIX })
   if (admin) await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomInt } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -44,11 +44,19 @@ interface Server {
 }
 
 /** Starts a node script and resolves once it listens; samples its resident memory every 100 ms. */
-async function startProcess(script: string, args: string[], env: Record<string, string>, port: number): Promise<Server> {
+async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  logFile: string,
+): Promise<Server> {
+  // The server's log goes to a file: an unread pipe would fill up and stall the server mid-run.
+  const log = openSync(logFile, 'a')
   const child = spawn(process.execPath, [script, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', log, log],
   })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 300; i++) {
@@ -148,9 +156,15 @@ interface Scenario {
   verify?: (server: Server) => Promise<string>
 }
 
-const headers = { 'x-api-key': API_KEY, 'content-type': 'application/json' }
-const get = (path: string): Req => ({ method: 'GET', path, headers })
-const post = (path: string, body: unknown): Req => ({ method: 'POST', path, body: JSON.stringify(body), headers })
+// A fresh headers object per request: autocannon writes content-length into the one it is given,
+// and a shared object would then send a POST's length on the next GET.
+const get = (path: string): Req => ({ method: 'GET', path, headers: { 'x-api-key': API_KEY } })
+const post = (path: string, body: unknown): Req => ({
+  method: 'POST',
+  path,
+  body: JSON.stringify(body),
+  headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+})
 
 function scenarios(seeded: Seeded): Scenario[] {
   const pick = () => seeded.users[randomInt(0, seeded.users.length)]!
@@ -193,13 +207,18 @@ function scenarios(seeded: Seeded): Scenario[] {
     }
     return `${best.size} users checked, ${lost} lost best scores`
   }
+  // Requests still in flight when a run ends are written but never acknowledged: the stored version
+  // may be ahead of the last one seen. A save is lost when the store is behind what was acknowledged,
+  // or at the same version with other data.
   const verifySaves = async (server: Server) => {
     let lost = 0
+    let ahead = 0
     for (const [userId, { version, nonce }] of saves) {
       const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId })
-      if (res.version !== version || !String(res.saveData).includes(nonce)) lost++
+      if (res.version < version || (res.version === version && !String(res.saveData).includes(nonce))) lost++
+      else if (res.version > version) ahead++
     }
-    return `${saves.size} saves checked, ${lost} lost`
+    return `${saves.size} saves checked, ${lost} lost (${ahead} overtaken by unacknowledged in-flight saves)`
   }
 
   const mixedTable: Array<[number, (ctx: Ctx) => Req, Scenario['onResponse']]> = [
@@ -251,7 +270,11 @@ interface Result {
   check?: string
 }
 
-async function load(url: string, scenario: Scenario): Promise<autocannon.Result> {
+/** Non-2xx answers of the current scenario, by status and body start: printed when there are any. */
+const failures = new Map<string, number>()
+
+async function hammer(url: string, scenario: Scenario): Promise<autocannon.Result> {
+  failures.clear()
   return autocannon({
     url,
     connections,
@@ -259,7 +282,10 @@ async function load(url: string, scenario: Scenario): Promise<autocannon.Result>
     requests: [
       {
         setupRequest: (_req: unknown, context: Ctx) => scenario.next(context) as never,
-        onResponse: (status: number, body: string, context: Ctx) => scenario.onResponse?.(status, body, context),
+        onResponse: (status: number, body: string, context: Ctx) => {
+          if (status >= 300) failures.set(`${status} ${body.slice(0, 120)}`, (failures.get(`${status} ${body.slice(0, 120)}`) ?? 0) + 1)
+          scenario.onResponse?.(status, body, context)
+        },
       } as never,
     ],
   })
@@ -284,14 +310,15 @@ async function main() {
   const dbEnv = args.db === 'mysql' ? await freshMysqlDatabase(args['mysql-url']!) : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
   const port = 18000 + randomInt(0, 1000)
   const env = { ...dbEnv, API_KEY, ADMIN_API_KEY: ADMIN_KEY, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn' }
-  const server = await startProcess(join(root, 'dist/server.js'), [], env, port)
+  const serverLog = join(dir, 'server.log')
+  const server = await startProcess(join(root, 'dist/server.js'), [], env, port, serverLog)
   try {
     if (args.scale) {
       await runScale({ url: server.url, apiKey: API_KEY, dbEnv, entries: Number(args.scale), resultsDir: join(root, 'bench/results') })
       return
     }
     const ceilingPort = port + 1000
-    const ceiling = await startProcess(join(root, 'dist/bench/ceiling.js'), [String(ceilingPort), API_KEY], {}, ceilingPort)
+    const ceiling = await startProcess(join(root, 'dist/bench/ceiling.js'), [String(ceilingPort), API_KEY], {}, ceilingPort, join(dir, 'ceiling.log'))
     process.stdout.write(`seeding ${userCount} users…\n`)
     const seeded = await seed(server)
     const ceilingRun = await autocannon({ url: `${ceiling.url}/ceiling`, connections, duration, headers: { 'x-api-key': API_KEY } })
@@ -304,7 +331,7 @@ async function main() {
     for (const scenario of scenarios(seeded)) {
       if (selected && !selected.includes(scenario.name)) continue
       server.resetPeak()
-      const run = await load(server.url, scenario)
+      const run = await hammer(server.url, scenario)
       const result: Result = {
         scenario: scenario.name,
         rps: run.requests.average,
@@ -316,7 +343,12 @@ async function main() {
         peakRssMb: server.peakRss() / 2 ** 20,
       }
       if (scenario.verify) result.check = await scenario.verify(server)
-      if (result.non2xx || result.errors) process.stderr.write(`!!! ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors\n`)
+      if (result.non2xx || result.errors) {
+        process.stderr.write(`!!! ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors\n`)
+        for (const [what, count] of failures) process.stderr.write(`    ${count} × ${what}\n`)
+        process.stderr.write('server log tail:\n')
+        process.stderr.write(`${readFileSync(serverLog, 'utf8').split('\n').slice(-5).join('\n').slice(0, 2000)}\n`)
+      }
       results.push(result)
       process.stdout.write(`${scenario.name}: ${result.rps.toFixed(0)} rps, p99 ${result.p99} ms\n`)
     }

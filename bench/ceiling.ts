@@ -6,10 +6,11 @@ import Fastify from 'fastify'
  */
 const port = Number(process.argv[2] ?? 0)
 const key = process.argv[3] ?? 'bench-api-key-0123456789'
+const StatusSchema = { type: 'object', properties: { status: { type: 'string' } } } as const
 const app = Fastify({ logger: false })
 app.get(
   '/ceiling',
-  { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } },
+  { schema: { response: { 200: StatusSchema, 401: StatusSchema } } },
   async (request, reply) => {
     if (request.headers['x-api-key'] !== key) return reply.code(401).send({ status: 'unauthorized' })
     return { status: 'ok' }

@@ -21,6 +21,12 @@ export interface UsersTable {
   ban_reason: string | null
   created_at: number
   updated_at: number
+  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/authentication/passwords.ts). */
+  password_hash: string | null
+  /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
+  email_key: string | null
+  /** E-mail sign-in refused (429) until then, after too many failures. */
+  login_locked_until: number | null
 }
 
 export interface SessionsTable {
@@ -164,6 +170,67 @@ export interface NewsTable {
   updated_at: number
 }
 
+export type AccountTokenPurpose = 'verify' | 'reset'
+
+/** Single-use tokens of e-mail accounts (authentication feature). */
+export interface AccountTokensTable {
+  id: string
+  user_id: string
+  purpose: AccountTokenPurpose
+  token_hash: string
+  expires_at: number
+  used_at: number | null
+  created_at: number
+}
+
+/** One row per failed e-mail sign-in (authentication feature). */
+export interface LoginFailuresTable {
+  id: string
+  user_id: string
+  failed_at: number
+}
+
+/** E-mail templates (email-sending feature); `variables` and `translations` are JSON text. */
+export interface EmailTemplatesTable {
+  slug: string
+  default_language: string
+  client_callable: Flag
+  is_system: Flag
+  /** `{ name: default | null }` */
+  variables: string
+  /** `{ language: { subject, html, text? } }` */
+  translations: string
+  created_at: number
+  updated_at: number
+}
+
+export type EmailStatus = 'pending' | 'processing' | 'sent' | 'failed' | 'cancelled'
+
+/** The e-mail queue (email-sending feature). */
+export interface EmailsTable {
+  id: string
+  user_id: string
+  template_slug: string
+  language: string
+  recipient: string
+  subject: string
+  /** Null once an account e-mail (it carries a token) is done with. */
+  html: string | null
+  text_body: string | null
+  /** Account e-mails of §3 (verification, reset): not counted in the per-user quota. */
+  is_account: Flag
+  status: EmailStatus
+  scheduled_at: number
+  next_attempt_at: number
+  attempts: number
+  claim_token: string | null
+  claimed_at: number | null
+  processed_at: number | null
+  error_reason: string | null
+  created_at: number
+  updated_at: number
+}
+
 export interface GiftCodesTable {
   id: string
   /** Upper-case, [A-Z0-9-]{4,32}: players' input is trimmed and upper-cased before any lookup. */
@@ -205,6 +272,10 @@ export interface Database {
   remote_configs: RemoteConfigsTable
   localizations: LocalizationsTable
   news: NewsTable
+  account_tokens: AccountTokensTable
+  login_failures: LoginFailuresTable
+  email_templates: EmailTemplatesTable
+  emails: EmailsTable
   gift_codes: GiftCodesTable
   gift_code_redemptions: GiftCodeRedemptionsTable
 }
@@ -224,6 +295,9 @@ export type RemoteConfig = Selectable<RemoteConfigsTable>
 export type Localization = Selectable<LocalizationsTable>
 export type News = Selectable<NewsTable>
 export type GiftCode = Selectable<GiftCodesTable>
+export type EmailTemplateRow = Selectable<EmailTemplatesTable>
+export type EmailRow = Selectable<EmailsTable>
+export type NewEmail = Insertable<EmailsTable>
 
 // Generated<> is re-exported for later tables with auto-increment or defaulted columns.
 export type { Generated }

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { NameSchema, Nullable, OptionalString, StringEnum, TimestampSchema } from './common.js'
 
 const AuthTypeSchema = StringEnum(['ANONYMOUS', 'EMAIL', 'GOOGLE', 'APPLE'], {
-  description: 'ANONYMOUS (default); EMAIL, GOOGLE and APPLE are not enabled on this server',
+  description: 'ANONYMOUS (default) or EMAIL; GOOGLE and APPLE are not enabled on this server',
 })
 
 export const SignupBodySchema = Type.Object({
@@ -13,8 +13,8 @@ export const SignupBodySchema = Type.Object({
     pattern: '^[A-Za-z0-9_-]{8,64}$',
     description: 'Client-chosen token (8–64 of [A-Za-z0-9_-]); issued by the server when absent',
   }),
-  email: OptionalString({ maxLength: 254 }),
-  password: OptionalString({ maxLength: 128 }),
+  email: OptionalString({ maxLength: 254, format: 'email', description: 'type EMAIL: the address (unique case-insensitively)' }),
+  password: OptionalString({ minLength: 8, maxLength: 128, description: 'type EMAIL: 8–128 characters' }),
   includeRefreshToken: Nullable(Type.Boolean()),
 })
 export type SignupBody = Static<typeof SignupBodySchema>
@@ -53,3 +53,15 @@ export const AuthResponseSchema = Type.Object({
   createdAt: TimestampSchema,
 })
 export type AuthResponse = Static<typeof AuthResponseSchema>
+
+const TokenSchema = Type.String({ minLength: 1, maxLength: 256 })
+
+export const VerifyEmailBodySchema = Type.Object({ token: TokenSchema })
+export const ForgotPasswordBodySchema = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }) })
+export const ResetPasswordBodySchema = Type.Object({
+  token: TokenSchema,
+  newPassword: Type.String({ minLength: 8, maxLength: 128 }),
+})
+
+/** E-mail account maintenance answers (compat). */
+export const MessageResponseSchema = Type.Object({ success: Type.Boolean(), message: Type.String() })

@@ -13,6 +13,12 @@ import * as m0030 from './0030_create_content_versions.js'
 import * as m0031 from './0031_create_remote_configs.js'
 import * as m0032 from './0032_create_localizations.js'
 import * as m0033 from './0033_create_news.js'
+import * as m0040 from './0040_add_user_credentials.js'
+import * as m0041 from './0041_create_account_tokens.js'
+import * as m0042 from './0042_create_login_failures.js'
+import * as m0043 from './0043_create_email_templates.js'
+import * as m0044 from './0044_seed_system_email_templates.js'
+import * as m0045 from './0045_create_emails.js'
 import * as m0060 from './0060_create_gift_codes.js'
 import * as m0061 from './0061_create_gift_code_redemptions.js'
 
@@ -35,6 +41,12 @@ export const migrations: Record<string, Migration> = {
   '0031_create_remote_configs': m0031,
   '0032_create_localizations': m0032,
   '0033_create_news': m0033,
+  '0040_add_user_credentials': m0040,
+  '0041_create_account_tokens': m0041,
+  '0042_create_login_failures': m0042,
+  '0043_create_email_templates': m0043,
+  '0044_seed_system_email_templates': m0044,
+  '0045_create_emails': m0045,
   '0060_create_gift_codes': m0060,
   '0061_create_gift_code_redemptions': m0061,
 }

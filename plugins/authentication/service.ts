@@ -9,17 +9,20 @@ import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifeti
 import { assertNotBanned, createUser, findUser, findUserByAnonymousTokenHash, generatedName, normalizeName } from '../users/service.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
+import { signinWithEmail, signupWithEmail } from './email-accounts.js'
 
 export interface AuthDeps {
   db: Db
   now: () => number
   lifetimes: SessionLifetimes
+  /** E-mail accounts: whether SMTP is configured (account mails are queued), and the base of their links. */
+  email: { enabled: boolean; publicUrl: string }
 }
 
 /** 24 random bytes in base64url: exactly 32 characters, the most the SDKs keep in their cache. */
 const issueAnonymousToken = () => randomToken(24)
 
-function authResponse(user: User, session: IssuedSession, anonymousToken: string | null): AuthResponse {
+export function authResponse(user: User, session: IssuedSession, anonymousToken: string | null): AuthResponse {
   return {
     userId: user.id,
     username: user.username,
@@ -45,14 +48,12 @@ function refuseProvider(type: string | null | undefined): void {
   if (type === 'GOOGLE' || type === 'APPLE') {
     throw new AppError(400, 'VALIDATION_ERROR', `Sign-in with ${type} is not enabled on this server`)
   }
-  if (type === 'EMAIL') {
-    throw new AppError(400, 'VALIDATION_ERROR', 'E-mail accounts are not enabled on this server')
-  }
 }
 
-/** Anonymous sign-up: a new user and their first session, in one transaction. */
+/** Sign-up: anonymous (the default) or with e-mail; a new user and their first session, in one transaction. */
 export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResponse> {
   refuseProvider(body.type)
+  if (body.type === 'EMAIL') return signupWithEmail(deps, body)
   const rawName = present(body.username) ?? present(body.displayName)
   const username = rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
   const anonymousToken = present(body.anonymousToken) ?? issueAnonymousToken()
@@ -73,11 +74,12 @@ export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResp
 const unknownAnonymousToken = () =>
   new AppError(404, 'USER_NOT_FOUND', 'No user has this anonymous token', { authStatus: 'USER_NOT_FOUND' })
 
-/** Sign-in with an anonymous token, or the renewal of a session with a refresh token. */
+/** Sign-in with an anonymous token or e-mail and password, or the renewal of a session with a refresh token. */
 export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {
   const refreshToken = present(body.refreshToken)
   if (refreshToken) return renew(deps, refreshToken)
   refuseProvider(body.type)
+  if (body.type === 'EMAIL') return signinWithEmail(deps, body)
   const anonymousToken = present(body.anonymousToken)
   if (!anonymousToken) {
     throw new AppError(400, 'VALIDATION_ERROR', 'body/anonymousToken is required', {

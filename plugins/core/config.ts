@@ -52,6 +52,12 @@ export const ConfigSchema = Type.Object({
   EMAIL_FROM: Type.String({ default: 'Outpost <no-reply@localhost>' }),
   EMAIL_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
   EMAIL_MAX_PER_USER_PER_HOUR: Type.Integer({ minimum: 0, default: 10 }),
+  EMAIL_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 5000,
+    description: 'How often the e-mail worker looks for due e-mails',
+  }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', description: 'Base URL for links in account e-mails' }),
   CORS_ORIGINS: Type.String({ default: '*', description: '"*" or a comma list of allowed origins' }),
   LOG_LEVEL: Type.Union(

@@ -43,6 +43,9 @@ export async function createUser(
     banned_at: null,
     ban_reason: null,
     updated_at: user.created_at,
+    password_hash: null,
+    email_key: null,
+    login_locked_until: null,
   }
   try {
     await db.insertInto('users').values(row).execute()
@@ -52,6 +55,75 @@ export async function createUser(
     throw error
   }
   return row
+}
+
+/** The unique key of an e-mail address: e-mails are unique case-insensitively (API.md §3). */
+export const emailKey = (email: string) => email.trim().toLowerCase()
+
+/** An e-mail account (API.md §3): the unique key on `email_key` settles two sign-ups for one address. */
+export async function createEmailUser(
+  db: Db,
+  user: { id: string; username: string; email: string; passwordHash: string; createdAt: number },
+): Promise<User> {
+  const email = user.email.trim()
+  const row: User = {
+    id: user.id,
+    username: user.username,
+    email,
+    is_anonymous: 0,
+    is_verified: 0,
+    anonymous_token_hash: null,
+    banned_at: null,
+    ban_reason: null,
+    created_at: user.createdAt,
+    updated_at: user.createdAt,
+    password_hash: user.passwordHash,
+    email_key: emailKey(email),
+    login_locked_until: null,
+  }
+  try {
+    await db.insertInto('users').values(row).execute()
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError(409, 'USER_ALREADY_EXISTS', 'An account with this e-mail already exists')
+    throw error
+  }
+  return row
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst()
+}
+
+export async function setPasswordHash(db: Db, userId: string, passwordHash: string, now: number) {
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, login_locked_until: null, updated_at: now })
+    .where('id', '=', userId)
+    .execute()
+}
+
+export async function markVerified(db: Db, userId: string, now: number) {
+  await db.updateTable('users').set({ is_verified: 1, updated_at: now }).where('id', '=', userId).execute()
+}
+
+/** Refuses e-mail sign-in until `until`; an earlier lock end never shortens a later one. */
+export async function lockLogin(db: Db, userId: string, until: number) {
+  await db
+    .updateTable('users')
+    .set({ login_locked_until: until })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('login_locked_until', 'is', null), eb('login_locked_until', '<', until)]))
+    .execute()
+}
+
+/**
+ * Locks the user's row for the rest of the caller's transaction: a per-user serialisation point
+ * for checks that count rows (the e-mail quota) and must hold across instances. A no-op UPDATE
+ * does it on both engines: InnoDB takes the row's write lock, SQLite its database write lock (a
+ * plain SELECT would take neither, and SQLite has no FOR UPDATE).
+ */
+export async function lockUser(trx: Db, userId: string): Promise<void> {
+  await trx.updateTable('users').set((eb) => ({ id: eb.ref('id') })).where('id', '=', userId).execute()
 }
 
 export async function findUser(db: Db, userId: string): Promise<User | undefined> {
@@ -162,10 +234,12 @@ export async function searchUsers(
     } else {
       // '!' as the LIKE escape: a backslash literal means different things to MySQL and SQLite.
       const like = `%${query.replace(/[!%_]/g, (c) => `!${c}`)}%`
+      // email_key is lower-cased and binary-collated on MySQL: match it with the lower-cased query.
       select = select.where((eb) =>
         eb.or([
           eb('username', 'like', sql<string>`${like} escape '!'`),
           eb('email', 'like', sql<string>`${like} escape '!'`),
+          eb('email_key', 'like', sql<string>`${like.toLowerCase()} escape '!'`),
         ]),
       )
     }

@@ -1,0 +1,143 @@
+import { mkdirSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import SQLite from 'better-sqlite3'
+import { createConnection } from 'mysql2/promise'
+import { sql } from 'kysely'
+import { createDb } from '../db/index.js'
+import { loadConfig } from '../plugins/core/config.js'
+import { rebuildCounts } from '../plugins/leaderboard/ranking.js'
+
+/**
+ * `npm run bench -- --scale N`: the default board filled with N entries by bulk insert (not the API),
+ * then sequential requests timed at the top, the middle and the bottom of the board. Scores come in
+ * pairs (score = ⌊i/2⌋), so every position sits in a tie broken by user id, the hard case.
+ */
+export interface ScaleOptions {
+  url: string
+  apiKey: string
+  dbEnv: Record<string, string>
+  entries: number
+  resultsDir: string
+}
+
+const SAMPLES = 200
+const CHUNK = 5000
+
+const userId = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`
+const scoreOf = (i: number) => Math.floor(i / 2)
+
+async function fillSqlite(path: string, boardId: string, n: number, now: number) {
+  const db = new SQLite(path)
+  db.pragma('busy_timeout = 30000')
+  const user = db.prepare(
+    'insert into users (id, username, email, is_anonymous, is_verified, anonymous_token_hash, banned_at, ban_reason, created_at, updated_at) values (?, ?, null, 1, 0, null, null, null, ?, ?)',
+  )
+  const entry = db.prepare(
+    "insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at) values (?, 'all', ?, ?, ?, ?, 0, null, ?)",
+  )
+  const fill = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      user.run(userId(i), `Scale ${i}`, now, now)
+      entry.run(boardId, userId(i), scoreOf(i), -scoreOf(i), now, now)
+    }
+  })
+  for (let from = 0; from < n; from += 100_000) fill(from, Math.min(n, from + 100_000))
+  db.close()
+}
+
+async function fillMysql(env: Record<string, string>, boardId: string, n: number, now: number) {
+  const conn = await createConnection({
+    host: env.DB_HOST, port: Number(env.DB_PORT), user: env.DB_USER, password: env.DB_PASS, database: env.DB_NAME,
+  })
+  for (let from = 0; from < n; from += CHUNK) {
+    const to = Math.min(n, from + CHUNK)
+    const users = []
+    const entries = []
+    for (let i = from; i < to; i++) {
+      users.push([userId(i), `Scale ${i}`, null, 1, 0, null, null, null, now, now])
+      entries.push([boardId, 'all', userId(i), scoreOf(i), -scoreOf(i), now, 0, null, now])
+    }
+    await conn.query(
+      'insert into users (id, username, email, is_anonymous, is_verified, anonymous_token_hash, banned_at, ban_reason, created_at, updated_at) values ?',
+      [users],
+    )
+    await conn.query(
+      'insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at) values ?',
+      [entries],
+    )
+  }
+  await conn.end()
+}
+
+function stats(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+  return { median: Number(at(0.5).toFixed(2)), p99: Number(at(0.99).toFixed(2)) }
+}
+
+async function timed(times: number, request: (i: number) => Promise<Response>) {
+  const samples: number[] = []
+  for (let i = 0; i < times; i++) {
+    const start = performance.now()
+    const res = await request(i)
+    await res.arrayBuffer()
+    if (!res.ok) throw new Error(`request failed: ${res.status}`)
+    samples.push(performance.now() - start)
+  }
+  return stats(samples)
+}
+
+export async function runScale(options: ScaleOptions) {
+  const { url, apiKey, dbEnv, entries: n } = options
+  const config = loadConfig({ API_KEY: apiKey, ...dbEnv })
+  const db = createDb(config)
+  const board = await db.selectFrom('leaderboards').select('id').where('board_key', '=', 'default').executeTakeFirstOrThrow()
+  const now = Date.now() - 60_000
+
+  process.stdout.write(`filling the default board with ${n} entries…\n`)
+  const fillStart = performance.now()
+  if (config.DB_DRIVER === 'sqlite') await fillSqlite(config.DB_PATH, board.id, n, now)
+  else await fillMysql(dbEnv, board.id, n, now)
+  const insertedMs = performance.now() - fillStart
+  await rebuildCounts(db, board.id)
+  const fillMs = performance.now() - fillStart
+
+  let sizeMb: number
+  if (config.DB_DRIVER === 'sqlite') {
+    const files = [config.DB_PATH, `${config.DB_PATH}-wal`].filter((f) => existsSync(f))
+    sizeMb = files.reduce((sum, f) => sum + statSync(f).size, 0) / 2 ** 20
+  } else {
+    const size = await sql<{ bytes: number }>`select sum(data_length + index_length) as bytes from information_schema.TABLES where TABLE_SCHEMA = database()`.execute(db)
+    sizeMb = Number(size.rows[0]?.bytes ?? 0) / 2 ** 20
+  }
+
+  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' }
+  const get = (path: string) => fetch(`${url}/api/v1/app${path}`, { headers })
+  // The best score belongs to the highest index; desc board, so user n-1 is first and user 0 last.
+  const positions = { top: n - 1, middle: Math.floor(n / 2), bottom: 0 }
+  const results: Record<string, { median: number; p99: number }> = {}
+  for (const [name, i] of Object.entries(positions)) {
+    const check = await (await get(`/leaderboard/rank?userId=${userId(i)}`)).json() as { position: number }
+    process.stdout.write(`${name}: user ${i} is at position ${check.position}\n`)
+    results[`rank ${name}`] = await timed(SAMPLES, () => get(`/leaderboard/rank?userId=${userId(i)}`))
+    results[`around ${name}`] = await timed(SAMPLES, () => get(`/leaderboard/around?userId=${userId(i)}&range=10`))
+  }
+  results['top 100'] = await timed(SAMPLES, () => get('/leaderboard/top?limit=100'))
+  // Bottom players jump to the middle: a real move through the count tree each time.
+  results['submit bottom→middle'] = await timed(SAMPLES, (k) =>
+    fetch(`${url}/api/v1/app/leaderboard/submit`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ userId: userId(2 * k + 1), score: scoreOf(positions.middle) + k }),
+    }),
+  )
+  await db.destroy()
+
+  process.stdout.write(`\nscale: ${n} entries on ${config.DB_DRIVER}; fill ${(fillMs / 1000).toFixed(1)} s (rows ${(insertedMs / 1000).toFixed(1)} s, counts ${((fillMs - insertedMs) / 1000).toFixed(1)} s); database ${sizeMb.toFixed(0)} MB\n`)
+  process.stdout.write('| request | median | p99 |\n|---|---|---|\n')
+  for (const [name, r] of Object.entries(results)) process.stdout.write(`| ${name} | ${r.median} ms | ${r.p99} ms |\n`)
+  mkdirSync(options.resultsDir, { recursive: true })
+  const file = join(options.resultsDir, `scale-${config.DB_DRIVER}-${n}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
+  writeFileSync(file, JSON.stringify({ entries: n, driver: config.DB_DRIVER, fillSeconds: fillMs / 1000, sizeMb, results }, null, 2))
+  process.stdout.write(`written: ${file}\n`)
+}

@@ -1,0 +1,28 @@
+import { MysqlAdapter, sql, type Kysely } from 'kysely'
+
+/**
+ * Operator-defined e-mail templates. Slugs compare case-sensitively on both engines (binary
+ * collation on MySQL). Variables and translations are JSON documents; translations can reach a
+ * megabyte, so MEDIUMTEXT on MySQL (TEXT stops at 64 KiB).
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
+  await db.schema
+    .createTable('email_templates')
+    .addColumn('slug', mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : 'varchar(64)', (c) =>
+      c.primaryKey(),
+    )
+    .addColumn('default_language', 'varchar(35)', (c) => c.notNull())
+    .addColumn('client_callable', 'integer', (c) => c.notNull())
+    .addColumn('is_system', 'integer', (c) => c.notNull())
+    .addColumn('variables', 'text', (c) => c.notNull())
+    .addColumn('translations', mysql ? sql`mediumtext` : 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute()
+  await db.schema.createIndex('email_templates_created_idx').on('email_templates').columns(['created_at', 'slug']).execute()
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('email_templates').execute()
+}

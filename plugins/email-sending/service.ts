@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../../db/index.js'
+import type { EmailRow, NewEmail } from '../../db/types.js'
+import { inTransaction } from '../../db/transaction.js'
+import { affected } from '../../db/dialect.js'
+import { AppError, badRequest } from '../core/errors.js'
+import { toIso, toIsoOrNull } from '../core/clock.js'
+import { decodeCursor, page } from '../core/pagination.js'
+import { findUser, lockUser } from '../users/service.js'
+import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
+import { findTemplate, missingVariablesError, render, resolveVariables, type Rendered } from './templates.js'
+
+/**
+ * The e-mail queue (API.md §6.2). A send renders the template and stores one `pending` row; the
+ * worker (worker.ts) delivers it. The recipient is always the user's account address.
+ */
+export interface SendDeps {
+  db: Db
+  now: () => number
+  enabled: boolean
+  maxPerUserPerHour: number
+}
+
+const HOUR_MS = 3600_000
+export const MAX_SCHEDULE_AHEAD_MS = 366 * 24 * HOUR_MS
+
+/** `scheduledAt` as epoch ms: past means now; more than a year ahead is a 400. */
+export function parseScheduledAt(value: string | undefined, now: number): number {
+  if (value === undefined) return now
+  const at = Date.parse(value)
+  if (Number.isNaN(at)) throw badRequest('body/scheduledAt is not a date-time', '/scheduledAt')
+  if (at > now + MAX_SCHEDULE_AHEAD_MS) throw badRequest('body/scheduledAt must be at most 1 year ahead', '/scheduledAt')
+  return Math.max(at, now)
+}
+
+function newEmail(
+  fields: { userId: string; slug: string; recipient: string; account: boolean; scheduledAt: number; now: number },
+  rendered: Rendered,
+): NewEmail {
+  return {
+    id: randomUUID(),
+    user_id: fields.userId,
+    template_slug: fields.slug,
+    language: rendered.language,
+    recipient: fields.recipient,
+    subject: rendered.subject,
+    html: rendered.html,
+    text_body: rendered.text,
+    is_account: fields.account ? 1 : 0,
+    status: 'pending',
+    scheduled_at: fields.scheduledAt,
+    next_attempt_at: fields.scheduledAt,
+    attempts: 0,
+    claim_token: null,
+    claimed_at: null,
+    processed_at: null,
+    error_reason: null,
+    created_at: fields.now,
+    updated_at: fields.now,
+  }
+}
+
+/**
+ * A send from the app API, checked in the order of API.md §6.2 (the route has already checked the
+ * user exists and is not banned). The quota is counted under a lock on the user's row, so
+ * concurrent sends (any number of instances) never exceed it.
+ */
+export async function sendEmail(
+  deps: SendDeps,
+  request: { userId: string; templateSlug: string; language: string; variables?: Record<string, string>; scheduledAt: number },
+) {
+  if (!deps.enabled) throw new AppError(503, 'EMAIL_DISABLED', 'E-mail is not configured on this server')
+  const template = await findTemplate(deps.db, request.templateSlug)
+  if (!template || !template.clientCallable) {
+    throw new AppError(404, 'TEMPLATE_NOT_FOUND', `No e-mail template '${request.templateSlug}' can be sent from the app`)
+  }
+  const user = await findUser(deps.db, request.userId)
+  if (!user?.email) throw new AppError(422, 'USER_HAS_NO_EMAIL', 'This user has no e-mail address')
+  const { values, missing } = resolveVariables(template, request.variables)
+  if (missing.length > 0) throw missingVariablesError(missing)
+  const rendered = render(template, request.language, values)
+  const now = deps.now()
+  const email = newEmail(
+    { userId: user.id, slug: template.slug, recipient: user.email, account: false, scheduledAt: request.scheduledAt, now },
+    rendered,
+  )
+  await inTransaction(deps.db, async (trx) => {
+    await lockUser(trx, user.id)
+    const sent = await trx
+      .selectFrom('emails')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', user.id)
+      .where('is_account', '=', 0)
+      .where('created_at', '>', now - HOUR_MS)
+      .executeTakeFirstOrThrow()
+    if (Number(sent.n) >= deps.maxPerUserPerHour) {
+      throw new AppError(429, 'EMAIL_QUOTA_EXCEEDED', `At most ${deps.maxPerUserPerHour} e-mails per user per hour`)
+    }
+    await trx.insertInto('emails').values(email).execute()
+  })
+  return { id: email.id, status: 'pending' as const, scheduledAt: toIso(email.scheduled_at) }
+}
+
+/**
+ * An account e-mail of API.md §3 (verification, reset), queued in the caller's transaction. It
+ * does not count against the quota, and variables the operator added without a default render empty.
+ */
+export async function queueAccountEmail(
+  db: Db,
+  mail: { userId: string; recipient: string; slug: string; variables: Record<string, string>; now: number },
+): Promise<string> {
+  const template = await findTemplate(db, mail.slug)
+  if (!template) throw new Error(`system e-mail template '${mail.slug}' is missing`)
+  const { values } = resolveVariables(template, mail.variables)
+  const email = newEmail(
+    { userId: mail.userId, slug: mail.slug, recipient: mail.recipient, account: true, scheduledAt: mail.now, now: mail.now },
+    render(template, undefined, values),
+  )
+  await db.insertInto('emails').values(email).execute()
+  return email.id
+}
+
+function toStatus(row: EmailRow): EmailStatusResponse {
+  return {
+    id: row.id,
+    status: row.status,
+    templateSlug: row.template_slug,
+    userId: row.user_id,
+    language: row.language,
+    scheduledAt: toIso(row.scheduled_at),
+    processedAt: toIsoOrNull(row.processed_at),
+    attempts: row.attempts,
+    errorReason: row.error_reason,
+    createdAt: toIso(row.created_at),
+  }
+}
+
+const emailNotFound = () => new AppError(404, 'EMAIL_NOT_FOUND', 'No such e-mail')
+
+/** The owner check: in strict mode (or when a session was sent) only the owner may look. */
+function assertOwner(row: { user_id: string }, ownerId: string | undefined) {
+  if (ownerId !== undefined && row.user_id !== ownerId) {
+    throw new AppError(403, 'SESSION_FORBIDDEN', 'The session belongs to another user')
+  }
+}
+
+export async function getEmailStatus(db: Db, emailId: string, ownerId?: string): Promise<EmailStatusResponse> {
+  const row = await db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirst()
+  if (!row) throw emailNotFound()
+  assertOwner(row, ownerId)
+  return toStatus(row)
+}
+
+/** Only a pending e-mail can be cancelled; the conditional UPDATE settles a race with the worker. */
+export async function cancelEmail(db: Db, emailId: string, now: number, ownerId?: string) {
+  const row = await db.selectFrom('emails').select(['user_id', 'status']).where('id', '=', emailId).executeTakeFirst()
+  if (!row) throw emailNotFound()
+  assertOwner(row, ownerId)
+  const result = await db
+    .updateTable('emails')
+    .set({ status: 'cancelled', processed_at: now, updated_at: now })
+    .where('id', '=', emailId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst()
+  if (affected(result) === 0) {
+    const current = await db.selectFrom('emails').select('status').where('id', '=', emailId).executeTakeFirst()
+    throw new AppError(409, 'CONFLICT', `The e-mail is ${current?.status ?? 'gone'}, only a pending e-mail can be cancelled`)
+  }
+  // An account e-mail carries a token: nothing keeps it once the mail will never go out.
+  await db.updateTable('emails').set({ html: null, text_body: null }).where('id', '=', emailId).where('is_account', '=', 1).execute()
+  return { id: emailId, status: 'cancelled' as const, message: 'Email cancelled' }
+}
+
+// ---- operator --------------------------------------------------------------------------------
+
+function toAdminEmail(row: EmailRow): AdminEmail {
+  return {
+    ...toStatus(row),
+    recipient: row.recipient,
+    subject: row.subject,
+    account: row.is_account === 1,
+    nextAttemptAt: toIso(row.next_attempt_at),
+    updatedAt: toIso(row.updated_at),
+  }
+}
+
+/** Newest first, optionally one status or one user. */
+export async function listEmails(
+  db: Db,
+  options: { status?: EmailRow['status']; userId?: string; limit: number; cursor?: string },
+) {
+  const after = decodeCursor(options.cursor)
+  let select = db.selectFrom('emails').selectAll()
+  if (options.status) select = select.where('status', '=', options.status)
+  if (options.userId) select = select.where('user_id', '=', options.userId)
+  if (after) {
+    select = select.where((eb) =>
+      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
+    )
+  }
+  const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute()
+  const { items, nextCursor } = page(rows, options.limit, (r) => ({ at: r.created_at, id: r.id }))
+  return { items: items.map(toAdminEmail), nextCursor }
+}
+
+export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail> {
+  const row = await db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirst()
+  if (!row) throw emailNotFound()
+  return toAdminEmail(row)
+}
