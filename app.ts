@@ -32,6 +32,12 @@ import newsAdmin from './plugins/news/admin.js'
 import emailSending from './plugins/email-sending/index.js'
 import emailSendingAdmin from './plugins/email-sending/admin.js'
 import emailWorker from './plugins/email-sending/worker.js'
+import crashReporting from './plugins/crash-reporting/index.js'
+import crashReportingAdmin from './plugins/crash-reporting/admin.js'
+import userFeedback from './plugins/user-feedback/index.js'
+import userFeedbackAdmin from './plugins/user-feedback/admin.js'
+import userLogs from './plugins/user-logs/index.js'
+import userLogsAdmin from './plugins/user-logs/admin.js'
 import giftCodes from './plugins/gift-codes/index.js'
 import giftCodesAdmin from './plugins/gift-codes/admin.js'
 
@@ -100,6 +106,12 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(emailSending, { prefix: APP_PREFIX })
   if (admin) await app.register(emailSendingAdmin, { prefix: ADMIN_PREFIX })
   await app.register(emailWorker)
+  await app.register(crashReporting, { prefix: APP_PREFIX })
+  if (admin) await app.register(crashReportingAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(userFeedback, { prefix: APP_PREFIX })
+  if (admin) await app.register(userFeedbackAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(userLogs, { prefix: APP_PREFIX })
+  if (admin) await app.register(userLogsAdmin, { prefix: ADMIN_PREFIX })
   await app.register(giftCodes, { prefix: APP_PREFIX })
   if (admin) await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
 

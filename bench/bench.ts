@@ -29,6 +29,8 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string', default: '' },
     scale: { type: 'string', default: '' },
     'mysql-url': { type: 'string', default: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test' },
+    /** Write a V8 CPU profile of the server (open it in Chrome DevTools or speedscope). */
+    profile: { type: 'boolean', default: false },
   },
 })
 const duration = Number(args.duration)
@@ -38,6 +40,8 @@ const userCount = Number(args.users)
 interface Server {
   child: ChildProcess
   url: string
+  /** CPU time the process has used so far, in milliseconds (user + system). */
+  cpuMs: () => number
   peakRss: () => number
   resetPeak: () => void
   stop: () => Promise<void>
@@ -46,14 +50,15 @@ interface Server {
 /** Starts a node script and resolves once it listens; samples its resident memory every 100 ms. */
 async function startProcess(
   script: string,
-  args: string[],
+  scriptArgs: string[],
   env: Record<string, string>,
   port: number,
   logFile: string,
+  nodeArgs: string[] = [],
 ): Promise<Server> {
   // The server's log goes to a file: an unread pipe would fill up and stall the server mid-run.
   const log = openSync(logFile, 'a')
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...scriptArgs], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', log, log],
@@ -79,9 +84,15 @@ async function startProcess(
     }
   }
   const timer = setInterval(sample, 100)
+  const ticksPerMs = 100 / 1000 // USER_HZ is 100 on Linux
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerMs
+  }
   return {
     child,
     url,
+    cpuMs,
     peakRss: () => (sample(), peak),
     resetPeak: () => (peak = 0),
     stop: async () => {
@@ -266,6 +277,8 @@ interface Result {
   non2xx: number
   errors: number
   ratio: number | null
+  /** Server CPU milliseconds per request: steadier than rps on a machine that is busy elsewhere. */
+  cpuPerRequestMs: number
   peakRssMb: number
   check?: string
 }
@@ -294,9 +307,10 @@ async function hammer(url: string, scenario: Scenario): Promise<autocannon.Resul
 function printTable(results: Result[], meta: Record<string, unknown>) {
   const rows = results.map((r) => [
     r.scenario, r.rps.toFixed(0), `${r.p50} ms`, `${r.p99} ms`, String(r.non2xx), String(r.errors),
-    r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`, `${r.peakRssMb.toFixed(0)} MB`,
+    r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`, `${(r.cpuPerRequestMs * 1000).toFixed(0)} µs`,
+    `${r.peakRssMb.toFixed(0)} MB`,
   ])
-  const head = ['scenario', 'rps', 'p50', 'p99', 'non-2xx', 'errors', 'of ceiling', 'peak RSS']
+  const head = ['scenario', 'rps', 'p50', 'p99', 'non-2xx', 'errors', 'of ceiling', 'cpu/req', 'peak RSS']
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   process.stdout.write(`\n${Object.entries(meta).map(([k, v]) => `${k}: ${v}`).join(', ')}\n`)
@@ -311,7 +325,8 @@ async function main() {
   const port = 18000 + randomInt(0, 1000)
   const env = { ...dbEnv, API_KEY, ADMIN_API_KEY: ADMIN_KEY, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn' }
   const serverLog = join(dir, 'server.log')
-  const server = await startProcess(join(root, 'dist/server.js'), [], env, port, serverLog)
+  const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
+  const server = await startProcess(join(root, 'dist/server.js'), [], env, port, serverLog, profile)
   try {
     if (args.scale) {
       await runScale({ url: server.url, apiKey: API_KEY, dbEnv, entries: Number(args.scale), resultsDir: join(root, 'bench/results') })
@@ -321,17 +336,21 @@ async function main() {
     const ceiling = await startProcess(join(root, 'dist/bench/ceiling.js'), [String(ceilingPort), API_KEY], {}, ceilingPort, join(dir, 'ceiling.log'))
     process.stdout.write(`seeding ${userCount} users…\n`)
     const seeded = await seed(server)
+    const ceilingCpuBefore = ceiling.cpuMs()
     const ceilingRun = await autocannon({ url: `${ceiling.url}/ceiling`, connections, duration, headers: { 'x-api-key': API_KEY } })
+    const ceilingCpu = (ceiling.cpuMs() - ceilingCpuBefore) / Math.max(1, ceilingRun.requests.total)
     await ceiling.stop()
     const ceilingRps = ceilingRun.requests.average
     const results: Result[] = [
-      { scenario: 'ceiling', rps: ceilingRps, p50: ceilingRun.latency.p50, p99: ceilingRun.latency.p99, non2xx: ceilingRun.non2xx, errors: ceilingRun.errors, ratio: null, peakRssMb: ceiling.peakRss() / 2 ** 20 },
+      { scenario: 'ceiling', rps: ceilingRps, p50: ceilingRun.latency.p50, p99: ceilingRun.latency.p99, non2xx: ceilingRun.non2xx, errors: ceilingRun.errors, ratio: null, cpuPerRequestMs: ceilingCpu, peakRssMb: ceiling.peakRss() / 2 ** 20 },
     ]
     const selected = args.scenarios ? args.scenarios.split(',') : null
     for (const scenario of scenarios(seeded)) {
       if (selected && !selected.includes(scenario.name)) continue
       server.resetPeak()
+      const cpuBefore = server.cpuMs()
       const run = await hammer(server.url, scenario)
+      const cpuPerRequestMs = (server.cpuMs() - cpuBefore) / Math.max(1, run.requests.total)
       const result: Result = {
         scenario: scenario.name,
         rps: run.requests.average,
@@ -340,6 +359,7 @@ async function main() {
         non2xx: run.non2xx,
         errors: run.errors + run.timeouts,
         ratio: run.requests.average / ceilingRps,
+        cpuPerRequestMs,
         peakRssMb: server.peakRss() / 2 ** 20,
       }
       if (scenario.verify) result.check = await scenario.verify(server)

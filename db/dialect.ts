@@ -18,6 +18,12 @@ export function isUniqueViolation(error: unknown): boolean {
   )
 }
 
+/** A row referenced a parent that does not exist (or no longer does). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number }
+  return e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e?.errno === 1452
+}
+
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

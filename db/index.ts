@@ -51,6 +51,31 @@ class OutpostSqliteDialect extends SqliteDialect {
   }
 }
 
+const STATEMENT_CACHE_SIZE = 512
+
+/**
+ * better-sqlite3 behind Kysely, with its prepared statements kept: Kysely prepares every query anew,
+ * and preparing costs about as much as running a typical indexed query. Queries are built from a
+ * fixed set of shapes, so a small map by SQL text catches them all. Reuse is safe because the driver
+ * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
+ * statement by itself after a schema change.
+ */
+function withStatementCache(database: SQLite.Database) {
+  const statements = new Map<string, SQLite.Statement>()
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText)
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!)
+        statement = database.prepare(sqlText)
+        statements.set(sqlText, statement)
+      }
+      return statement
+    },
+  }
+}
+
 /** Kysely over the driver DB_DRIVER names. Both dialects run the same migrations and queries. */
 export function createDb(config: DbConfig): Db {
   if (config.DB_DRIVER === 'mysql') {
@@ -78,5 +103,5 @@ export function createDb(config: DbConfig): Db {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   sqlite.pragma('foreign_keys = ON')
-  return new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: sqlite }) })
+  return new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: withStatementCache(sqlite) }) })
 }

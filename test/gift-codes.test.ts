@@ -3,7 +3,7 @@ import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers
 import { bearer, createUser } from './fixtures/users.js'
 import { createCosmetic } from './fixtures/player-profile.js'
 import { createGiftCode, redeemCode, validateCode } from './fixtures/gift-codes.js'
-import { CODE_ALPHABET, insertRandomCodes, normalizeCode } from '../plugins/gift-codes/service.js'
+import { CODE_ALPHABET, insertRandomCodes, normalizeCode, redeemGiftCode } from '../plugins/gift-codes/service.js'
 
 const HOUR = 3_600_000
 const UNKNOWN_USER = '7d1e0f9a-3b2c-4d5e-8f60-718293a4b5c6'
@@ -303,6 +303,9 @@ eachDialect(t, async (t, dialect) => {
     await admin({ method: 'POST', url: `/users/${other.userId}/ban`, payload: {} })
     assertError(t, await redeemCode(ctx, other, 'IDENTITY', false), 403, 'USER_BANNED')
     t.equal(await count('IDENTITY'), 0, 'nothing redeemed by any of them')
+    // A user deleted between the identity check and the redemption: the foreign key answers.
+    await t.rejects(redeemGiftCode(ctx.app.db, UNKNOWN_USER, 'IDENTITY', 3, clock.now()), { statusCode: 404, code: 'USER_NOT_FOUND' })
+    t.equal(await count('IDENTITY'), 0, 'and the counter was rolled back')
   })
 
   t.test('40 players race for 5 redemptions: exactly 5 succeed', async (t) => {

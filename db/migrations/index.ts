@@ -19,6 +19,13 @@ import * as m0042 from './0042_create_login_failures.js'
 import * as m0043 from './0043_create_email_templates.js'
 import * as m0044 from './0044_seed_system_email_templates.js'
 import * as m0045 from './0045_create_emails.js'
+import * as m0050 from './0050_create_crash_sessions.js'
+import * as m0051 from './0051_create_crash_groups.js'
+import * as m0052 from './0052_create_crash_group_versions.js'
+import * as m0053 from './0053_create_crash_group_users.js'
+import * as m0054 from './0054_create_crash_reports.js'
+import * as m0055 from './0055_create_user_feedback.js'
+import * as m0056 from './0056_create_user_logs.js'
 import * as m0060 from './0060_create_gift_codes.js'
 import * as m0061 from './0061_create_gift_code_redemptions.js'
 
@@ -47,6 +54,13 @@ export const migrations: Record<string, Migration> = {
   '0043_create_email_templates': m0043,
   '0044_seed_system_email_templates': m0044,
   '0045_create_emails': m0045,
+  '0050_create_crash_sessions': m0050,
+  '0051_create_crash_groups': m0051,
+  '0052_create_crash_group_versions': m0052,
+  '0053_create_crash_group_users': m0053,
+  '0054_create_crash_reports': m0054,
+  '0055_create_user_feedback': m0055,
+  '0056_create_user_logs': m0056,
   '0060_create_gift_codes': m0060,
   '0061_create_gift_code_redemptions': m0061,
 }

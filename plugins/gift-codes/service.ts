@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, GiftCode } from '../../db/types.js'
-import { affected, isUniqueViolation } from '../../db/dialect.js'
+import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
@@ -143,6 +143,8 @@ export async function redeemGiftCode(
           .execute()
       } catch (error) {
         if (isUniqueViolation(error)) throw new Refused('ALREADY_REDEEMED')
+        // The user was deleted after the identity check: the users row is gone, so is the player.
+        if (isForeignKeyViolation(error)) throw notFound('USER_NOT_FOUND', 'User not found')
         throw error
       }
       const granted = await grantLiveCosmetics(trx, userId, JSON.parse(row.grants) as string[], maxUnlocks, now)

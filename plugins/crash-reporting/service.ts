@@ -1,0 +1,189 @@
+import { sql } from 'kysely'
+import type { Db } from '../../db/index.js'
+import type { CrashGroup, CrashReport } from '../../db/types.js'
+import { affected } from '../../db/dialect.js'
+import { badRequest, notFound } from '../core/errors.js'
+import { toIso } from '../core/clock.js'
+import { decodeCursor, page } from '../core/pagination.js'
+import type {
+  CrashGroupListQuery,
+  CrashGroupUpdate,
+  CrashGroupView,
+  CrashOccurrence,
+  CrashStats,
+} from '../../schemas/crash-reporting.js'
+import { compareVersions, versionKey } from './versions.js'
+
+/** The operator's side of crash reporting: groups, their occurrences, status, and crash-free rates. */
+export { createReport, registerSession } from './ingest.js'
+
+const RECENT_OCCURRENCES = 20
+const STATS_VERSIONS = 100
+
+const newestVersionFirst = (a: string, b: string) => compareVersions(b, a)
+
+/** Affected users and versions of the given groups, counted from their distinct-key tables. */
+async function groupExtras(db: Db, groupIds: string[]) {
+  const users = new Map<string, number>()
+  const versions = new Map<string, string[]>()
+  if (groupIds.length === 0) return { users, versions }
+  const userCounts = await db
+    .selectFrom('crash_group_users')
+    .select(['group_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('group_id', 'in', groupIds)
+    .groupBy('group_id')
+    .execute()
+  for (const row of userCounts) users.set(row.group_id, Number(row.n))
+  const versionRows = await db
+    .selectFrom('crash_group_versions')
+    .select(['group_id', 'app_version'])
+    .where('group_id', 'in', groupIds)
+    .execute()
+  for (const row of versionRows) {
+    const list = versions.get(row.group_id)
+    if (list) list.push(row.app_version)
+    else versions.set(row.group_id, [row.app_version])
+  }
+  for (const list of versions.values()) list.sort(newestVersionFirst)
+  return { users, versions }
+}
+
+function toGroupView(row: CrashGroup, extras: Awaited<ReturnType<typeof groupExtras>>): CrashGroupView {
+  return {
+    id: row.id,
+    fingerprint: row.fingerprint,
+    type: row.type,
+    message: row.message,
+    status: row.status as CrashGroupView['status'],
+    resolvedInVersion: row.resolved_in_version,
+    occurrences: Number(row.occurrences),
+    affectedUsers: extras.users.get(row.id) ?? 0,
+    affectedVersions: extras.versions.get(row.id) ?? [],
+    firstSeen: toIso(Number(row.first_seen)),
+    lastSeen: toIso(Number(row.last_seen)),
+    lastAppVersion: row.last_app_version,
+  }
+}
+
+export async function listGroups(db: Db, query: CrashGroupListQuery) {
+  const after = decodeCursor(query.cursor)
+  const column = query.sort === 'count' ? 'occurrences' : 'last_seen'
+  let select = db.selectFrom('crash_groups').selectAll()
+  if (query.status) select = select.where('status', '=', query.status)
+  if (after) {
+    select = select.where((eb) =>
+      eb.or([eb(column, '<', after.at), eb.and([eb(column, '=', after.at), eb('id', '<', after.id)])]),
+    )
+  }
+  const rows = await select.orderBy(column, 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute()
+  const { items, nextCursor } = page(rows, query.limit, (r) => ({ at: Number(r[column]), id: r.id }))
+  const extras = await groupExtras(db, items.map((r) => r.id))
+  return { items: items.map((row) => toGroupView(row, extras)), nextCursor }
+}
+
+async function findGroup(db: Db, groupId: string) {
+  const row = await db.selectFrom('crash_groups').selectAll().where('id', '=', groupId).executeTakeFirst()
+  if (!row) throw notFound('NOT_FOUND', 'Crash group not found')
+  return row
+}
+
+function toOccurrence(row: CrashReport): CrashOccurrence {
+  return {
+    id: row.id,
+    type: row.type,
+    message: row.message,
+    stackTrace: row.stack_trace,
+    fingerprint: row.fingerprint,
+    appVersion: row.app_version,
+    sdkVersion: row.sdk_version,
+    platform: row.platform,
+    os: row.os,
+    deviceModel: row.device_model,
+    deviceMemoryMb: row.device_memory_mb === null ? null : Number(row.device_memory_mb),
+    sessionId: row.session_id,
+    userId: row.user_id,
+    linkedUserId: row.linked_user_id,
+    breadcrumbs: JSON.parse(row.breadcrumbs),
+    customKeys: JSON.parse(row.custom_keys),
+    truncated: row.truncated === 1,
+    createdAt: toIso(Number(row.created_at)),
+  }
+}
+
+export async function getGroup(db: Db, groupId: string) {
+  const row = await findGroup(db, groupId)
+  const extras = await groupExtras(db, [row.id])
+  const versions = await db.selectFrom('crash_group_versions').selectAll().where('group_id', '=', row.id).execute()
+  const recent = await db
+    .selectFrom('crash_reports')
+    .selectAll()
+    .where('group_id', '=', row.id)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(RECENT_OCCURRENCES)
+    .execute()
+  return {
+    ...toGroupView(row, extras),
+    versions: versions
+      .sort((a, b) => newestVersionFirst(a.app_version, b.app_version))
+      .map((v) => ({
+        appVersion: v.app_version,
+        occurrences: Number(v.occurrences),
+        firstSeen: toIso(Number(v.first_seen)),
+        lastSeen: toIso(Number(v.last_seen)),
+      })),
+    recentOccurrences: recent.map(toOccurrence),
+  }
+}
+
+export async function updateGroup(db: Db, groupId: string, body: CrashGroupUpdate, now: number): Promise<CrashGroupView> {
+  const version = body.resolvedInVersion ?? null
+  if (version !== null && body.status !== 'RESOLVED') {
+    throw badRequest('body/resolvedInVersion is only taken with status RESOLVED', '/resolvedInVersion')
+  }
+  const result = await db
+    .updateTable('crash_groups')
+    .set({
+      status: body.status,
+      resolved_in_version: version,
+      resolved_version_key: version === null ? null : versionKey(version),
+      updated_at: now,
+    })
+    .where('id', '=', groupId)
+    .executeTakeFirst()
+  if (affected(result) === 0) throw notFound('NOT_FOUND', 'Crash group not found')
+  const row = await findGroup(db, groupId)
+  return toGroupView(row, await groupExtras(db, [row.id]))
+}
+
+const rate = (sessions: number, crashed: number) => (sessions === 0 ? null : (sessions - crashed) / sessions)
+
+/** Sessions, crashed sessions and the crash-free session rate, overall or for one version, and per version. */
+export async function crashStats(db: Db, appVersion: string | undefined): Promise<CrashStats> {
+  let select = db
+    .selectFrom('crash_sessions')
+    .select([
+      'app_version',
+      (eb) => eb.fn.countAll<number | string>().as('sessions'),
+      (eb) => eb.fn.sum<number | string | null>(sql`${sql.ref('crashed')}`).as('crashed'),
+    ])
+    .groupBy('app_version')
+  if (appVersion !== undefined) select = select.where('app_version', '=', appVersion)
+  const rows = (await select.execute()).map((r) => ({
+    appVersion: r.app_version,
+    sessions: Number(r.sessions),
+    crashedSessions: Number(r.crashed ?? 0),
+  }))
+  const sessions = rows.reduce((n, r) => n + r.sessions, 0)
+  const crashedSessions = rows.reduce((n, r) => n + r.crashedSessions, 0)
+  return {
+    appVersion: appVersion ?? null,
+    sessions,
+    crashedSessions,
+    crashFreeRate: rate(sessions, crashedSessions),
+    versions: rows
+      .sort((a, b) => newestVersionFirst(a.appVersion, b.appVersion))
+      .slice(0, STATS_VERSIONS)
+      .map((r) => ({ ...r, crashFreeRate: rate(r.sessions, r.crashedSessions) })),
+  }
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../../db/index.js'
+import type { UserFeedback } from '../../db/types.js'
+import { badRequest } from '../core/errors.js'
+import { toIso } from '../core/clock.js'
+import { decodeCursor, page } from '../core/pagination.js'
+import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
+
+/** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
+export async function submitFeedback(
+  db: Db,
+  input: { userId: string | null; title: string; message: string; category?: string; email?: string; deviceInfo?: string },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('user_feedback')
+    .values({
+      id: randomUUID(),
+      user_id: input.userId,
+      title: input.title,
+      message: input.message,
+      category: input.category ?? DEFAULT_CATEGORY,
+      email: input.email ?? null,
+      device_info: input.deviceInfo ?? null,
+      created_at: now,
+    })
+    .execute()
+}
+
+function toAdminFeedback(row: UserFeedback): AdminFeedback {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    title: row.title,
+    message: row.message,
+    category: row.category,
+    email: row.email,
+    deviceInfo: row.device_info,
+    createdAt: toIso(Number(row.created_at)),
+  }
+}
+
+/** `from`/`to` as epoch ms; the schema checked the ISO 8601 form, this catches calendar nonsense. */
+function instant(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined) return undefined
+  const ms = Date.parse(raw)
+  if (!Number.isFinite(ms)) throw badRequest(`querystring/${name} must be a valid ISO 8601 date-time`, `/${name}`)
+  return ms
+}
+
+/** Newest first, filtered by user, category and time range [from, to). */
+export async function listFeedback(db: Db, query: FeedbackListQuery) {
+  const after = decodeCursor(query.cursor)
+  const from = instant(query.from, 'from')
+  const to = instant(query.to, 'to')
+  let select = db.selectFrom('user_feedback').selectAll()
+  if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
+  if (query.category !== undefined) select = select.where('category', '=', query.category)
+  if (from !== undefined) select = select.where('created_at', '>=', from)
+  if (to !== undefined) select = select.where('created_at', '<', to)
+  if (after) {
+    select = select.where((eb) =>
+      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
+    )
+  }
+  const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute()
+  const { items, nextCursor } = page(rows, query.limit, (r) => ({ at: Number(r.created_at), id: r.id }))
+  return { items: items.map(toAdminFeedback), nextCursor }
+}
