@@ -1,4 +1,5 @@
-import { AppError } from './errors.js'
+import type { SelectQueryBuilder } from 'kysely'
+import { AppError, badRequest } from './errors.js'
 
 /**
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.
@@ -29,4 +30,43 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => KeyCursor) 
   const items = rows.slice(0, limit)
   const last = items[items.length - 1]
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null }
+}
+
+export interface KeysetOptions {
+  cursor?: string
+  limit: number
+  /** The sort column (a timestamp or a count) and the unique column that breaks its ties. */
+  at: string
+  id: string
+  /** Newest (or largest) first by default. */
+  direction?: 'asc' | 'desc'
+}
+
+/**
+ * Runs an admin list query as one keyset page: ordered by (at, id), starting after the cursor, one
+ * row more than `limit` fetched to know whether another page follows.
+ */
+export async function keysetPage<O>(
+  query: SelectQueryBuilder<any, any, O>,
+  { cursor, limit, at, id, direction = 'desc' }: KeysetOptions,
+): Promise<{ items: O[]; nextCursor: string | null }> {
+  const after = decodeCursor(cursor)
+  const beyond = direction === 'desc' ? '<' : '>'
+  let q = query
+  if (after) {
+    q = q.where((eb) => eb.or([eb(at, beyond, after.at), eb.and([eb(at, '=', after.at), eb(id, beyond, after.id)])]))
+  }
+  const rows = await q.orderBy(at, direction).orderBy(id, direction).limit(limit + 1).execute()
+  return page(rows, limit, (row) => {
+    const r = row as Record<string, unknown>
+    return { at: Number(r[at]), id: String(r[id]) }
+  })
+}
+
+/** An ISO 8601 query bound (`from`, `to`) as epoch ms; the schema checked the form, this the calendar. */
+export function parseInstant(raw: string | undefined, field: string): number | undefined {
+  if (raw === undefined) return undefined
+  const ms = Date.parse(raw)
+  if (!Number.isFinite(ms)) throw badRequest(`${field} must be a valid ISO 8601 date-time`, field.slice(field.indexOf('/')))
+  return ms
 }

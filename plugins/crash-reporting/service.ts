@@ -4,7 +4,7 @@ import type { CrashGroup, CrashReport } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import type {
   CrashGroupListQuery,
   CrashGroupUpdate,
@@ -66,17 +66,10 @@ function toGroupView(row: CrashGroup, extras: Awaited<ReturnType<typeof groupExt
 }
 
 export async function listGroups(db: Db, query: CrashGroupListQuery) {
-  const after = decodeCursor(query.cursor)
   const column = query.sort === 'count' ? 'occurrences' : 'last_seen'
   let select = db.selectFrom('crash_groups').selectAll()
   if (query.status) select = select.where('status', '=', query.status)
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb(column, '<', after.at), eb.and([eb(column, '=', after.at), eb('id', '<', after.id)])]),
-    )
-  }
-  const rows = await select.orderBy(column, 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute()
-  const { items, nextCursor } = page(rows, query.limit, (r) => ({ at: Number(r[column]), id: r.id }))
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: column, id: 'id' })
   const extras = await groupExtras(db, items.map((r) => r.id))
   return { items: items.map((row) => toGroupView(row, extras)), nextCursor }
 }

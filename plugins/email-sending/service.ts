@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
 import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
 import { findTemplate, missingVariablesError, render, resolveVariables, type Rendered } from './templates.js'
@@ -189,17 +189,10 @@ export async function listEmails(
   db: Db,
   options: { status?: EmailRow['status']; userId?: string; limit: number; cursor?: string },
 ) {
-  const after = decodeCursor(options.cursor)
   let select = db.selectFrom('emails').selectAll()
   if (options.status) select = select.where('status', '=', options.status)
   if (options.userId) select = select.where('user_id', '=', options.userId)
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    )
-  }
-  const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (r) => ({ at: r.created_at, id: r.id }))
+  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
   return { items: items.map(toAdminEmail), nextCursor }
 }
 

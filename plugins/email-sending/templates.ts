@@ -3,7 +3,7 @@ import type { EmailTemplateRow } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { present } from '../../schemas/common.js'
 import { VARIABLE_NAME, type EmailTemplate, type PutTemplateBody } from '../../schemas/email-sending.js'
 
@@ -197,16 +197,13 @@ export async function deleteTemplate(db: Db, slug: string): Promise<void> {
 }
 
 export async function listTemplates(db: Db, options: { limit: number; cursor?: string }) {
-  const after = decodeCursor(options.cursor)
-  let select = db.selectFrom('email_templates').selectAll()
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('slug', '>', after.id)])]),
-    )
-  }
-  const rows = await select.orderBy('created_at').orderBy('slug').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows.map(fromRow), options.limit, (t) => ({ at: t.createdAt, id: t.slug }))
-  return { items: items.map(toApiTemplate), nextCursor }
+  const { items, nextCursor } = await keysetPage(db.selectFrom('email_templates').selectAll(), {
+    ...options,
+    at: 'created_at',
+    id: 'slug',
+    direction: 'asc',
+  })
+  return { items: items.map((row) => toApiTemplate(fromRow(row))), nextCursor }
 }
 
 export async function previewTemplate(

@@ -5,7 +5,7 @@ import { flag, forUpdate } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { findUser, userNames } from '../users/service.js'
 import {
   MAX_SCORE,
@@ -39,15 +39,12 @@ export async function adminBoard(db: Db, boardKey: string, now: number): Promise
 }
 
 export async function listBoards(db: Db, options: { limit: number; cursor?: string }, now: number) {
-  const after = decodeCursor(options.cursor)
-  let query = db.selectFrom('leaderboards').selectAll()
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]),
-    )
-  }
-  const rows = await query.orderBy('created_at').orderBy('id').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (b) => ({ at: b.created_at, id: b.id }))
+  const { items, nextCursor } = await keysetPage(db.selectFrom('leaderboards').selectAll(), {
+    ...options,
+    at: 'created_at',
+    id: 'id',
+    direction: 'asc',
+  })
   const counts = await scoreCounts(db, items, now)
   return { items: items.map((b) => toAdminBoard(b, counts.get(b.id) ?? 0)), nextCursor }
 }

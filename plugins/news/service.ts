@@ -7,7 +7,7 @@ import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
 import { canonicalLanguageTag, languageKey } from '../core/language-tag.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import type { AdminNews, NewsItem, UpdateNewsBody } from '../../schemas/news.js'
 
 /**
@@ -124,17 +124,10 @@ async function findNews(db: Db, id: string) {
 
 /** Every item, scheduled ones included, latest release first. */
 export async function listNews(db: Db, options: { limit: number; cursor?: string; languageCode?: string | null }, now: number) {
-  const after = decodeCursor(options.cursor)
   const language = languageFilter(options.languageCode, 'querystring/languageCode')
   let select = db.selectFrom('news').selectAll()
   if (language !== undefined) select = select.where('language_code', '=', language)
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('release_date', '<', after.at), eb.and([eb('release_date', '=', after.at), eb('id', '<', after.id)])]),
-    )
-  }
-  const rows = await select.orderBy('release_date', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (r) => ({ at: r.release_date, id: r.id }))
+  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, at: 'release_date', id: 'id' })
   return { items: items.map((row) => toAdminNews(row, now)), nextCursor }
 }
 

@@ -4,7 +4,7 @@ import { affected, flag, insertOrLock } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { present } from '../../schemas/common.js'
 import { findUser, normalizeName, renameUser } from '../users/service.js'
 import {
@@ -310,15 +310,12 @@ function toAdminCosmetic(row: { id: string; type: Cosmetic['type']; name: string
 }
 
 export async function listCosmetics(db: DbOrTrx, options: { limit: number; cursor?: string }) {
-  const after = decodeCursor(options.cursor)
-  let query = db.selectFrom('cosmetics').selectAll()
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)])]),
-    )
-  }
-  const rows = await query.orderBy('created_at').orderBy('id').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (c) => ({ at: c.created_at, id: c.id }))
+  const { items, nextCursor } = await keysetPage(db.selectFrom('cosmetics').selectAll(), {
+    ...options,
+    at: 'created_at',
+    id: 'id',
+    direction: 'asc',
+  })
   return { items: items.map(toAdminCosmetic), nextCursor }
 }
 

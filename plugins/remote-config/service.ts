@@ -6,7 +6,7 @@ import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
 import { contentEtag } from '../core/etag.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import type { AdminConfig, MatchType } from '../../schemas/remote-config.js'
 
 /**
@@ -114,18 +114,11 @@ async function findConfig(db: Db, key: string) {
 
 /** Most recently changed first. */
 export async function listConfigs(db: Db, options: { limit: number; cursor?: string }) {
-  const after = decodeCursor(options.cursor)
-  let select = db.selectFrom('remote_configs').selectAll()
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([
-        eb('updated_at', '<', after.at),
-        eb.and([eb('updated_at', '=', after.at), eb('config_key', '<', after.id)]),
-      ]),
-    )
-  }
-  const rows = await select.orderBy('updated_at', 'desc').orderBy('config_key', 'desc').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (r) => ({ at: r.updated_at, id: r.config_key }))
+  const { items, nextCursor } = await keysetPage(db.selectFrom('remote_configs').selectAll(), {
+    ...options,
+    at: 'updated_at',
+    id: 'config_key',
+  })
   return { items: items.map(toAdminConfig), nextCursor }
 }
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { UserFeedback } from '../../db/types.js'
-import { badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage, parseInstant } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
 /** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
@@ -40,30 +39,16 @@ function toAdminFeedback(row: UserFeedback): AdminFeedback {
   }
 }
 
-/** `from`/`to` as epoch ms; the schema checked the ISO 8601 form, this catches calendar nonsense. */
-function instant(raw: string | undefined, name: string): number | undefined {
-  if (raw === undefined) return undefined
-  const ms = Date.parse(raw)
-  if (!Number.isFinite(ms)) throw badRequest(`querystring/${name} must be a valid ISO 8601 date-time`, `/${name}`)
-  return ms
-}
 
 /** Newest first, filtered by user, category and time range [from, to). */
 export async function listFeedback(db: Db, query: FeedbackListQuery) {
-  const after = decodeCursor(query.cursor)
-  const from = instant(query.from, 'from')
-  const to = instant(query.to, 'to')
+  const from = parseInstant(query.from, 'querystring/from')
+  const to = parseInstant(query.to, 'querystring/to')
   let select = db.selectFrom('user_feedback').selectAll()
   if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
   if (query.category !== undefined) select = select.where('category', '=', query.category)
   if (from !== undefined) select = select.where('created_at', '>=', from)
   if (to !== undefined) select = select.where('created_at', '<', to)
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    )
-  }
-  const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute()
-  const { items, nextCursor } = page(rows, query.limit, (r) => ({ at: Number(r.created_at), id: r.id }))
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: 'created_at', id: 'id' })
   return { items: items.map(toAdminFeedback), nextCursor }
 }

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { resolveAccessToken } from '../core/session-store.js'
 import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
 
@@ -225,7 +225,6 @@ export async function searchUsers(
   options: { query?: string; limit: number; cursor?: string },
   now: number,
 ) {
-  const after = decodeCursor(options.cursor)
   const query = options.query?.trim()
   let select = db.selectFrom('users').selectAll()
   if (query) {
@@ -244,13 +243,7 @@ export async function searchUsers(
       )
     }
   }
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    )
-  }
-  const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (u) => ({ at: u.created_at, id: u.id }))
+  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
   const counts = await activeSessionCounts(db, items.map((u) => u.id), now)
   return { items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0)), nextCursor }
 }
