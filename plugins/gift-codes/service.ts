@@ -5,7 +5,7 @@ import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dia
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
-import { decodeCursor, page } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { present } from '../../schemas/common.js'
 import { cosmeticsInCatalog, grantUnlocks } from '../player-profile/service.js'
 import type {
@@ -358,18 +358,11 @@ export async function listGiftCodes(
   options: { limit: number; cursor?: string; prefix?: string | null },
   now: number,
 ) {
-  const after = decodeCursor(options.cursor)
   let query = db.selectFrom('gift_codes').selectAll()
   const prefix = present(options.prefix)
   // The pattern allows [A-Za-z0-9-] only: no LIKE wildcard can come in with it.
   if (prefix !== undefined) query = query.where('code', 'like', `${prefix.toUpperCase()}%`)
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]),
-    )
-  }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (r) => ({ at: r.created_at, id: r.id }))
+  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
   return { items: items.map((r) => toAdmin(r, now)), nextCursor }
 }
 
@@ -399,18 +392,17 @@ export async function revokeGiftCode(db: Db, typed: string, now: number): Promis
 /** Who redeemed a code, oldest first. Redemptions of deleted users are gone with them. */
 export async function listRedemptions(db: Db, typed: string, options: { limit: number; cursor?: string }) {
   const row = await requireCode(db, typed)
-  const after = decodeCursor(options.cursor)
-  let query = db
+  const query = db
     .selectFrom('gift_code_redemptions')
     .select(['user_id', 'granted_unlocks', 'redeemed_at'])
     .where('gift_code_id', '=', row.id)
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([eb('redeemed_at', '>', after.at), eb.and([eb('redeemed_at', '=', after.at), eb('user_id', '>', after.id)])]),
-    )
-  }
-  const rows = await query.orderBy('redeemed_at').orderBy('user_id').limit(options.limit + 1).execute()
-  const { items, nextCursor } = page(rows, options.limit, (r) => ({ at: r.redeemed_at, id: r.user_id }))
+  const { items, nextCursor } = await keysetPage(query, {
+    cursor: options.cursor,
+    limit: options.limit,
+    at: 'redeemed_at',
+    id: 'user_id',
+    direction: 'asc',
+  })
   return {
     items: items.map((r) => ({
       userId: r.user_id,
