@@ -40,6 +40,8 @@ import userFeedback from './plugins/user-feedback/index.js'
 import userFeedbackAdmin from './plugins/user-feedback/admin.js'
 import userLogs from './plugins/user-logs/index.js'
 import userLogsAdmin from './plugins/user-logs/admin.js'
+import giftCodes from './plugins/gift-codes/index.js'
+import giftCodesAdmin from './plugins/gift-codes/admin.js'
 
 export interface BuildOptions {
   config: Config
@@ -114,6 +116,8 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   if (admin) await app.register(userFeedbackAdmin, { prefix: ADMIN_PREFIX })
   await app.register(userLogs, { prefix: APP_PREFIX })
   if (admin) await app.register(userLogsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(giftCodes, { prefix: APP_PREFIX })
+  if (admin) await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }

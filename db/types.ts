@@ -450,6 +450,32 @@ export interface ValidatedAdjustmentsTable {
   created_at: number
 }
 
+export interface GiftCodesTable {
+  id: string
+  /** Upper-case, [A-Z0-9-]{4,32}: players' input is trimmed and upper-cased before any lookup. */
+  code: string
+  gift_data: string
+  /** JSON array of cosmetic ids unlocked on redemption. */
+  grants: string
+  max_redemptions: number
+  /** Successful redemptions ever made; never lowered (not even when a redeeming user is deleted). */
+  redemption_count: number
+  starts_at: number | null
+  expires_at: number | null
+  revoked: Flag
+  revoked_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface GiftCodeRedemptionsTable {
+  gift_code_id: string
+  user_id: string
+  /** JSON array of the cosmetic ids this redemption newly unlocked. */
+  granted_unlocks: string
+  redeemed_at: number
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -484,6 +510,8 @@ export interface Database {
   validated_players: ValidatedPlayersTable
   validated_balances: ValidatedBalancesTable
   validated_adjustments: ValidatedAdjustmentsTable
+  gift_codes: GiftCodesTable
+  gift_code_redemptions: GiftCodeRedemptionsTable
 }
 
 export type User = Selectable<UsersTable>
@@ -500,6 +528,7 @@ export type CloudSave = Selectable<CloudSavesTable>
 export type RemoteConfig = Selectable<RemoteConfigsTable>
 export type Localization = Selectable<LocalizationsTable>
 export type News = Selectable<NewsTable>
+export type GiftCode = Selectable<GiftCodesTable>
 export type EmailTemplateRow = Selectable<EmailTemplatesTable>
 export type EmailRow = Selectable<EmailsTable>
 export type NewEmail = Insertable<EmailsTable>

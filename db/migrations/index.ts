@@ -26,6 +26,8 @@ import * as m0053 from './0053_create_crash_group_users.js'
 import * as m0054 from './0054_create_crash_reports.js'
 import * as m0055 from './0055_create_user_feedback.js'
 import * as m0056 from './0056_create_user_logs.js'
+import * as m0060 from './0060_create_gift_codes.js'
+import * as m0061 from './0061_create_gift_code_redemptions.js'
 import * as m0070 from './0070_create_validated_rules.js'
 import * as m0071 from './0071_create_validated_values.js'
 import * as m0072 from './0072_create_validated_runs.js'
@@ -67,6 +69,8 @@ export const migrations: Record<string, Migration> = {
   '0054_create_crash_reports': m0054,
   '0055_create_user_feedback': m0055,
   '0056_create_user_logs': m0056,
+  '0060_create_gift_codes': m0060,
+  '0061_create_gift_code_redemptions': m0061,
   '0070_create_validated_rules': m0070,
   '0071_create_validated_values': m0071,
   '0072_create_validated_runs': m0072,

@@ -89,6 +89,11 @@ async function catalogEntries(db: DbOrTrx, ids: readonly string[]): Promise<Map<
   return new Map(rows.map((r) => [r.id, r]))
 }
 
+/** The ids among `ids` that are in the catalog, sorted (gift codes check their grants against it). */
+export async function cosmeticsInCatalog(db: DbOrTrx, ids: readonly string[]): Promise<string[]> {
+  return [...(await catalogEntries(db, [...new Set(ids)])).keys()].sort()
+}
+
 function assertInCatalog(ids: readonly string[], catalog: Map<string, Cosmetic>) {
   const missing = ids.find((id) => !catalog.has(id))
   if (missing !== undefined) throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
