@@ -107,7 +107,7 @@ export async function buildTestApp(
   const env = { ...dbEnv, ...(options.env as Record<string, string>) }
   const app = await buildApp({ config: testConfig(env), clock })
   // A probe of the core user-scoped hook, which the foundation's own routes do not use.
-  app.post(`${APP}/__test/user-scoped`, { preHandler: app.auth.userScoped }, async (request) => request.identity)
+  app.post(`${APP}/__test/user-scoped`, { schema: { hide: true }, preHandler: app.auth.userScoped }, async (request) => request.identity)
   t.teardown(() => app.close())
   return {
     app,
