@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { AdminListQuerySchema, OptionalString, TimestampSchema, UuidSchema } from './common.js'
 
-export const KNOWN_CATEGORIES = ['BUG', 'FEATURE', 'GENERAL'] as const
 export const DEFAULT_CATEGORY = 'GENERAL'
 
 const NoControl = '^[^\\u0000-\\u001F\\u007F]*$'
