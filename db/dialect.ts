@@ -4,7 +4,7 @@ import type { Database, Flag } from './types.js'
 /**
  * The few places where SQLite and MySQL differ, kept together so services stay portable.
  */
-export function isMysql(db: Kysely<unknown>): boolean {
+export function isMysql(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof MysqlAdapter
 }
 

@@ -2,9 +2,21 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { createPool } from 'mysql2'
-import { Kysely, MysqlDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter } from 'kysely'
+import {
+  Kysely,
+  MysqlDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteQueryCompiler,
+  ValueNode,
+  sql,
+  type DialectAdapter,
+  type LimitNode,
+  type QueryCompiler,
+} from 'kysely'
 import type { Config } from '../plugins/core/config.js'
 import type { Database } from './types.js'
+import { registerSqliteDirect } from './prepared.js'
 
 export type Db = Kysely<Database>
 
@@ -45,13 +57,33 @@ class MigrationLockingSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/**
+ * SQLite plans a query with its LIMIT when the LIMIT is a bound value, and marks the statement to be
+ * prepared again whenever that value is bound, which is every time it runs: about 25 µs wasted on
+ * each paged read. A whole-number LIMIT is written into the SQL text instead; it is part of a
+ * query's shape, and the statement cache keeps one statement per page size.
+ */
+class OutpostSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    const limit = node.limit
+    if (ValueNode.is(limit) && Number.isSafeInteger(limit.value)) {
+      this.append(`limit ${limit.value as number}`)
+      return
+    }
+    super.visitLimit(node)
+  }
+}
+
 class OutpostSqliteDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new MigrationLockingSqliteAdapter()
   }
+  override createQueryCompiler(): QueryCompiler {
+    return new OutpostSqliteQueryCompiler()
+  }
 }
 
-const STATEMENT_CACHE_SIZE = 512
+const STATEMENT_CACHE_SIZE = 1024
 
 /**
  * better-sqlite3 behind Kysely, with its prepared statements kept: Kysely prepares every query anew,
@@ -103,5 +135,15 @@ export function createDb(config: DbConfig): Db {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   sqlite.pragma('foreign_keys = ON')
-  return new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: withStatementCache(sqlite) }) })
+  const statements = withStatementCache(sqlite)
+  const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: statements }) })
+  registerSqliteDirect(db, {
+    inTransaction: () => sqlite.inTransaction,
+    run(sqlText, parameters) {
+      const statement = statements.prepare(sqlText)
+      if (statement.reader) return { rows: statement.all(parameters) }
+      return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) }
+    },
+  })
+  return db
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, ResetSchedule } from '../../db/types.js'
 import { addOnConflict } from '../../db/dialect.js'
+import { prepared, preparedFamily } from '../../db/prepared.js'
 
 /**
  * The rank structure kept beside the entries: a radix count tree in `leaderboard_counts`.
@@ -86,28 +87,46 @@ export function betterRanges(rankScore: number): Array<[number, number, number]>
   return ranges
 }
 
+type Values = Record<string, string | number>
+
+/** The sum of n over one primary-key range of count rows per level, for 1 to 6 levels. */
+const sumOfRanges = preparedFamily((levels: number) => (db, p: Values) => {
+  // Joined by UNION ALL: SQLite reads an OR of such ranges by scanning every count row of the
+  // board period instead.
+  const parts = Array.from(
+    { length: levels },
+    (_, i) =>
+      sql`select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = ${p[`l${i}`]} and prefix >= ${p[`f${i}`]} and prefix <= ${p[`t${i}`]}`,
+  )
+  const query = sql<{ n: number | string }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`
+  return { compile: () => query.compile(db) }
+})
+
 export async function countBetter(db: Kysely<Database>, boardId: string, period: string, rankScore: number) {
   const ranges = betterRanges(rankScore)
   if (ranges.length === 0) return 0
-  // One primary-key range per level, joined by UNION ALL: SQLite reads an OR of such ranges by
-  // scanning every count row of the board period instead.
-  const parts = ranges.map(
-    ([level, from, to]) =>
-      sql`select n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
-  )
-  const result = await sql<{ n: number | string }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`.execute(db)
-  return Number(result.rows[0]?.n ?? 0)
+  const values: Values = { boardId, period }
+  ranges.forEach(([level, from, to], i) => {
+    values[`l${i}`] = level
+    values[`f${i}`] = from
+    values[`t${i}`] = to
+  })
+  const row = await sumOfRanges(ranges.length).first(db, values)
+  return Number(row?.n ?? 0)
 }
 
-export async function totalEntries(db: Kysely<Database>, boardId: string, period: string) {
-  const row = await db
+const total = prepared((db, p: { boardId: string; period: string }) =>
+  db
     .selectFrom('leaderboard_counts')
     .select('n')
-    .where('board_id', '=', boardId)
-    .where('period', '=', period)
+    .where('board_id', '=', p.boardId)
+    .where('period', '=', p.period)
     .where('level', '=', 0)
-    .where('prefix', '=', 0)
-    .executeTakeFirst()
+    .where('prefix', '=', 0),
+)
+
+export async function totalEntries(db: Kysely<Database>, boardId: string, period: string) {
+  const row = await total.first(db, { boardId, period })
   return Number(row?.n ?? 0)
 }
 
@@ -118,23 +137,26 @@ export interface SortKey {
 }
 
 /** 1-based position of a visible entry: better scores from the tree, then the ties before it. */
-export async function positionOf(db: Kysely<Database>, boardId: string, period: string, entry: SortKey) {
-  const better = await countBetter(db, boardId, period, entry.rank_score)
-  const ties = await db
+const tiesBefore = prepared((db, p: { boardId: string; period: string } & SortKey) =>
+  db
     .selectFrom('leaderboard_entries')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('board_id', '=', boardId)
-    .where('period', '=', period)
+    .where('board_id', '=', p.boardId)
+    .where('period', '=', p.period)
     .where('hidden', '=', 0)
-    .where('rank_score', '=', entry.rank_score)
+    .where('rank_score', '=', p.rank_score)
     .where((eb) =>
       eb.or([
-        eb('reached_at', '<', entry.reached_at),
-        eb.and([eb('reached_at', '=', entry.reached_at), eb('user_id', '<', entry.user_id)]),
+        eb('reached_at', '<', p.reached_at),
+        eb.and([eb('reached_at', '=', p.reached_at), eb('user_id', '<', p.user_id)]),
       ]),
-    )
-    .executeTakeFirstOrThrow()
-  return better + Number(ties.n) + 1
+    ),
+)
+
+export async function positionOf(db: Kysely<Database>, boardId: string, period: string, entry: SortKey) {
+  const better = await countBetter(db, boardId, period, entry.rank_score)
+  const ties = await tiesBefore.first(db, { boardId, period, ...entry })
+  return better + Number(ties?.n ?? 0) + 1
 }
 
 /**

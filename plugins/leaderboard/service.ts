@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
 import { affected, forUpdate, insertOrLock } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
+import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { onUserDeletion, userNames } from '../users/service.js'
@@ -33,8 +34,12 @@ function withTransaction<T>(db: DbOrTrx, work: (trx: Transaction<Database>) => P
 export const rankScoreOf = (board: Pick<Leaderboard, 'sort_order'>, score: number) =>
   board.sort_order === 'desc' ? -score : score
 
+const boardByKey = prepared((db, p: { boardKey: string }) =>
+  db.selectFrom('leaderboards').selectAll().where('board_key', '=', p.boardKey),
+)
+
 export async function findBoard(db: DbOrTrx, boardKey: string): Promise<Leaderboard | undefined> {
-  return db.selectFrom('leaderboards').selectAll().where('board_key', '=', boardKey).executeTakeFirst()
+  return boardByKey.first(db, { boardKey })
 }
 
 const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
@@ -52,14 +57,12 @@ export function readPeriod(board: Leaderboard, period: Period, now: number): str
 }
 
 /** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
+const banOf = prepared((db, p: { boardId: string; userId: string }) =>
+  db.selectFrom('leaderboard_bans').select('user_id').where('board_id', '=', p.boardId).where('user_id', '=', p.userId),
+)
+
 export async function isBannedFromBoard(db: DbOrTrx, boardId: string, userId: string): Promise<boolean> {
-  const ban = await db
-    .selectFrom('leaderboard_bans')
-    .select('user_id')
-    .where('board_id', '=', boardId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
-  return ban !== undefined
+  return (await banOf.first(db, { boardId, userId })) !== undefined
 }
 
 // ---- the score write --------------------------------------------------------------------------
@@ -184,6 +187,8 @@ async function toEntries(db: DbOrTrx, rows: EntryRow[]): Promise<Entry[]> {
 
 const entryColumns = ['user_id', 'score', 'rank_score', 'reached_at'] as const
 
+type BoardPeriod = { boardId: string; period: string }
+
 function visible(db: DbOrTrx, boardId: string, period: string) {
   return db
     .selectFrom('leaderboard_entries')
@@ -192,6 +197,15 @@ function visible(db: DbOrTrx, boardId: string, period: string) {
     .where('period', '=', period)
     .where('hidden', '=', 0)
 }
+
+/** A page of the board from the top: one statement per page size (1 to 100). */
+const topPage = preparedFamily((limit: number) => (db, p: BoardPeriod & { offset: number }) =>
+  visible(db, p.boardId, p.period).orderBy('rank_score').orderBy('reached_at').orderBy('user_id').limit(limit).offset(p.offset),
+)
+
+const entryOf = prepared((db, p: BoardPeriod & { userId: string }) =>
+  visible(db, p.boardId, p.period).where('user_id', '=', p.userId),
+)
 
 export async function topEntries(
   db: DbOrTrx,
@@ -203,13 +217,7 @@ export async function topEntries(
   const period = readPeriod(board, options.period, now)
   if (period === null) return { leaderboardKey: board.board_key, entries: [], total: 0 }
   const [rows, total] = await Promise.all([
-    visible(db, board.id, period)
-      .orderBy('rank_score')
-      .orderBy('reached_at')
-      .orderBy('user_id')
-      .limit(options.limit)
-      .offset(options.offset)
-      .execute(),
+    topPage(options.limit).all(db, { boardId: board.id, period, offset: options.offset }),
     totalEntries(db, board.id, period),
   ])
   const entries = await toEntries(db, rows.map((r, i) => ({ ...r, position: options.offset + i + 1 })))
@@ -221,7 +229,7 @@ async function playerEntry(db: DbOrTrx, board: Leaderboard, period: string | nul
     userNames(db, [userId]),
     period === null
       ? Promise.resolve(undefined)
-      : visible(db, board.id, period).where('user_id', '=', userId).executeTakeFirst(),
+      : entryOf.first(db, { boardId: board.id, period, userId }),
   ])
   const username = names.get(userId)
   if (username === undefined) throw notFound('USER_NOT_FOUND', 'User not found')
@@ -249,6 +257,40 @@ export async function rankOf(db: DbOrTrx, boardKey: string, userId: string, whic
   }
 }
 
+/** Up to `range` entries ranked just before the given one, nearest first. */
+const entriesAbove = preparedFamily((range: number) => (db, p: BoardPeriod & SortKey) =>
+  visible(db, p.boardId, p.period)
+    .where('rank_score', '<=', p.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('rank_score', '<', p.rank_score),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '=', p.reached_at), eb('user_id', '<', p.user_id)]),
+      ]),
+    )
+    .orderBy('rank_score', 'desc')
+    .orderBy('reached_at', 'desc')
+    .orderBy('user_id', 'desc')
+    .limit(range),
+)
+
+/** Up to `range` entries ranked just after the given one, nearest first. */
+const entriesBelow = preparedFamily((range: number) => (db, p: BoardPeriod & SortKey) =>
+  visible(db, p.boardId, p.period)
+    .where('rank_score', '>=', p.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('rank_score', '>', p.rank_score),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '=', p.reached_at), eb('user_id', '>', p.user_id)]),
+      ]),
+    )
+    .orderBy('rank_score')
+    .orderBy('reached_at')
+    .orderBy('user_id')
+    .limit(range),
+)
+
 /** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
 export async function aroundOf(
   db: DbOrTrx,
@@ -265,34 +307,8 @@ export async function aroundOf(
   const me = row
   const [position, above, below] = await Promise.all([
     positionOf(db, board.id, period, me),
-    visible(db, board.id, period)
-      .where('rank_score', '<=', me.rank_score)
-      .where((eb) =>
-        eb.or([
-          eb('rank_score', '<', me.rank_score),
-          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '<', me.reached_at)]),
-          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '=', me.reached_at), eb('user_id', '<', me.user_id)]),
-        ]),
-      )
-      .orderBy('rank_score', 'desc')
-      .orderBy('reached_at', 'desc')
-      .orderBy('user_id', 'desc')
-      .limit(range)
-      .execute(),
-    visible(db, board.id, period)
-      .where('rank_score', '>=', me.rank_score)
-      .where((eb) =>
-        eb.or([
-          eb('rank_score', '>', me.rank_score),
-          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '>', me.reached_at)]),
-          eb.and([eb('rank_score', '=', me.rank_score), eb('reached_at', '=', me.reached_at), eb('user_id', '>', me.user_id)]),
-        ]),
-      )
-      .orderBy('rank_score')
-      .orderBy('reached_at')
-      .orderBy('user_id')
-      .limit(range)
-      .execute(),
+    entriesAbove(range).all(db, { boardId: board.id, period, ...me }),
+    entriesBelow(range).all(db, { boardId: board.id, period, ...me }),
   ])
   const rows: EntryRow[] = [
     ...above.reverse().map((r, i) => ({ ...r, position: position - above.length + i })),

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, PlayerProfile } from '../../db/types.js'
 import { affected, flag, insertOrLock } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
+import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
@@ -42,15 +43,20 @@ function toPublicProfile(row: Pick<PlayerProfile, 'avatar_id' | 'frame_id' | 'ba
   return { avatarId: row.avatar_id, frameId: row.frame_id, badges: JSON.parse(row.badges) as string[] }
 }
 
+/** One statement per list length (a page of leaderboard entries: at most 101). */
+const profilesOf = preparedFamily((count: number) => (db: DbOrTrx, ids: readonly string[]) =>
+  db
+    .selectFrom('player_profiles')
+    .select(['user_id', 'avatar_id', 'frame_id', 'badges'])
+    .where('user_id', 'in', Array.from({ length: count }, (_, i) => ids[i]!)),
+)
+
 /** The public profiles of a page of players, in one query (leaderboard entries). */
 export async function publicProfiles(db: DbOrTrx, userIds: readonly string[]): Promise<Map<string, PublicProfile>> {
   const result = new Map<string, PublicProfile>()
   if (userIds.length === 0) return result
-  const rows = await db
-    .selectFrom('player_profiles')
-    .select(['user_id', 'avatar_id', 'frame_id', 'badges'])
-    .where('user_id', 'in', [...new Set(userIds)])
-    .execute()
+  const ids = [...new Set(userIds)]
+  const rows = await profilesOf(ids.length).all(db, ids)
   for (const row of rows) result.set(row.user_id, toPublicProfile(row))
   for (const id of userIds) if (!result.has(id)) result.set(id, toPublicProfile(undefined))
   return result

@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.js'
 import type { Database, NewUser, User } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { isUniqueViolation } from '../../db/dialect.js'
+import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
@@ -131,9 +132,15 @@ export async function findUser(db: Db, userId: string): Promise<User | undefined
 }
 
 /** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
+/** Names by id, one statement per list length (a page of leaderboard entries: at most 101). */
+const namesOf = preparedFamily((count: number) => (db, ids: readonly string[]) =>
+  db.selectFrom('users').select(['id', 'username']).where('id', 'in', Array.from({ length: count }, (_, i) => ids[i]!)),
+)
+
 export async function userNames(db: Db, userIds: readonly string[]): Promise<Map<string, string>> {
   if (userIds.length === 0) return new Map()
-  const rows = await db.selectFrom('users').select(['id', 'username']).where('id', 'in', [...new Set(userIds)]).execute()
+  const ids = [...new Set(userIds)]
+  const rows = await namesOf(ids.length).all(db, ids)
   return new Map(rows.map((r) => [r.id, r.username]))
 }
 

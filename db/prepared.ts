@@ -1,0 +1,85 @@
+import { CompiledQuery, type Compilable, type QueryResult } from 'kysely'
+import type { Db } from './index.js'
+import { isMysql } from './dialect.js'
+
+/**
+ * Queries for the hot paths, built with Kysely once and then run with new values.
+ *
+ * Building and compiling a Kysely query costs about as much as SQLite takes to run an indexed one,
+ * and the driver adds a lock and a few promise hops on top. A prepared query is built once per
+ * dialect with placeholders in place of its values, so a request only fills the values in. On
+ * SQLite, when no transaction holds the connection, it runs the cached statement directly: the
+ * driver's lock exists only to keep other queries out of an open transaction, and synchronous code
+ * cannot interleave with anything. Inside a transaction (or on MySQL) it goes through Kysely as usual.
+ *
+ * Values must be scalars that Kysely passes through as bound parameters (strings, numbers, null):
+ * an `in` list or a LIMIT is part of the query's shape, so key such variants in a `preparedFamily`.
+ */
+class Placeholder {
+  constructor(readonly name: string) {}
+}
+
+/** What `createDb` registers for a SQLite database: the connection's cached statements. */
+export interface SqliteDirect {
+  inTransaction(): boolean
+  run(sqlText: string, parameters: readonly unknown[]): QueryResult<any>
+}
+
+const direct = new WeakMap<Db, SqliteDirect>()
+
+export function registerSqliteDirect(db: Db, sqlite: SqliteDirect): void {
+  direct.set(db, sqlite)
+}
+
+interface Compiled {
+  sql: string
+  /** Each bound parameter: a placeholder to fill in, or a constant the builder put there. */
+  slots: readonly unknown[]
+}
+
+export interface PreparedQuery<P, R> {
+  execute(db: Db, values: P): Promise<QueryResult<R>>
+  all(db: Db, values: P): Promise<R[]>
+  first(db: Db, values: P): Promise<R | undefined>
+}
+
+export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): PreparedQuery<P, R> {
+  const placeholders = new Proxy({} as P, { get: (_target, name) => new Placeholder(String(name)) })
+  let sqlite: Compiled | undefined
+  let mysql: Compiled | undefined
+
+  const compile = (db: Db): Compiled => {
+    const query = build(db, placeholders).compile()
+    return { sql: query.sql, slots: [...query.parameters] }
+  }
+  const compiledFor = (db: Db): Compiled =>
+    isMysql(db) ? (mysql ??= compile(db)) : (sqlite ??= compile(db))
+
+  async function execute(db: Db, values: P): Promise<QueryResult<R>> {
+    const { sql, slots } = compiledFor(db)
+    const parameters = slots.map((slot) => (slot instanceof Placeholder ? values[slot.name as keyof P] : slot))
+    const sqliteDirect = direct.get(db)
+    if (sqliteDirect && !sqliteDirect.inTransaction()) return sqliteDirect.run(sql, parameters)
+    return db.executeQuery<R>(CompiledQuery.raw(sql, parameters))
+  }
+  return {
+    execute,
+    all: async (db, values) => (await execute(db, values)).rows,
+    first: async (db, values) => (await execute(db, values)).rows[0],
+  }
+}
+
+/** Prepared queries that differ in shape by a small key (a LIMIT, the length of an `in` list). */
+export function preparedFamily<K extends string | number, P extends object, R>(
+  build: (key: K) => (db: Db, values: P) => Compilable<R>,
+): (key: K) => PreparedQuery<P, R> {
+  const members = new Map<K, PreparedQuery<P, R>>()
+  return (key) => {
+    let member = members.get(key)
+    if (!member) {
+      member = prepared(build(key))
+      members.set(key, member)
+    }
+    return member
+  }
+}
