@@ -50,7 +50,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!e) return false
   if (e.code && UNAVAILABLE_CODES.has(e.code)) return true
   if (e.fatal === true) return true
-  return e.message === 'Pool is closed.' || e.message === 'driver has already been destroyed'
+  return (
+    e.message === 'Pool is closed.' ||
+    e.message === 'driver has already been destroyed' ||
+    e.message === 'The database connection is not open'
+  )
 }
 
 /** Number of rows an UPDATE or DELETE matched, as a plain number on both drivers. */

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js'
 import type { CloudSave } from '../../db/types.js'
 import { affected, flag, isUniqueViolation, upsertBumpingCounter } from '../../db/dialect.js'
+import { prepared } from '../../db/prepared.js'
 import { AppError } from '../core/errors.js'
 
 /**
@@ -40,12 +41,12 @@ export function conflict(currentVersion: number) {
   )
 }
 
+const saveOf = prepared((db, p: { userId: string }) =>
+  db.selectFrom('cloud_saves').select(['data', 'is_binary', 'version', 'updated_at']).where('user_id', '=', p.userId),
+)
+
 export async function findSave(db: Db, userId: string): Promise<StoredSave | undefined> {
-  return db
-    .selectFrom('cloud_saves')
-    .select(['data', 'is_binary', 'version', 'updated_at'])
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
+  return saveOf.first(db, { userId })
 }
 
 export async function writeSave(db: Db, { userId, bytes, binary, expectedVersion, now }: SaveInput): Promise<SaveResult> {

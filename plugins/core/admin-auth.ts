@@ -12,11 +12,11 @@ export default fp(
     const expected = app.config.ADMIN_API_KEY
     if (!expected) return
     const isAdminKey = secretChecker(expected)
-    app.addHook('onRequest', async (request) => {
-      if (request.method === 'OPTIONS' || !isAdminPath(request.url)) return
-      if (!isAdminKey(request.headers['x-admin-key'])) {
-        throw new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-Admin-Key header')
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.method === 'OPTIONS' || !isAdminPath(request.url) || isAdminKey(request.headers['x-admin-key'])) {
+        return done()
       }
+      done(new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-Admin-Key header'))
     })
   },
   { name: 'admin-auth', dependencies: ['config', 'errors'] },

@@ -10,12 +10,15 @@ import { secretChecker } from './secrets.js'
 export default fp(
   async (app) => {
     const isApiKey = secretChecker(app.config.API_KEY)
-    app.addHook('onRequest', async (request) => {
-      if (request.method === 'OPTIONS' || !isApiPath(request.url) || isAdminPath(request.url)) return
-      if (request.routeOptions.config.public) return
-      if (!isApiKey(request.headers['x-api-key'])) {
-        throw new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-API-Key header')
-      }
+    // A callback hook, not an async one: it runs on every request, and a promise per request costs.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const exempt =
+        request.method === 'OPTIONS' ||
+        !isApiPath(request.url) ||
+        isAdminPath(request.url) ||
+        request.routeOptions.config.public === true
+      if (exempt || isApiKey(request.headers['x-api-key'])) return done()
+      done(new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-API-Key header'))
     })
   },
   { name: 'api-key', dependencies: ['config', 'errors'] },

@@ -37,8 +37,9 @@ export default fp(
     })
 
     // A POST or PUT with no body at all is validated as `{}`, so the client hears which field is missing.
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       if (request.body === undefined && !BODYLESS.has(request.method)) request.body = {}
+      done()
     })
 
     app.removeContentTypeParser(['application/json', 'text/plain'])

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import { affected } from '../../db/dialect.js'
+import { prepared } from '../../db/prepared.js'
 import { hashToken, randomToken } from './secrets.js'
 
 /**
@@ -61,19 +62,31 @@ export interface ResolvedSession {
   banned?: boolean
 }
 
-/** Looks a presented access token up: one indexed query, joined with the user's ban state. */
-export async function resolveAccessToken(db: Db, token: string, now: number): Promise<ResolvedSession> {
-  const row = await db
+const sessionByToken = prepared((db, p: { accessHash: string }) =>
+  db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select(['s.id', 's.user_id', 's.expires_at', 's.revoked_at', 'u.banned_at'])
-    .where('s.access_hash', '=', hashToken(token))
-    .executeTakeFirst()
+    .where('s.access_hash', '=', p.accessHash),
+)
+
+/** Looks a presented access token up: one indexed query, joined with the user's ban state. */
+export async function resolveAccessToken(db: Db, token: string, now: number): Promise<ResolvedSession> {
+  const row = await sessionByToken.first(db, { accessHash: hashToken(token) })
   if (!row) return { status: 'UNKNOWN' }
   const base = { sessionId: row.id, userId: row.user_id, banned: row.banned_at !== null }
   if (row.revoked_at !== null) return { ...base, status: 'REVOKED' }
   if (row.expires_at <= now) return { ...base, status: 'EXPIRED' }
   return { ...base, status: 'VALID' }
+}
+
+const banState = prepared((db, p: { userId: string }) => db.selectFrom('users').select('banned_at').where('id', '=', p.userId))
+
+/** Whether the user exists and is banned (compat-mode calls that name a user without a session). */
+export async function userStanding(db: Db, userId: string): Promise<'UNKNOWN' | 'BANNED' | 'ACTIVE'> {
+  const user = await banState.first(db, { userId })
+  if (!user) return 'UNKNOWN'
+  return user.banned_at === null ? 'ACTIVE' : 'BANNED'
 }
 
 export async function revokeSession(db: Db, sessionId: string, now: number): Promise<void> {

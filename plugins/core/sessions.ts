@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { AppError } from './errors.js'
-import { resolveAccessToken, type ResolvedSession } from './session-store.js'
+import { resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 
 /**
  * Who is calling (API.md §1.2). Two preHandlers, run after validation:
@@ -83,9 +83,9 @@ export default fp(
       if (strict || presentedToken(request)) return requireSession(request)
       const userId = namedUserId(request)
       if (!userId) throw new AppError(400, 'VALIDATION_ERROR', 'userId is required')
-      const user = await db.selectFrom('users').select('banned_at').where('id', '=', userId).executeTakeFirst()
-      if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
-      if (user.banned_at !== null) throw new AppError(403, 'USER_BANNED', 'This account is banned')
+      const standing = await userStanding(db, userId)
+      if (standing === 'UNKNOWN') throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+      if (standing === 'BANNED') throw new AppError(403, 'USER_BANNED', 'This account is banned')
       request.identity = { userId, sessionId: null }
     }
 

@@ -26,6 +26,8 @@ export const LEVELS = 6
 const KEY_BITS = BigInt(DIGIT_BITS * LEVELS)
 const OFFSET = 1n << 53n
 
+type Values = Record<string, string | number>
+
 export interface CountRow {
   level: number
   prefix: number
@@ -62,14 +64,33 @@ export function countDeltas(from: number | null, to: number | null): CountRow[] 
   return [...deltas.values()].filter((r) => r.n !== 0).sort((a, b) => a.level - b.level || a.prefix - b.prefix)
 }
 
-export async function applyCounts(db: Kysely<Database>, boardId: string, period: string, deltas: CountRow[]) {
-  if (deltas.length === 0) return
-  await addOnConflict(
+/** Adds n to each of `rows` count rows (creating those that are missing): one upsert per row count. */
+const addToCounts = preparedFamily((rows: number) => (db, p: Values) =>
+  addOnConflict(
     db,
-    db.insertInto('leaderboard_counts').values(deltas.map((d) => ({ board_id: boardId, period, ...d }))),
+    db.insertInto('leaderboard_counts').values(
+      Array.from({ length: rows }, (_, i) => ({
+        board_id: p.boardId as string,
+        period: p.period as string,
+        level: p[`l${i}`] as number,
+        prefix: p[`p${i}`] as number,
+        n: p[`n${i}`] as number,
+      })),
+    ),
     ['board_id', 'period', 'level', 'prefix'],
     'n',
-  ).execute()
+  ),
+)
+
+export async function applyCounts(db: Kysely<Database>, boardId: string, period: string, deltas: CountRow[]) {
+  if (deltas.length === 0) return
+  const values: Values = { boardId, period }
+  deltas.forEach((d, i) => {
+    values[`l${i}`] = d.level
+    values[`p${i}`] = d.prefix
+    values[`n${i}`] = d.n
+  })
+  await addToCounts(deltas.length).execute(db, values)
 }
 
 /** The count-row ranges holding every entry strictly better than `rankScore`: [level, from, to]. */
@@ -86,8 +107,6 @@ export function betterRanges(rankScore: number): Array<[number, number, number]>
   if (rankScore > first) ranges.push([LEVELS, first, rankScore - 1])
   return ranges
 }
-
-type Values = Record<string, string | number>
 
 /** The sum of n over one primary-key range of count rows per level, for 1 to 6 levels. */
 const sumOfRanges = preparedFamily((levels: number) => (db, p: Values) => {

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
-import { affected, forUpdate, insertOrLock } from '../../db/dialect.js'
+import { forUpdate, insertOrLock } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -86,6 +86,45 @@ export interface SubmitResult {
   position: number
 }
 
+type EntryKey = { boardId: string; period: string; userId: string }
+type EntryWrite = EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }
+
+/** Creates a hidden placeholder entry, or write-locks the existing one (see `submitScore`). */
+const lockEntry = prepared((db, p: EntryWrite) =>
+  insertOrLock(
+    db,
+    db.insertInto('leaderboard_entries').values({
+      board_id: p.boardId,
+      period: p.period,
+      user_id: p.userId,
+      score: p.score,
+      rank_score: p.rankScore,
+      reached_at: -1,
+      hidden: 1,
+      metadata: p.metadata,
+      created_at: p.now,
+    }),
+    ['board_id', 'period', 'user_id'],
+    'hidden',
+  ),
+)
+
+const entryWhere = <QB extends { where: (...args: any[]) => QB }>(qb: QB, p: EntryKey): QB =>
+  qb.where('board_id', '=', p.boardId).where('period', '=', p.period).where('user_id', '=', p.userId)
+
+const currentEntry = prepared((db, p: EntryKey) =>
+  forUpdate(db, entryWhere(db.selectFrom('leaderboard_entries').select(['score', 'rank_score', 'reached_at', 'hidden']), p)),
+)
+
+const writeEntry = prepared((db, p: EntryWrite) =>
+  entryWhere(
+    db
+      .updateTable('leaderboard_entries')
+      .set({ score: p.score, rank_score: p.rankScore, reached_at: p.now, hidden: 0, metadata: p.metadata }),
+    p,
+  ),
+)
+
 /**
  * Writes a score under the board's strategy, bounds, bans and validatedOnly rule, and answers the
  * stored score and the player's position. Pass a transaction to make it part of the caller's.
@@ -114,27 +153,10 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
     }
 
     const period = periodKey(board.reset_schedule, now)
-    const pk = (q: any) => q.where('board_id', '=', board.id).where('period', '=', period).where('user_id', '=', input.userId)
-    await insertOrLock(
-      trx,
-      trx.insertInto('leaderboard_entries').values({
-        board_id: board.id,
-        period,
-        user_id: input.userId,
-        score,
-        rank_score: rankScoreOf(board, score),
-        reached_at: -1,
-        hidden: 1,
-        metadata,
-        created_at: now,
-      }),
-      ['board_id', 'period', 'user_id'],
-      'hidden',
-    ).execute()
-    const current: Pick<LeaderboardEntry, 'score' | 'rank_score' | 'reached_at' | 'hidden'> = await forUpdate(
-      trx,
-      pk(trx.selectFrom('leaderboard_entries').select(['score', 'rank_score', 'reached_at', 'hidden'])),
-    ).executeTakeFirstOrThrow()
+    const key = { boardId: board.id, period, userId: input.userId }
+    await lockEntry.execute(trx, { ...key, score, rankScore: rankScoreOf(board, score), metadata, now })
+    const current = await currentEntry.first(trx, key)
+    if (!current) throw new Error('leaderboard entry vanished inside its own transaction')
     const isNew = current.reached_at === -1
 
     let stored = score
@@ -153,12 +175,8 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
     if (improved) {
       entry.rank_score = rankScoreOf(board, stored)
       entry.reached_at = now
-      const written = await pk(
-        trx
-          .updateTable('leaderboard_entries')
-          .set({ score: stored, rank_score: entry.rank_score, reached_at: now, hidden: 0, metadata }),
-      ).executeTakeFirst()
-      if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
+      const written = await writeEntry.execute(trx, { ...key, score: stored, rankScore: entry.rank_score, metadata, now })
+      if (Number(written.numAffectedRows) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
       const wasCounted = !isNew && current.hidden === 0
       await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
     }

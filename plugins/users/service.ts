@@ -127,8 +127,10 @@ export async function lockUser(trx: Db, userId: string): Promise<void> {
   await trx.updateTable('users').set((eb) => ({ id: eb.ref('id') })).where('id', '=', userId).execute()
 }
 
+const userById = prepared((db, p: { userId: string }) => db.selectFrom('users').selectAll().where('id', '=', p.userId))
+
 export async function findUser(db: Db, userId: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst()
+  return userById.first(db, { userId })
 }
 
 /** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
