@@ -68,39 +68,6 @@ export function isRetryableConflict(error: unknown): boolean {
   return e?.errno === 1213 || e?.errno === 1205 || e?.code === 'SQLITE_BUSY'
 }
 
-/**
- * INSERT `row`; when its primary key `key` already exists, UPDATE the row's other columns (except
- * `keep`) and add one to the integer column `counter` instead. One statement, so concurrent calls
- * are serialized by the database and each sees its own counter value, which is returned
- * (`row[counter]` for a fresh row). SQLite: ON CONFLICT … DO UPDATE … RETURNING. MySQL has no
- * RETURNING: ON DUPLICATE KEY UPDATE sets the counter through LAST_INSERT_ID(expr), which the server
- * reports back as the statement's insert id; the affected-row count (1 insert, 2 update) tells
- * which branch ran.
- */
-export async function upsertBumpingCounter(
-  db: Kysely<any>,
-  table: string,
-  row: Record<string, unknown>,
-  { key, counter, keep = [] }: { key: string; counter: string; keep?: string[] },
-): Promise<number> {
-  const columns = Object.keys(row).filter((c) => c !== key && c !== counter && !keep.includes(c))
-  if (isMysql(db)) {
-    const set: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, fromNewRow(true, c)]))
-    set[counter] = sql`last_insert_id(${sql.ref(counter)} + 1)`
-    const result = await db.insertInto(table).values(row).onDuplicateKeyUpdate(set).executeTakeFirstOrThrow()
-    return Number(result.numInsertedOrUpdatedRows) === 1 ? Number(row[counter]) : Number(result.insertId)
-  }
-  const set: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c, fromNewRow(false, c)]))
-  set[counter] = sql`${sql.ref(counter)} + 1`
-  const updated = await db
-    .insertInto(table)
-    .values(row)
-    .onConflict((oc) => oc.column(key).doUpdateSet(set))
-    .returning(sql<number>`${sql.ref(counter)}`.as('counter'))
-    .executeTakeFirstOrThrow()
-  return Number(updated.counter)
-}
-
 /** In an upsert's update part, the value the conflicting new row carried for `column`. */
 function fromNewRow(mysql: boolean, column: string) {
   return mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`)

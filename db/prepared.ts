@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely'
+import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } from 'kysely'
 import type { Db } from './index.js'
 import { isMysql } from './dialect.js'
 
@@ -81,5 +81,39 @@ export function preparedFamily<K extends string | number, P extends object, R>(
       members.set(key, member)
     }
     return member
+  }
+}
+
+/**
+ * A prepared INSERT of one row into `table`; when its primary key `key` already exists, it UPDATEs
+ * the row's other columns (except `keep`) and adds one to the integer column `counter` instead. One
+ * statement, so concurrent calls are serialized by the database and each sees its own counter value,
+ * which is returned (`row[counter]` for a fresh row). SQLite: ON CONFLICT … DO UPDATE … RETURNING.
+ * MySQL has no RETURNING: ON DUPLICATE KEY UPDATE sets the counter through LAST_INSERT_ID(expr),
+ * which the server reports back as the statement's insert id; the affected-row count (1 insert,
+ * 2 update) tells which branch ran.
+ */
+export function preparedCounterUpsert<R extends Record<string, unknown>>(
+  table: string,
+  columns: ReadonlyArray<keyof R & string>,
+  { key, counter, keep = [] }: { key: keyof R & string; counter: keyof R & string; keep?: ReadonlyArray<keyof R & string> },
+): (db: Db, row: R) => Promise<number> {
+  const updated = columns.filter((c) => c !== key && c !== counter && !keep.includes(c))
+  const query = prepared((db: Db, p: R) => {
+    const insert = (db as unknown as Kysely<any>).insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])))
+    const ref = sql.ref(counter)
+    if (isMysql(db)) {
+      const set: Record<string, unknown> = Object.fromEntries(updated.map((c) => [c, sql`values(${sql.ref(c)})`]))
+      set[counter] = sql`last_insert_id(${ref} + 1)`
+      return insert.onDuplicateKeyUpdate(set)
+    }
+    const set: Record<string, unknown> = Object.fromEntries(updated.map((c) => [c, sql.ref(`excluded.${c}`)]))
+    set[counter] = sql`${ref} + 1`
+    return insert.onConflict((oc) => oc.column(key).doUpdateSet(set)).returning(sql<number>`${ref}`.as('counter'))
+  })
+  return async (db, row) => {
+    const result = await query.execute(db, row)
+    if (isMysql(db)) return Number(result.numAffectedRows) === 1 ? Number(row[counter]) : Number(result.insertId)
+    return Number((result.rows[0] as unknown as { counter: number | string }).counter)
   }
 }

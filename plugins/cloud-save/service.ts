@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js'
 import type { CloudSave } from '../../db/types.js'
-import { affected, flag, isUniqueViolation, upsertBumpingCounter } from '../../db/dialect.js'
-import { prepared } from '../../db/prepared.js'
+import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
+import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
 import { AppError } from '../core/errors.js'
 
 /**
@@ -49,13 +49,20 @@ export async function findSave(db: Db, userId: string): Promise<StoredSave | und
   return saveOf.first(db, { userId })
 }
 
+/** An unconditional save: the stored version plus one, or 1 for the first save. */
+const saveOverAnyVersion = preparedCounterUpsert<CloudSave>(
+  'cloud_saves',
+  ['user_id', 'data', 'is_binary', 'size_bytes', 'updated_at', 'version', 'created_at'],
+  { key: 'user_id', counter: 'version', keep: ['created_at'] },
+)
+
 export async function writeSave(db: Db, { userId, bytes, binary, expectedVersion, now }: SaveInput): Promise<SaveResult> {
   const fields = { data: bytes, is_binary: flag(binary), size_bytes: bytes.length, updated_at: now }
   const done = (version: number): SaveResult => ({ dataSizeBytes: bytes.length, version, updatedAt: now })
 
   if (expectedVersion === undefined) {
     const row = { user_id: userId, ...fields, version: 1, created_at: now }
-    return done(await upsertBumpingCounter(db, 'cloud_saves', row, { key: 'user_id', counter: 'version', keep: ['created_at'] }))
+    return done(await saveOverAnyVersion(db, row))
   }
   if (expectedVersion === 0) {
     try {

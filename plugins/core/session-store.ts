@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import type { Insertable } from 'kysely'
 import type { Db } from '../../db/index.js'
+import type { Database } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { prepared } from '../../db/prepared.js'
 import { hashToken, randomToken } from './secrets.js'
@@ -22,6 +24,23 @@ export interface IssuedSession {
   refreshExpiresAt: number | null
 }
 
+type NewSession = Insertable<Database['sessions']>
+
+const insertSession = prepared((db, p: NewSession) =>
+  db.insertInto('sessions').values({
+    id: p.id,
+    user_id: p.user_id,
+    family_id: p.family_id,
+    access_hash: p.access_hash,
+    expires_at: p.expires_at,
+    refresh_hash: p.refresh_hash,
+    refresh_expires_at: p.refresh_expires_at,
+    refresh_used_at: p.refresh_used_at,
+    revoked_at: p.revoked_at,
+    created_at: p.created_at,
+  }),
+)
+
 export async function issueSession(
   db: Db,
   userId: string,
@@ -43,7 +62,7 @@ export async function issueSession(
     revoked_at: null,
     created_at: now,
   }
-  await db.insertInto('sessions').values(session).execute()
+  await insertSession.execute(db, session)
   return {
     sessionId: session.id,
     accessToken,

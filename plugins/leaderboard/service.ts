@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
-import { forUpdate, insertOrLock } from '../../db/dialect.js'
+import { forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -61,6 +61,22 @@ const banOf = prepared((db, p: { boardId: string; userId: string }) =>
   db.selectFrom('leaderboard_bans').select('user_id').where('board_id', '=', p.boardId).where('user_id', '=', p.userId),
 )
 
+/** The board and whether the player is banned from it, in one read (the submit path). */
+const boardForSubmit = prepared((db, p: { boardKey: string; userId: string }) =>
+  db
+    .selectFrom('leaderboards as b')
+    .selectAll('b')
+    .select((eb) =>
+      eb
+        .selectFrom('leaderboard_bans as ban')
+        .select('ban.user_id')
+        .whereRef('ban.board_id', '=', 'b.id')
+        .where('ban.user_id', '=', p.userId)
+        .as('banned'),
+    )
+    .where('b.board_key', '=', p.boardKey),
+)
+
 export async function isBannedFromBoard(db: DbOrTrx, boardId: string, userId: string): Promise<boolean> {
   return (await banOf.first(db, { boardId, userId })) !== undefined
 }
@@ -90,7 +106,7 @@ type EntryKey = { boardId: string; period: string; userId: string }
 type EntryWrite = EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }
 
 /** Creates a hidden placeholder entry, or write-locks the existing one (see `submitScore`). */
-const lockEntry = prepared((db, p: EntryWrite) =>
+const placeholderEntry = (db: DbOrTrx, p: EntryWrite) =>
   insertOrLock(
     db,
     db.insertInto('leaderboard_entries').values({
@@ -106,7 +122,13 @@ const lockEntry = prepared((db, p: EntryWrite) =>
     }),
     ['board_id', 'period', 'user_id'],
     'hidden',
-  ),
+  )
+
+const lockEntry = prepared(placeholderEntry)
+
+/** SQLite: the same upsert answering the row as it now stands, which saves the read that follows on MySQL. */
+const lockAndReadEntry = prepared((db, p: EntryWrite) =>
+  placeholderEntry(db, p).returning(['score', 'rank_score', 'reached_at', 'hidden']),
 )
 
 const entryWhere = <QB extends { where: (...args: any[]) => QB }>(qb: QB, p: EntryKey): QB =>
@@ -141,11 +163,13 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
     throw badRequest(`body/metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`, '/metadata')
   }
   return withTransaction(db, async (trx) => {
-    const board = await activeBoard(trx, input.boardKey)
+    const found = await boardForSubmit.first(trx, { boardKey: input.boardKey, userId: input.userId })
+    if (!found || found.is_active !== 1) throw boardNotFound(input.boardKey)
+    const { banned, ...board } = found
     if (board.validated_only === 1 && !input.validated) {
       throw new AppError(403, 'VALIDATED_SUBMIT_REQUIRED', 'This leaderboard accepts scores from validated runs only')
     }
-    if (await isBannedFromBoard(trx, board.id, input.userId)) {
+    if (banned !== null) {
       throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
     }
     if (score < board.min_score || score > board.max_score) {
@@ -154,8 +178,14 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
 
     const period = periodKey(board.reset_schedule, now)
     const key = { boardId: board.id, period, userId: input.userId }
-    await lockEntry.execute(trx, { ...key, score, rankScore: rankScoreOf(board, score), metadata, now })
-    const current = await currentEntry.first(trx, key)
+    const placeholder = { ...key, score, rankScore: rankScoreOf(board, score), metadata, now }
+    let current: Pick<LeaderboardEntry, 'score' | 'rank_score' | 'reached_at' | 'hidden'> | undefined
+    if (isMysql(trx)) {
+      await lockEntry.execute(trx, placeholder)
+      current = await currentEntry.first(trx, key)
+    } else {
+      current = await lockAndReadEntry.first(trx, placeholder)
+    }
     if (!current) throw new Error('leaderboard entry vanished inside its own transaction')
     const isNew = current.reached_at === -1
 
@@ -320,9 +350,13 @@ export async function aroundOf(
 ) {
   const board = await activeBoard(db, boardKey)
   const period = readPeriod(board, which, now)
-  const { row } = await playerEntry(db, board, period, userId)
-  if (!row || period === null) return { leaderboardKey: board.board_key, entries: [] }
-  const me = row
+  // An entry is proof enough that the player exists (entries go with their user); only a player
+  // without one costs the extra lookup that tells an unknown user from an unranked one.
+  const me = period === null ? undefined : await entryOf.first(db, { boardId: board.id, period, userId })
+  if (!me || period === null) {
+    await playerEntry(db, board, null, userId)
+    return { leaderboardKey: board.board_key, entries: [] }
+  }
   const [position, above, below] = await Promise.all([
     positionOf(db, board.id, period, me),
     entriesAbove(range).all(db, { boardId: board.id, period, ...me }),

@@ -32,6 +32,24 @@ export function generatedName(): string {
   return `Player-${randomInt(1000, 10000)}`
 }
 
+const insertUser = prepared((db, p: User) =>
+  db.insertInto('users').values({
+    id: p.id,
+    username: p.username,
+    email: p.email,
+    is_anonymous: p.is_anonymous,
+    is_verified: p.is_verified,
+    anonymous_token_hash: p.anonymous_token_hash,
+    banned_at: p.banned_at,
+    ban_reason: p.ban_reason,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    password_hash: p.password_hash,
+    email_key: p.email_key,
+    login_locked_until: p.login_locked_until,
+  }),
+)
+
 export async function createUser(
   db: Db,
   user: Pick<NewUser, 'id' | 'username' | 'is_anonymous' | 'anonymous_token_hash' | 'created_at'>,
@@ -49,7 +67,7 @@ export async function createUser(
     login_locked_until: null,
   }
   try {
-    await db.insertInto('users').values(row).execute()
+    await insertUser.execute(db, row)
   } catch (error) {
     // The unique key on the token hash settles two sign-ups racing for one client token.
     if (isUniqueViolation(error)) throw new AppError(409, 'CONFLICT', 'This anonymous token is already in use')
