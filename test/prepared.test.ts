@@ -1,0 +1,118 @@
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { createDb, type Db } from '../db/index.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { prepared, preparedCounterUpsert, preparedFamily } from '../db/prepared.js'
+import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'
+
+/**
+ * The prepared-query layer under the hot paths: the same rows as Kysely builds, values filled in per
+ * call, SQLite's direct path kept out of open transactions, and LIMIT written into the SQL on SQLite.
+ */
+async function database(t: Parameters<Parameters<typeof eachDialect>[1]>[0], dialect: 'sqlite' | 'mysql'): Promise<Db> {
+  const db = createDb(testConfig(await freshDatabase(t, dialect)))
+  t.teardown(() => db.destroy())
+  await migrateToLatest(db)
+  return db
+}
+
+const addUser = (db: Db, id: string, username: string) =>
+  db
+    .insertInto('users')
+    .values({ id, username, is_anonymous: 1, is_verified: 0, created_at: 1, updated_at: 1 })
+    .execute()
+
+const nameById = prepared((db, p: { id: string }) => db.selectFrom('users').select(['id', 'username']).where('id', '=', p.id))
+
+const firstNames = preparedFamily((limit: number) => (db, p: { after: string }) =>
+  db.selectFrom('users').select('username').where('username', '>', p.after).orderBy('username').limit(limit),
+)
+
+eachDialect(t, async (t, dialect) => {
+  t.test('a prepared query fills in its values on every call', async (t) => {
+    const db = await database(t, dialect)
+    const [a, b] = [randomUUID(), randomUUID()]
+    await addUser(db, a, 'Ada')
+    await addUser(db, b, 'Bo')
+    t.same(await nameById.first(db, { id: a }), { id: a, username: 'Ada' })
+    t.same(await nameById.first(db, { id: b }), { id: b, username: 'Bo' })
+    t.equal(await nameById.first(db, { id: randomUUID() }), undefined)
+    t.same(await nameById.all(db, { id: b }), [{ id: b, username: 'Bo' }])
+  })
+
+  t.test('a family keeps one shape per key (here the LIMIT), each with its own values', async (t) => {
+    const db = await database(t, dialect)
+    for (const name of ['Ann', 'Ben', 'Cid', 'Dee']) await addUser(db, randomUUID(), name)
+    t.same((await firstNames(2).all(db, { after: 'A' })).map((r) => r.username), ['Ann', 'Ben'])
+    t.same((await firstNames(3).all(db, { after: 'Ann' })).map((r) => r.username), ['Ben', 'Cid', 'Dee'])
+    t.same((await firstNames(2).all(db, { after: 'Cid' })).map((r) => r.username), ['Dee'])
+    t.equal(firstNames(2), firstNames(2), 'the same member is reused')
+  })
+
+  t.test('inside a transaction a prepared query sees the transaction; outside it never sees uncommitted rows', async (t) => {
+    const db = await database(t, dialect)
+    const inside = randomUUID()
+    const rolledBack = randomUUID()
+    let outsideRead: Promise<unknown> | undefined
+    const order: string[] = []
+    await db.transaction().execute(async (trx) => {
+      await addUser(trx, inside, 'Inside')
+      t.same(await nameById.first(trx, { id: inside }), { id: inside, username: 'Inside' }, 'the transaction reads its own write')
+      // Issued while the transaction is open: it must wait for the commit (SQLite) or read the
+      // last committed state (MySQL), and in neither case see the row before the commit.
+      outsideRead = nameById.first(db, { id: inside }).then((row) => {
+        order.push('outside read')
+        return row
+      })
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      order.push('commit')
+    })
+    const seen = await outsideRead
+    if (dialect === 'sqlite') {
+      t.same(order, ['commit', 'outside read'], 'SQLite: the read waited for the transaction')
+      t.same(seen, { id: inside, username: 'Inside' })
+    } else {
+      t.equal(seen, undefined, 'MySQL: the read saw the committed state, without the row')
+    }
+    await t.rejects(
+      db.transaction().execute(async (trx) => {
+        await addUser(trx, rolledBack, 'Gone')
+        throw new Error('roll back')
+      }),
+    )
+    t.equal(await nameById.first(db, { id: rolledBack }), undefined, 'a rolled-back row is never read')
+  })
+
+  t.test('a counter upsert answers 1 for a new row and one more on each write after it', async (t) => {
+    const db = await database(t, dialect)
+    const userId = randomUUID()
+    await addUser(db, userId, 'Saver')
+    const save = preparedCounterUpsert<{
+      user_id: string
+      data: Buffer
+      is_binary: 0 | 1
+      size_bytes: number
+      updated_at: number
+      version: number
+      created_at: number
+    }>('cloud_saves', ['user_id', 'data', 'is_binary', 'size_bytes', 'updated_at', 'version', 'created_at'], {
+      key: 'user_id',
+      counter: 'version',
+      keep: ['created_at'],
+    })
+    const row = (n: number) => ({ user_id: userId, data: Buffer.from(`v${n}`), is_binary: 0 as const, size_bytes: 2, updated_at: n, version: 1, created_at: n })
+    t.equal(await save(db, row(1)), 1)
+    t.equal(await save(db, row(2)), 2)
+    t.same(await Promise.all([3, 4, 5].map((n) => save(db, row(n)))).then((v) => v.sort()), [3, 4, 5], 'concurrent writes each get their own version')
+    const stored = await db.selectFrom('cloud_saves').select(['version', 'created_at']).where('user_id', '=', userId).executeTakeFirstOrThrow()
+    t.same(stored, { version: 5, created_at: 1 }, 'created_at is kept from the first write')
+  })
+})
+
+t.test('SQLite: a whole-number LIMIT is written into the SQL; other values stay bound', async (t) => {
+  const db = createDb(testConfig(await freshDatabase(t, 'sqlite')))
+  t.teardown(() => db.destroy())
+  const query = db.selectFrom('users').select('id').where('username', '=', 'x').limit(25).offset(50).compile()
+  t.match(query.sql, /limit 25 offset \?$/)
+  t.same(query.parameters, ['x', 50])
+})
