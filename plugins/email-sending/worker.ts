@@ -6,6 +6,7 @@ import type { Db } from '../../db/index.js'
 import { sql, type Updateable } from 'kysely'
 import type { EmailRow, EmailsTable } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
+import { retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../core/clock.js'
 
 /**
@@ -157,14 +158,16 @@ export class EmailWorker {
   private async claim(email: Candidate): Promise<string | null> {
     const token = randomUUID()
     const now = this.clock.now()
-    const claimed = await this.db
-      .updateTable('emails')
-      .set({ status: 'processing', claim_token: token, claimed_at: now, attempts: email.attempts + 1, updated_at: now })
-      .where('id', '=', email.id)
-      .where('status', '=', 'pending')
-      .where('attempts', '=', email.attempts)
-      .where('next_attempt_at', '<=', now)
-      .executeTakeFirst()
+    const claimed = await retryOnConflict(() =>
+      this.db
+        .updateTable('emails')
+        .set({ status: 'processing', claim_token: token, claimed_at: now, attempts: email.attempts + 1, updated_at: now })
+        .where('id', '=', email.id)
+        .where('status', '=', 'pending')
+        .where('attempts', '=', email.attempts)
+        .where('next_attempt_at', '<=', now)
+        .executeTakeFirst(),
+    )
     return affected(claimed) === 1 ? token : null
   }
 
@@ -172,13 +175,16 @@ export class EmailWorker {
     const attempt = email.attempts + 1
     // An account e-mail carries a token: once it is sent or given up, its body is not kept.
     const scrub = email.is_account === 1 ? { html: null, text_body: null } : {}
+    // Retried on a deadlock: an e-mail left `processing` after its send would be sent again later.
     const finish = (values: Updateable<EmailsTable>) =>
-      this.db
-        .updateTable('emails')
-        .set({ ...values, claim_token: null, claimed_at: null, updated_at: this.clock.now() })
-        .where('id', '=', email.id)
-        .where('claim_token', '=', token)
-        .execute()
+      retryOnConflict(() =>
+        this.db
+          .updateTable('emails')
+          .set({ ...values, claim_token: null, claimed_at: null, updated_at: this.clock.now() })
+          .where('id', '=', email.id)
+          .where('claim_token', '=', token)
+          .execute(),
+      )
     try {
       await this.transport!.sendMail({
         from: this.settings.from,
@@ -211,24 +217,28 @@ export class EmailWorker {
     const now = this.clock.now()
     const stale = now - this.settings.claimTimeoutMs
     const reason = 'The delivery attempt did not finish in time (claim released)'
-    const retried = await this.db
-      .updateTable('emails')
-      .set({ status: 'pending', claim_token: null, claimed_at: null, next_attempt_at: now, error_reason: reason, updated_at: now })
-      .where('status', '=', 'processing')
-      .where('claimed_at', '<=', stale)
-      .where('attempts', '<', this.settings.maxAttempts)
-      .executeTakeFirst()
-    const failed = await this.db
-      .updateTable('emails')
-      .set({
-        status: 'failed', claim_token: null, claimed_at: null, processed_at: now, error_reason: reason,
-        html: sql<string | null>`case when is_account = 1 then null else html end`,
-        text_body: sql<string | null>`case when is_account = 1 then null else text_body end`,
-        updated_at: now,
-      })
-      .where('status', '=', 'processing')
-      .where('claimed_at', '<=', stale)
-      .executeTakeFirst()
+    const retried = await retryOnConflict(() =>
+      this.db
+        .updateTable('emails')
+        .set({ status: 'pending', claim_token: null, claimed_at: null, next_attempt_at: now, error_reason: reason, updated_at: now })
+        .where('status', '=', 'processing')
+        .where('claimed_at', '<=', stale)
+        .where('attempts', '<', this.settings.maxAttempts)
+        .executeTakeFirst(),
+    )
+    const failed = await retryOnConflict(() =>
+      this.db
+        .updateTable('emails')
+        .set({
+          status: 'failed', claim_token: null, claimed_at: null, processed_at: now, error_reason: reason,
+          html: sql<string | null>`case when is_account = 1 then null else html end`,
+          text_body: sql<string | null>`case when is_account = 1 then null else text_body end`,
+          updated_at: now,
+        })
+        .where('status', '=', 'processing')
+        .where('claimed_at', '<=', stale)
+        .executeTakeFirst(),
+    )
     return affected(retried) + affected(failed)
   }
 }
