@@ -56,7 +56,6 @@ export function readPeriod(board: Leaderboard, period: Period, now: number): str
   return period === 'previous' ? previousPeriodKey(board.reset_schedule, now) : periodKey(board.reset_schedule, now)
 }
 
-/** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
 const banOf = prepared((db, p: { boardId: string; userId: string }) =>
   db.selectFrom('leaderboard_bans').select('user_id').where('board_id', '=', p.boardId).where('user_id', '=', p.userId),
 )
@@ -77,6 +76,7 @@ const boardForSubmit = prepared((db, p: { boardKey: string; userId: string }) =>
     .where('b.board_key', '=', p.boardKey),
 )
 
+/** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
 export async function isBannedFromBoard(db: DbOrTrx, boardId: string, userId: string): Promise<boolean> {
   return (await banOf.first(db, { boardId, userId })) !== undefined
 }
