@@ -39,7 +39,6 @@ function toAdminFeedback(row: UserFeedback): AdminFeedback {
   }
 }
 
-
 /** Newest first, filtered by user, category and time range [from, to). */
 export async function listFeedback(db: Db, query: FeedbackListQuery) {
   const from = parseInstant(query.from, 'querystring/from')

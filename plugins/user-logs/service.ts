@@ -30,7 +30,6 @@ function toAdminLog(row: UserLog): AdminUserLog {
   }
 }
 
-
 /** Newest first, filtered by user, type and time range [from, to). */
 export async function listLogs(db: Db, query: UserLogListQuery) {
   const from = parseInstant(query.from, 'querystring/from')
