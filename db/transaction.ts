@@ -11,7 +11,30 @@ const ATTEMPTS = 4
  * everything it did was rolled back.
  */
 export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  return retryOnConflict(() => db.transaction().execute(work))
+  return retryOnConflict(async () => {
+    let open: Transaction<Database> | undefined
+    const result = await db.transaction().execute((trx) => work((open = trx)))
+    const steps = commitSteps.get(open!)
+    if (steps) for (const step of steps) step()
+    return result
+  })
+}
+
+/** Steps to run once a transaction has committed, by transaction; a rolled-back attempt's are dropped with it. */
+const commitSteps = new WeakMap<Transaction<Database>, Array<() => void>>()
+
+/**
+ * Runs `step` now, and again once the transaction `db` is has committed (only now when `db` is no
+ * transaction). For in-process caches of what a write changes: a read that began between the first
+ * run and the commit may still have seen the old rows, and the second run marks it out of date.
+ */
+export function nowAndAfterCommit(db: Db, step: () => void): void {
+  step()
+  if (!db.isTransaction) return
+  const trx = db as Transaction<Database>
+  const steps = commitSteps.get(trx)
+  if (steps) steps.push(step)
+  else commitSteps.set(trx, [step])
 }
 
 /**

@@ -61,11 +61,13 @@ export const TopQuerySchema = Type.Object({
   period: PeriodSchema,
   ...SelfHostedKey,
 })
+export type TopQuery = Static<typeof TopQuerySchema>
 export const TopResponseSchema = Type.Object({
   leaderboardKey: Type.String(),
   entries: Type.Array(EntrySchema),
   total: Type.Integer(),
 })
+export type TopResponse = Static<typeof TopResponseSchema>
 
 export const RankQuerySchema = Type.Object({ userId: UuidSchema, period: PeriodSchema, ...SelfHostedKey })
 export const RankResponseSchema = Type.Object({

@@ -46,6 +46,12 @@ export const ConfigSchema = Type.Object({
   REFRESH_TTL_SECONDS: Type.Integer({ minimum: 60, default: 180 * 24 * 3600 }),
   CLOUD_SAVE_MAX_BYTES: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 300_000 }),
   DEFAULT_LANGUAGE: Type.String({ pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$', default: 'en' }),
+  LEADERBOARD_CACHE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1000,
+    description: 'How long a top page may be served from memory; 0: never',
+  }),
   PROFILE_MAX_BADGES: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
   PROFILE_MAX_UNLOCKS: Type.Integer({ minimum: 0, maximum: 10_000, default: 25 }),
   SMTP_URL: Type.String({ default: '', description: 'smtp:// or smtps:// URL; unset = e-mail disabled' }),

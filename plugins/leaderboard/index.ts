@@ -1,6 +1,7 @@
 // Leaderboards (API.md §5.2): submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {
@@ -15,9 +16,11 @@ import {
   TopQuerySchema,
   TopResponseSchema,
   type SubmitBody,
+  type TopQuery,
 } from '../../schemas/leaderboard.js'
 import { aroundOf, listActiveBoards, rankOf, submitScore, topEntries } from './service.js'
 import { DEFAULT_BOARD } from './operator.js'
+import { TopPageCache } from './top-cache.js'
 
 const tags = ['Leaderboard']
 const readErrors = errors(400, 401, 404, 429)
@@ -60,12 +63,19 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
 
   const selfHosted = (key: string | null | undefined) => present(key) ?? DEFAULT_BOARD
 
+  // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
+  const topPages = new TopPageCache(app.config.LEADERBOARD_CACHE_MS)
+  const top = async (reply: FastifyReply, boardKey: string, query: TopQuery) => {
+    const json = await topEntries(app.db, topPages, boardKey, query, app.clock.now(), (page) => reply.serialize(page) as string)
+    return reply.type('application/json; charset=utf-8').send(json as never)
+  }
+
   app.get(
     '/leaderboard/top',
     {
       schema: { tags, summary: 'Top entries (default board unless leaderboardKey)', querystring: TopQuerySchema, response: { 200: TopResponseSchema, ...readErrors } },
     },
-    async (request) => topEntries(app.db, selfHosted(request.query.leaderboardKey), request.query, app.clock.now()),
+    async (request, reply) => top(reply, selfHosted(request.query.leaderboardKey), request.query),
   )
 
   app.get(
@@ -73,7 +83,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags, summary: 'Top entries of a board', params: BoardParamsSchema, querystring: TopQuerySchema, response: { 200: TopResponseSchema, ...readErrors } },
     },
-    async (request) => topEntries(app.db, request.params.boardKey, request.query, app.clock.now()),
+    async (request, reply) => top(reply, request.params.boardKey, request.query),
   )
 
   app.get(

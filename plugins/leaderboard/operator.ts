@@ -15,7 +15,7 @@ import {
   type BoardPutBody,
 } from '../../schemas/leaderboard.js'
 import { applyCounts, countDeltas, periodKey, positionOf, rebuildCounts } from './ranking.js'
-import { findBoard, readPeriod, removeEntries, scoreCounts, toBoardSummary, type Period } from './service.js'
+import { boardChanged, findBoard, readPeriod, removeEntries, scoreCounts, toBoardSummary, type Period } from './service.js'
 
 /** The operator's side of leaderboards (API.md §8): boards, entries, resets and board bans. */
 type Db = Kysely<Database>
@@ -89,6 +89,7 @@ export async function putBoard(db: Db, boardKey: string, body: BoardPutBody, now
       return
     }
     await trx.updateTable('leaderboards').set(fields).where('id', '=', existing.id).execute()
+    boardChanged(trx, existing.id)
     if (body.sortOrder !== undefined && body.sortOrder !== existing.sort_order) {
       await trx
         .updateTable('leaderboard_entries')
@@ -106,6 +107,7 @@ export async function deleteBoard(db: Db, boardKey: string) {
   const board = await boardOrThrow(db, boardKey)
   // Entries, counts and bans go with the board (ON DELETE CASCADE).
   await db.deleteFrom('leaderboards').where('id', '=', board.id).execute()
+  boardChanged(db, board.id)
 }
 
 /** Empties the board's current period (finished periods stay readable). */
@@ -115,6 +117,7 @@ export async function resetBoard(db: Db, boardKey: string, now: number): Promise
   await inTransaction(db, async (trx) => {
     await trx.deleteFrom('leaderboard_entries').where('board_id', '=', board.id).where('period', '=', period).execute()
     await trx.deleteFrom('leaderboard_counts').where('board_id', '=', board.id).where('period', '=', period).execute()
+    boardChanged(trx, board.id)
   })
   return adminBoard(db, boardKey, now)
 }
@@ -205,6 +208,7 @@ export async function deleteEntry(db: Db, boardKey: string, userId: string, now:
 
 /** Hides (or shows again) the player's entries of every period, moving them out of (into) the counts. */
 async function setHidden(trx: Kysely<Database>, boardId: string, userId: string, hidden: 0 | 1) {
+  boardChanged(trx, boardId)
   const rows = await forUpdate(
     trx,
     trx

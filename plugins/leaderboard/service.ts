@@ -1,13 +1,15 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
 import { forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import { inTransaction, nowAndAfterCommit } from '../../db/transaction.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { onUserDeletion, userNames } from '../users/service.js'
+import { onPublicPlayerChange } from '../core/player-signals.js'
 import { publicProfiles } from '../player-profile/service.js'
-import { MAX_SCORE, type BoardSummary, type Entry } from '../../schemas/leaderboard.js'
+import { MAX_SCORE, type BoardSummary, type Entry, type TopResponse } from '../../schemas/leaderboard.js'
+import { allTopPagesChanged, topPagesChanged, type TopPageCache } from './top-cache.js'
 import {
   applyCounts,
   countDeltas,
@@ -42,6 +44,14 @@ export async function findBoard(db: DbOrTrx, boardKey: string): Promise<Leaderbo
   return boardByKey.first(db, { boardKey })
 }
 
+/** Marks the board's cached top pages out of date, now and once the write commits (see top-cache.ts). */
+export function boardChanged(db: DbOrTrx, boardId: string): void {
+  nowAndAfterCommit(db, () => topPagesChanged(boardId))
+}
+
+// Pages show names and public profiles: a change to either on this instance shows on the next read.
+onPublicPlayerChange(allTopPagesChanged)
+
 const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
 
 /** A board the app routes may use: unknown and inactive boards are both 404 LEADERBOARD_NOT_FOUND. */
@@ -52,7 +62,7 @@ export async function activeBoard(db: DbOrTrx, boardKey: string): Promise<Leader
 }
 
 /** The period key to read, or null when asked for the previous period of a board that never resets. */
-export function readPeriod(board: Leaderboard, period: Period, now: number): string | null {
+export function readPeriod(board: Pick<Leaderboard, 'reset_schedule'>, period: Period, now: number): string | null {
   return period === 'previous' ? previousPeriodKey(board.reset_schedule, now) : periodKey(board.reset_schedule, now)
 }
 
@@ -209,6 +219,7 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
       if (Number(written.numAffectedRows) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
       const wasCounted = !isNew && current.hidden === 0
       await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
+      boardChanged(trx, board.id)
     }
     const position = await positionOf(trx, board.id, period, entry)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
@@ -255,14 +266,9 @@ const entryOf = prepared((db, p: BoardPeriod & { userId: string }) =>
   visible(db, p.boardId, p.period).where('user_id', '=', p.userId),
 )
 
-export async function topEntries(
-  db: DbOrTrx,
-  boardKey: string,
-  options: { limit: number; offset: number; period: Period },
-  now: number,
-) {
-  const board = await activeBoard(db, boardKey)
-  const period = readPeriod(board, options.period, now)
+type TopOptions = { limit: number; offset: number; period: Period }
+
+async function topOfBoard(db: DbOrTrx, board: Leaderboard, period: string | null, options: TopOptions): Promise<TopResponse> {
   if (period === null) return { leaderboardKey: board.board_key, entries: [], total: 0 }
   const [rows, total] = await Promise.all([
     topPage(options.limit).all(db, { boardId: board.id, period, offset: options.offset }),
@@ -270,6 +276,30 @@ export async function topEntries(
   ])
   const entries = await toEntries(db, rows.map((r, i) => ({ ...r, position: options.offset + i + 1 })))
   return { leaderboardKey: board.board_key, entries, total }
+}
+
+/**
+ * A top page as its serialized body (`serialize` is the route's serializer): from the cache while it
+ * holds a current copy for the same period (see top-cache.ts), else read and kept there. Errors
+ * (an unknown or inactive board) are never cached.
+ */
+export async function topEntries(
+  db: DbOrTrx,
+  cache: TopPageCache,
+  boardKey: string,
+  options: TopOptions,
+  now: number,
+  serialize: (page: TopResponse) => string,
+): Promise<string> {
+  const key = `${boardKey}\u0000${options.period}\u0000${options.limit}\u0000${options.offset}`
+  const hit = cache.get(key)
+  if (hit && readPeriod(hit, options.period, now) === hit.period) return hit.json
+  const readAt = cache.begin()
+  const board = await activeBoard(db, boardKey)
+  const period = readPeriod(board, options.period, now)
+  const json = serialize(await topOfBoard(db, board, period, options))
+  cache.set(key, { json, boardId: board.id, reset_schedule: board.reset_schedule, period }, readAt)
+  return json
 }
 
 async function playerEntry(db: DbOrTrx, board: Leaderboard, period: string | null, userId: string) {
@@ -430,6 +460,7 @@ export async function removeEntries(
   const rows = await forUpdate(trx, select).execute()
   for (const row of rows) {
     if (row.hidden === 0) await applyCounts(trx, row.board_id, row.period, countDeltas(row.rank_score, null))
+    boardChanged(trx, row.board_id)
   }
   let remove = trx.deleteFrom('leaderboard_entries').where('user_id', '=', filter.userId)
   if (filter.boardId) remove = remove.where('board_id', '=', filter.boardId)

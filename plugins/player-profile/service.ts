@@ -6,6 +6,7 @@ import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
+import { publicPlayerChanged } from '../core/player-signals.js'
 import { present } from '../../schemas/common.js'
 import { findUser, normalizeName, renameUser } from '../users/service.js'
 import {
@@ -203,6 +204,7 @@ export async function updateProfile(
       })
       .where('user_id', '=', userId)
       .execute()
+    publicPlayerChanged(trx)
     if (displayName !== undefined) await renameUser(trx, userId, displayName, now, 'displayName')
   })
   return getProfileDocument(db, userId, limits)
@@ -277,6 +279,7 @@ export async function revokeUnlock(db: DbOrTrx, userId: string, id: string, now:
 
 /** Removes a cosmetic from the slots of every profile showing it (or of one player's). */
 async function takeOffProfiles(trx: Transaction<Database>, id: string, now: number, userId?: string) {
+  publicPlayerChanged(trx)
   let slotQuery = trx.updateTable('player_profiles')
   for (const column of ['avatar_id', 'frame_id'] as const) {
     let query = slotQuery.set({ [column]: null, updated_at: now }).where(column, '=', id)

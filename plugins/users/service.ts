@@ -8,6 +8,7 @@ import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
+import { publicPlayerChanged } from '../core/player-signals.js'
 import { resolveAccessToken } from '../core/session-store.js'
 import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
 
@@ -171,6 +172,7 @@ export async function findUserByAnonymousTokenHash(db: Db, tokenHash: string): P
 export async function renameUser(db: Db, userId: string, rawName: string, now: number, field = 'newName') {
   const username = normalizeName(rawName, field)
   await db.updateTable('users').set({ username, updated_at: now }).where('id', '=', userId).execute()
+  publicPlayerChanged(db)
   return username
 }
 
