@@ -25,8 +25,9 @@ const commitSteps = new WeakMap<Transaction<Database>, Array<() => void>>()
 
 /**
  * Runs `step` now and, when `db` is a transaction, again once it has committed (a rolled-back
- * transaction never runs it the second time). For in-process caches of what a write changes: a read that began between the first
- * run and the commit may still have seen the old rows, and the second run marks it out of date.
+ * transaction never runs it the second time). For in-process caches of what a write changes: a
+ * read that began between the first run and the commit may still have seen the old rows, and the
+ * second run marks it out of date.
  */
 export function nowAndAfterCommit(db: Db, step: () => void): void {
   step()
