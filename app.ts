@@ -3,9 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Db } from './db/index.js'
+import surfacesPlugin from './plugins/core/surfaces.js'
 import configPlugin, { parseTrustProxy, type Config } from './plugins/core/config.js'
 import clockPlugin, { type Clock } from './plugins/core/clock.js'
-import errorsPlugin from './plugins/core/errors.js'
+import errorsPlugin, { AppError, sendError } from './plugins/core/errors.js'
 import dbPlugin from './plugins/core/db.js'
 import httpPlugin from './plugins/core/http.js'
 import rateLimitPlugin from './plugins/core/rate-limit.js'
@@ -68,6 +69,12 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
     // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     bodyLimit: 1024 * 1024,
+    // A target that is not valid percent-encoded UTF-8 never reaches routing or the hooks: answer it
+    // in the house error shape rather than Fastify's own.
+    frameworkErrors: (error, request, reply) => {
+      const message = 'The request path is not valid percent-encoded UTF-8'
+      sendError(request, reply, error.code === 'FST_ERR_BAD_URL' ? new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path: '/', message }] }) : error)
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.
@@ -78,6 +85,7 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   )
 
   await app.register(configPlugin, { config })
+  await app.register(surfacesPlugin)
   await app.register(clockPlugin, { clock })
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { db })
@@ -89,35 +97,35 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   await app.register(openapiPlugin)
   await app.register(healthPlugin)
 
-  // The 14 features: app routes under /api/v1/app, admin routes under /api/v1/admin.
-  const admin = Boolean(config.ADMIN_API_KEY)
+  // The 14 features: app routes under /api/v1/app, admin routes under /api/v1/admin (always
+  // registered: admin-auth decides per request whether the admin API is open).
   await app.register(authentication, { prefix: APP_PREFIX })
   await app.register(users, { prefix: APP_PREFIX })
-  if (admin) await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
   await app.register(playerProfile, { prefix: APP_PREFIX })
-  if (admin) await app.register(playerProfileAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(playerProfileAdmin, { prefix: ADMIN_PREFIX })
   await app.register(leaderboard, { prefix: APP_PREFIX })
-  if (admin) await app.register(leaderboardAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(leaderboardAdmin, { prefix: ADMIN_PREFIX })
   await app.register(validatedActions, { prefix: APP_PREFIX })
-  if (admin) await app.register(validatedActionsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(validatedActionsAdmin, { prefix: ADMIN_PREFIX })
   await app.register(cloudSave, { prefix: APP_PREFIX })
   await app.register(remoteConfig, { prefix: APP_PREFIX })
-  if (admin) await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })
   await app.register(localization, { prefix: APP_PREFIX })
-  if (admin) await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
   await app.register(news, { prefix: APP_PREFIX })
-  if (admin) await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
   await app.register(emailSending, { prefix: APP_PREFIX })
-  if (admin) await app.register(emailSendingAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(emailSendingAdmin, { prefix: ADMIN_PREFIX })
   await app.register(emailWorker)
   await app.register(crashReporting, { prefix: APP_PREFIX })
-  if (admin) await app.register(crashReportingAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(crashReportingAdmin, { prefix: ADMIN_PREFIX })
   await app.register(userFeedback, { prefix: APP_PREFIX })
-  if (admin) await app.register(userFeedbackAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(userFeedbackAdmin, { prefix: ADMIN_PREFIX })
   await app.register(userLogs, { prefix: APP_PREFIX })
-  if (admin) await app.register(userLogsAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(userLogsAdmin, { prefix: ADMIN_PREFIX })
   await app.register(giftCodes, { prefix: APP_PREFIX })
-  if (admin) await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
+  await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }

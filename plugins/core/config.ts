@@ -36,6 +36,12 @@ export const ConfigSchema = Type.Object({
   DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
   RATE_LIMIT_ENABLED: Bool(true, 'Per-IP request limit on /api/v1/*'),
   RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
+  ADMIN_RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 100,
+    description: 'Admin API requests per second per admin credential (per IP before a credential is shown)',
+  }),
   TRUST_PROXY: Type.String({
     default: '',
     description: 'Proxies whose X-Forwarded-For is trusted: "true", a hop count, or a comma list of IPs/CIDRs',

@@ -1,18 +1,38 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Redis } from 'ioredis'
 import { RateLimitedError } from './errors.js'
-import { isApiPath } from './paths.js'
+import { surfaceOf } from './paths.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts an admin request (API.md §7) against ADMIN_RATE_LIMIT_PER_SECOND: per credential once
+     * the caller has shown one (`credential` names it, never the secret itself), else per client IP.
+     * Rejects with the empty-body 429 past the limit.
+     */
+    limitAdmin(request: FastifyRequest, reply: FastifyReply, credential: string | null): Promise<void>
+  }
+  interface FastifyRequest {
+    /** Who the admin limit counted this request against (see `limitAdmin`). */
+    adminLimitKey?: string
+  }
+}
 
 /**
- * Per-IP limit on /api/v1/* (API.md §7): 429 with an empty body, Retry-After and x-ratelimit-*.
- * Registered as a root hook (not per route) so that unknown paths are limited too: the limit comes
- * before the API key and before routing. With REDIS_URL the counters hold across instances.
+ * Per-IP limit on the app API (API.md §7): 429 with an empty body, Retry-After and x-ratelimit-*.
+ * A root hook (not per route) so that unknown paths are limited too: the limit comes before the API
+ * key and before routing. Which requests it counts is decided by the matched route's surface
+ * (paths.ts), never by the raw target. With REDIS_URL the counters hold across instances.
  */
 export default fp(
   async (app) => {
-    const { RATE_LIMIT_ENABLED, RATE_LIMIT_PER_SECOND, REDIS_URL } = app.config
-    if (!RATE_LIMIT_ENABLED) return
+    const { RATE_LIMIT_ENABLED, RATE_LIMIT_PER_SECOND, ADMIN_RATE_LIMIT_PER_SECOND, REDIS_URL } = app.config
+    if (!RATE_LIMIT_ENABLED) {
+      app.decorate('limitAdmin', async () => {})
+      return
+    }
     const redis = REDIS_URL
       ? new Redis(REDIS_URL, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
       : undefined
@@ -30,11 +50,20 @@ export default fp(
       skipOnError: true,
       errorResponseBuilder: () => new RateLimitedError('Too many requests'),
     })
-    const limiter = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000 })
+    const playerLimit = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000 })
+    // One store holds both limits: admin keys carry a prefix no IP address can have.
+    const adminLimit = app.rateLimit({
+      max: ADMIN_RATE_LIMIT_PER_SECOND,
+      timeWindow: 1000,
+      keyGenerator: (request) => request.adminLimitKey ?? `admin-ip:${request.ip}`,
+    })
+    app.decorate('limitAdmin', async function (request: FastifyRequest, reply: FastifyReply, credential: string | null) {
+      request.adminLimitKey = credential === null ? `admin-ip:${request.ip}` : `admin:${credential}`
+      await adminLimit.call(app, request, reply)
+    })
     app.addHook('onRequest', async (request, reply) => {
-      if (request.method === 'OPTIONS' || !isApiPath(request.url) || request.routeOptions.config.public) return
-      await limiter.call(app, request, reply)
+      if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'errors'] },
+  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces'] },
 )
