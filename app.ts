@@ -3,11 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Db } from './db/index.js'
+import { lowercaseUuidKeyword } from './schemas/common.js'
 import configPlugin, { parseTrustProxy, type Config } from './plugins/core/config.js'
 import clockPlugin, { type Clock } from './plugins/core/clock.js'
 import errorsPlugin from './plugins/core/errors.js'
 import dbPlugin from './plugins/core/db.js'
-import httpPlugin from './plugins/core/http.js'
+import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './plugins/core/http.js'
 import rateLimitPlugin from './plugins/core/rate-limit.js'
 import apiKeyPlugin from './plugins/core/api-key.js'
 import adminAuthPlugin from './plugins/core/admin-auth.js'
@@ -54,6 +55,7 @@ export interface BuildOptions {
 function ajv(options: AjvOptions) {
   const instance = new Ajv({ useDefaults: true, removeAdditional: true, allErrors: false, strict: false, ...options })
   addFormats.default(instance, ['uuid', 'date-time', 'date', 'email', 'uri'])
+  instance.addKeyword(lowercaseUuidKeyword)
   return instance
 }
 
@@ -65,9 +67,9 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
+    frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.
