@@ -12,7 +12,7 @@ import { JSON_MAX_DEPTH, JSON_MAX_VALUES, scanJson } from '../plugins/core/json-
 
 const BUDGET_MS = 20
 /** The machine is shared by parallel tests: each shape gets a few tries and its best one counts. */
-const TRIES = 5
+const TRIES = 8
 const CLOUD_SAVE_MAX_BYTES = 300_000
 const APP_LIMIT = 1024 * 1024
 
