@@ -3,12 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Db } from './db/index.js'
+import { lowercaseUuidKeyword } from './schemas/common.js'
 import surfacesPlugin from './plugins/core/surfaces.js'
 import configPlugin, { parseTrustProxy, type Config } from './plugins/core/config.js'
 import clockPlugin, { type Clock } from './plugins/core/clock.js'
-import errorsPlugin, { AppError, sendError } from './plugins/core/errors.js'
+import errorsPlugin from './plugins/core/errors.js'
 import dbPlugin from './plugins/core/db.js'
-import httpPlugin from './plugins/core/http.js'
+import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './plugins/core/http.js'
 import rateLimitPlugin from './plugins/core/rate-limit.js'
 import apiKeyPlugin from './plugins/core/api-key.js'
 import adminAuthPlugin from './plugins/core/admin-auth.js'
@@ -55,6 +56,7 @@ export interface BuildOptions {
 function ajv(options: AjvOptions) {
   const instance = new Ajv({ useDefaults: true, removeAdditional: true, allErrors: false, strict: false, ...options })
   addFormats.default(instance, ['uuid', 'date-time', 'date', 'email', 'uri'])
+  instance.addKeyword(lowercaseUuidKeyword)
   return instance
 }
 
@@ -66,15 +68,9 @@ export async function buildApp({ config, clock, db }: BuildOptions): Promise<Fas
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
-    // A target that is not valid percent-encoded UTF-8 never reaches routing or the hooks: answer it
-    // in the house error shape rather than Fastify's own.
-    frameworkErrors: (error, request, reply) => {
-      const message = 'The request path is not valid percent-encoded UTF-8'
-      sendError(request, reply, error.code === 'FST_ERR_BAD_URL' ? new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path: '/', message }] }) : error)
-    },
+    frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.

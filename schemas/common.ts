@@ -1,6 +1,35 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox'
+import type { FuncKeywordDefinition } from 'ajv'
 
-export const UuidSchema = Type.String({ format: 'uuid', description: 'UUID' })
+/**
+ * UUIDs match case-insensitively and are answered in lower case, on both databases alike (API.md §1):
+ * SQLite compares text byte by byte while MySQL's collation ignores case, so an upper-case id found
+ * the user on one and not the other, and was stored as sent. The validators rewrite every input the
+ * schema marks with this keyword to lower case, once, before any route sees it. An `x-` name, because
+ * the keyword also lands in the OpenAPI document, where only `x-` extensions may be added.
+ */
+export const LOWERCASE_UUID = 'x-lowercase-uuid'
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const lowercaseUuidKeyword: FuncKeywordDefinition = {
+  keyword: LOWERCASE_UUID,
+  type: 'string',
+  schemaType: 'boolean',
+  modifying: true,
+  errors: false,
+  // Only a real UUID is rewritten: in a union the same text may be meant for another branch.
+  validate: (enabled: boolean, data: string, _parentSchema, context) => {
+    if (enabled && context?.parentData != null && UUID_TEXT.test(data)) {
+      context.parentData[context.parentDataProperty] = data.toLowerCase()
+    }
+    return true
+  },
+}
+
+/** A UUID option set for string schemas that are not plain UuidSchema (e.g. an optional one). */
+export const UUID_OPTIONS = { format: 'uuid', [LOWERCASE_UUID]: true } as const
+
+export const UuidSchema = Type.String({ ...UUID_OPTIONS, description: 'UUID' })
 export const TimestampSchema = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' })
 
 /** One of a fixed set of strings; a plain JSON Schema `enum`, so errors list the allowed values. */

@@ -108,7 +108,7 @@ export const CrashOccurrenceSchema = Type.Object({
   deviceModel: Type.String(),
   deviceMemoryMb: Type.Union([Type.Integer(), Type.Null()]),
   sessionId: Type.String(),
-  userId: Type.String({ description: 'As the client sent it' }),
+  userId: Type.String({ description: 'As the client sent it (a UUID in lower case)' }),
   linkedUserId: Type.Union([Type.String(), Type.Null()], { description: 'The user it names, when that user exists' }),
   breadcrumbs: Type.Array(Type.Object({ timestamp: Type.String(), type: Type.String(), message: Type.String() })),
   customKeys: Type.Record(Type.String(), Type.String()),

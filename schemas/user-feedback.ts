@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { AdminListQuerySchema, OptionalString, TimestampSchema, UuidSchema } from './common.js'
+import { AdminListQuerySchema, OptionalString, TimestampSchema, UUID_OPTIONS, UuidSchema } from './common.js'
 
 export const DEFAULT_CATEGORY = 'GENERAL'
 
 const NoControl = '^[^\\u0000-\\u001F\\u007F]*$'
 
 export const FeedbackBodySchema = Type.Object({
-  userId: OptionalString({ format: 'uuid', description: 'The player, when signed in (then user-scoped); absent or "" = anonymous' }),
+  userId: OptionalString({ ...UUID_OPTIONS, description: 'The player, when signed in (then user-scoped); absent or "" = anonymous' }),
   title: Type.String({ minLength: 1, maxLength: 100 }),
   message: Type.String({ minLength: 1, maxLength: 2048 }),
   category: OptionalString({

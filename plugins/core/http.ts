@@ -1,23 +1,46 @@
 import fp from 'fastify-plugin'
-import type { FastifyBodyParser } from 'fastify'
+import type { FastifyBodyParser, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
-import secureJson from 'secure-json-parse'
-import { AppError } from './errors.js'
+import { AppError, sendError } from './errors.js'
+import { parseBoundedJson } from './json-body.js'
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
 
 /**
- * The house JSON body parser. Exported so a feature that needs its own body limit for JSON
- * (cloud save) can register the same parser with that limit in its encapsulated scope.
+ * The house JSON body parser, with the depth, size and Unicode bounds of json-body.ts. Exported so a
+ * feature that needs its own body limit for JSON (cloud save) can register the same parser with that
+ * limit in its encapsulated scope.
  */
 export const parseJsonBody: FastifyBodyParser<string> = (request, body, done) => {
+  // Route before body (API.md §1): a request that matched no route is answered 404 or 405 whatever
+  // it carries, and its body is not worth the time of parsing.
+  if (request.is404) return done(null, undefined)
   const text = body as string
   if (text.trim() === '') return done(null, BODYLESS.has(request.method) ? undefined : {})
   try {
-    done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }))
-  } catch {
-    done(new AppError(400, 'INVALID_JSON', 'Request body is not valid JSON'), undefined)
+    done(null, parseBoundedJson(text))
+  } catch (error) {
+    done(error as AppError, undefined)
   }
+}
+
+/** Remote-config and localization keys run to 128 characters: past find-my-way's default of 100. */
+export const MAX_PARAM_LENGTH = 256
+
+const PATH_ERRORS: Record<string, string> = {
+  // A percent-escape that does not decode as UTF-8, such as an encoded lone surrogate (API.md §1).
+  FST_ERR_BAD_URL: 'must be valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: `must be at most ${MAX_PARAM_LENGTH} characters per segment`,
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path the router cannot decode never reaches a route or the error
+ * handler, and Fastify would answer it with its own body; this gives it the body of API.md §1.1.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const message = PATH_ERRORS[error.code]
+  if (message === undefined) return sendError(request, reply, error)
+  return sendError(request, reply, new AppError(400, 'VALIDATION_ERROR', `params ${message}`, { details: [{ path: '/', message }] }))
 }
 
 /**
@@ -48,7 +71,7 @@ export default fp(
     // unless a feature registers its own parser (cloud save does for octet-stream).
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
       const bytes = body as Buffer
-      if (bytes.length === 0 || BODYLESS.has(request.method)) return done(null, undefined)
+      if (bytes.length === 0 || BODYLESS.has(request.method) || request.is404) return done(null, undefined)
       done(
         new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type']} is not supported`),
         undefined,

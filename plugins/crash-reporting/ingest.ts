@@ -73,10 +73,19 @@ function groupKey(fingerprint: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/**
+ * The userId as stored: any string the client sent, except that a UUID is lower-cased (API.md §1),
+ * so one player spelled in two cases links to the user and counts once among the affected users.
+ */
+const clientUserId = (value: string | null | undefined) => {
+  const text = str(value)
+  return UUID.test(text) ? text.toLowerCase() : text
+}
+
 /** The id of the existing user this userId string names, if any. */
 async function linkedUser(db: Db, userId: string): Promise<string | null> {
   if (!UUID.test(userId)) return null
-  const user = await db.selectFrom('users').select('id').where('id', '=', userId.toLowerCase()).executeTakeFirst()
+  const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()
   return user?.id ?? null
 }
 
@@ -99,7 +108,7 @@ async function withLinkedUser<T>(db: Db, userId: string, work: (linked: string |
 
 /** Registers a session; false when it was already registered (by the SDK or by a report). */
 export async function registerSession(db: Db, body: CrashSessionBody, now: number): Promise<boolean> {
-  const [userId] = clip(str(body.userId), LIMITS.short)
+  const [userId] = clip(clientUserId(body.userId), LIMITS.short)
   return withLinkedUser(db, userId, async (linked) => {
     try {
       await db
@@ -171,7 +180,7 @@ function normalizeReport(body: CrashReportBody): Normalized {
       device_model: cut(body.deviceModel, LIMITS.deviceModel),
       device_memory_mb:
         typeof memory === 'number' && Number.isFinite(memory) ? Math.min(Math.max(Math.round(memory), 0), MAX_INT) : null,
-      user_id: cut(body.userId, LIMITS.short),
+      user_id: cut(clientUserId(body.userId), LIMITS.short),
       breadcrumbs: JSON.stringify(breadcrumbs),
       custom_keys: JSON.stringify(customKeys),
       truncated: 0,
