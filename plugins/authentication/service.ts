@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import { inTransaction } from '../../db/transaction.js'
 import type { User } from '../../db/types.js'
-import { AppError } from '../core/errors.js'
+import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken, randomToken } from '../core/secrets.js'
 import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifetimes } from '../core/session-store.js'
@@ -46,7 +46,7 @@ export function authResponse(user: User, session: IssuedSession, anonymousToken:
 
 function refuseProvider(type: string | null | undefined): void {
   if (type === 'GOOGLE' || type === 'APPLE') {
-    throw new AppError(400, 'VALIDATION_ERROR', `Sign-in with ${type} is not enabled on this server`)
+    throw badRequest(`Sign-in with ${type} is not enabled on this server`, '/type')
   }
 }
 
@@ -82,9 +82,7 @@ export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResp
   if (body.type === 'EMAIL') return signinWithEmail(deps, body)
   const anonymousToken = present(body.anonymousToken)
   if (!anonymousToken) {
-    throw new AppError(400, 'VALIDATION_ERROR', 'body/anonymousToken is required', {
-      details: [{ path: '/anonymousToken', message: 'is required' }],
-    })
+    throw badRequest('body/anonymousToken is required', '/anonymousToken')
   }
   const user = await findUserByAnonymousTokenHash(deps.db, hashToken(anonymousToken))
   if (!user) throw unknownAnonymousToken()

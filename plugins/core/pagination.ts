@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely'
-import { AppError, badRequest } from './errors.js'
+import { badRequest } from './errors.js'
 
 /**
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.
@@ -22,7 +22,7 @@ export function decodeCursor(value: string | undefined): KeyCursor | undefined {
   } catch {
     // fall through to the error below
   }
-  throw new AppError(400, 'VALIDATION_ERROR', 'querystring/cursor is not a cursor this server issued')
+  throw badRequest('querystring/cursor is not a cursor this server issued', '/cursor')
 }
 
 /** Splits one extra fetched row off into `nextCursor`. */

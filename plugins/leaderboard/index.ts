@@ -1,7 +1,7 @@
 // Leaderboards (API.md §5.2): submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {
@@ -18,7 +18,7 @@ import {
   type SubmitBody,
   type TopQuery,
 } from '../../schemas/leaderboard.js'
-import { aroundOf, listActiveBoards, rankOf, submitScore, topEntries } from './service.js'
+import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, topEntries } from './service.js'
 import { DEFAULT_BOARD } from './operator.js'
 import { TopPageCache } from './top-cache.js'
 
@@ -42,11 +42,14 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     body: SubmitBodySchema,
     response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
   }
+  // The metadata's size is validation: checked before the session (API.md §1.1).
+  const submitConfig = { validate: (request: FastifyRequest) => void serializedMetadata((request.body as SubmitBody).metadata) }
 
   app.post(
     '/leaderboard/submit',
     {
       schema: { ...submitSchema, summary: 'Submit a score (default board unless leaderboardKey)' },
+      config: submitConfig,
       preHandler: app.auth.userScoped,
     },
     async (request) => submit(present(request.body.leaderboardKey) ?? DEFAULT_BOARD, request.body),
@@ -56,6 +59,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     '/leaderboards/:boardKey/submit',
     {
       schema: { ...submitSchema, params: BoardParamsSchema, summary: 'Submit a score to a board (the path wins)' },
+      config: submitConfig,
       preHandler: app.auth.userScoped,
     },
     async (request) => submit(request.params.boardKey, request.body),
