@@ -5,6 +5,14 @@ import { badRequest } from './errors.js'
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.
  * Stable under inserts, and one index range scan per page however deep.
  */
+/**
+ * A read size out of its bounds is clamped, not refused (API.md §5.2, as the PHP server does):
+ * clients written for it ask for more than the maximum.
+ */
+export function clamp(value: number, bounds: { readonly min: number; readonly max: number }): number {
+  return Math.min(bounds.max, Math.max(bounds.min, value))
+}
+
 export interface KeyCursor {
   at: number
   id: string

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {
+  AROUND_RANGE,
   AroundQuerySchema,
   AroundResponseSchema,
   BoardListSchema,
@@ -13,6 +14,7 @@ import {
   RankResponseSchema,
   SubmitBodySchema,
   SubmitResponseSchema,
+  TOP_LIMIT,
   TopQuerySchema,
   TopResponseSchema,
   type SubmitBody,
@@ -20,6 +22,7 @@ import {
 } from '../../schemas/leaderboard.js'
 import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, topEntries } from './service.js'
 import { DEFAULT_BOARD } from './operator.js'
+import { clamp } from '../core/pagination.js'
 import { TopPageCache } from './top-cache.js'
 
 const tags = ['Leaderboard']
@@ -70,7 +73,8 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
   // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
   const topPages = new TopPageCache(app.config.LEADERBOARD_CACHE_MS)
   const top = async (reply: FastifyReply, boardKey: string, query: TopQuery) => {
-    const json = await topEntries(app.db, topPages, boardKey, query, app.clock.now(), (page) => reply.serialize(page) as string)
+    const options = { ...query, limit: clamp(query.limit, TOP_LIMIT) }
+    const json = await topEntries(app.db, topPages, boardKey, options, app.clock.now(), (page) => reply.serialize(page) as string)
     return reply.type('application/json; charset=utf-8').send(json as never)
   }
 
@@ -114,7 +118,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId, range, period, leaderboardKey } = request.query
-      return aroundOf(app.db, selfHosted(leaderboardKey), userId, range, period, app.clock.now())
+      return aroundOf(app.db, selfHosted(leaderboardKey), userId, clamp(range, AROUND_RANGE), period, app.clock.now())
     },
   )
 
@@ -125,7 +129,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId, range, period } = request.query
-      return aroundOf(app.db, request.params.boardKey, userId, range, period, app.clock.now())
+      return aroundOf(app.db, request.params.boardKey, userId, clamp(range, AROUND_RANGE), period, app.clock.now())
     },
   )
 

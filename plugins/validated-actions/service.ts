@@ -191,7 +191,10 @@ async function checkRun(
     if (rules.stageRequired) return reject(422, 'STAGE_REQUIRED', 'These rules require a stage')
   } else {
     const stageRule = rules.stages[stage]
-    if (!stageRule && rules.stageRequired) return reject(422, 'STAGE_UNKNOWN', `The stage '${stage}' has no rule`)
+    // Contract revision 3: with stages defined, an unlisted stage is refused whether or not one is required.
+    if (!stageRule && (rules.stageRequired || Object.keys(rules.stages).length > 0)) {
+      return reject(422, 'STAGE_UNKNOWN', `The stage '${stage}' has no rule`)
+    }
     if (stageRule && board) {
       if (stageRule.maxScore !== null && score > stageRule.maxScore) {
         return reject(422, 'STAGE_SCORE_ABOVE_MAX', `The score is above ${stageRule.maxScore}, the maximum of stage '${stage}'`)
