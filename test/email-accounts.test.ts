@@ -2,7 +2,7 @@ import { createHash, randomBytes, scryptSync } from 'node:crypto'
 import t from 'tap'
 import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
 import { startSmtp } from './helpers/smtp.js'
-import { createEmailUser, emailApp } from './fixtures/email.js'
+import { createEmailUser, emailApp, emailRow, putTemplate } from './fixtures/email.js'
 import { bearer, createUser } from './fixtures/users.js'
 import { hashSlots, MAX_CONCURRENT_HASHES, MAX_WAITING_HASHES } from '../plugins/authentication/passwords.js'
 import { upgradePasswordHash } from '../plugins/users/service.js'
@@ -73,6 +73,65 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await call({ method: 'POST', url: VERIFY, payload: { token: 'not-a-token' } }), 400, 'INVALID_TOKEN')
     assertError(t, await call({ method: 'POST', url: VERIFY, payload: {} }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'POST', url: VERIFY, payload: { token: 42 } }), 400, 'VALIDATION_ERROR')
+  })
+
+  t.test('account e-mails keep no token once sent, failed for good or cancelled; other e-mails keep their body', async (t) => {
+    const rowsOf = (userId: string) => app.db.selectFrom('emails').selectAll().where('user_id', '=', userId).orderBy('created_at').execute()
+    const sent = await createEmailUser(ctx)
+    t.match(JSON.stringify(await rowsOf(sent.userId)), /verify-email\?token=/, 'queued: the body holds the link until it is sent')
+    await deliver()
+    await call({ method: 'POST', url: FORGOT, payload: { email: sent.email } })
+    await deliver()
+    const received = mailTo(sent.email)
+    t.equal(received.length, 2, 'the verification and the reset mail arrived')
+    const rows = await rowsOf(sent.userId)
+    t.same(rows.map((r) => r.status), ['sent', 'sent'])
+    for (const [i, mail] of received.entries()) {
+      const token = tokenIn(mail.text)!
+      t.ok(token, `mail ${i + 1}: the SMTP server got the token`)
+      t.notMatch(JSON.stringify(rows), token, `mail ${i + 1}: the row does not hold the token`)
+    }
+    t.same(rows.map((r) => [r.html, r.text_body]), [[null, null], [null, null]])
+    t.same(rows.map((r) => r.subject), ['Confirm your e-mail address', 'Reset your password'], 'the subject stays for the operator')
+
+    const refused = await createEmailUser(ctx)
+    smtp.refuseNext(1, 550, 'No such mailbox')
+    t.equal((await deliver()).failed, 1)
+    const [failed] = await rowsOf(refused.userId)
+    t.match(failed, { status: 'failed', html: null, text_body: null })
+    t.notMatch(JSON.stringify(failed), /token=/, 'failed for good: no token left')
+
+    const cancelled = await createEmailUser(ctx)
+    const [pending] = await rowsOf(cancelled.userId)
+    t.match(pending!.text_body, /token=/)
+    const cancel = await call({ method: 'DELETE', url: `/email-sending/${pending!.id}` })
+    t.equal(cancel.statusCode, 200)
+    const after = await emailRow(ctx, pending!.id)
+    t.match(after, { status: 'cancelled', html: null, text_body: null })
+    t.notMatch(JSON.stringify(after), /token=/, 'cancelled: no token left')
+
+    await putTemplate(ctx, 'newsletter')
+    const queued = await call({ method: 'POST', url: '/email-sending/send', payload: { userId: sent.userId, templateSlug: 'newsletter', language: 'en', variables: { prize: 'a hat' } } })
+    t.equal(queued.statusCode, 201)
+    await deliver()
+    t.match(await emailRow(ctx, queued.json().id), { status: 'sent', html: /a hat/, text_body: /a hat/ }, 'a game e-mail keeps its body')
+  })
+
+  t.test('the system templates may not put the token in the subject (it is kept after sending)', async (t) => {
+    for (const variable of ['token', 'verifyUrl']) {
+      const res = await ctx.admin({
+        method: 'PUT',
+        url: '/email-templates/email-verification',
+        payload: {
+          defaultLanguage: 'en',
+          clientCallable: false,
+          variables: { username: 'there', verifyUrl: null, token: null },
+          translations: { en: { subject: `Your code: {{ ${variable} }}`, html: '<p>{{verifyUrl}} {{token}}</p>' } },
+        },
+      })
+      const body = assertError(t, res, 400, 'VALIDATION_ERROR')
+      t.same(body.details, [{ path: '/translations/en/subject', message: body.message }])
+    }
   })
 
   t.test('verification tokens expire after 24 hours; concurrent uses spend one token once', async (t) => {
