@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { AccountTokenPurpose } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { affected, upsert } from '../../db/dialect.js'
-import { sql } from 'kysely'
+import { affected, insertOrLock } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { hashToken, randomToken } from '../core/secrets.js'
 import { issueSession, revokeAllSessions } from '../core/session-store.js'
@@ -121,22 +120,14 @@ function tooManyAttempts(until: number, now: number) {
  */
 const loginKey = (email: string) => hashToken(emailKey(email))
 
-async function lockedUntil(db: Db, keyHash: string, now: number): Promise<number | null> {
-  const lock = await db
-    .selectFrom('login_locks')
-    .select('locked_until')
-    .where('key_hash', '=', keyHash)
-    .where('locked_until', '>', now)
-    .executeTakeFirst()
-  return lock ? lock.locked_until : null
-}
-
-/** Refuses sign-in for the key until `until`; a concurrent earlier lock end never shortens a later one. */
+/** Refuses sign-in for the key until `until`; an earlier lock end never shortens a later one. */
 async function lock(db: Db, keyHash: string, until: number) {
-  await upsert(db, 'login_locks', [{ key_hash: keyHash, locked_until: until }], {
-    key: ['key_hash'],
-    set: { locked_until: sql`case when locked_until < ${until} then ${until} else locked_until end` },
-  })
+  await db
+    .updateTable('login_locks')
+    .set({ locked_until: until })
+    .where('key_hash', '=', keyHash)
+    .where('locked_until', '<', until)
+    .execute()
 }
 
 /** When each database was last swept of expired failures and locks (in this process). */
@@ -154,29 +145,38 @@ async function sweepExpired(db: Db, now: number) {
 }
 
 /**
- * Takes one of the key's attempts before the password is checked: the attempt is recorded as a
- * failure first and then counted over the window, in SQL. Since every attempt is counted after its
- * own row went in, concurrent guesses can never exceed the limit. Past it, the attempt's row is
- * taken back and the key is locked for the window's length.
+ * Takes one of the key's attempts before the password is checked, in one short transaction: the
+ * key's lock row is created or write-locked first, so the attempts on one address queue there (on
+ * any instance) and the count of failures in the window is exact. A locked key, or one with the
+ * limit already reached (it is locked now), answers when its lock ends; otherwise the attempt is
+ * recorded as a failure up front, which a right password takes back.
  */
-async function reserveAttempt(db: Db, keyHash: string, now: number) {
+type Attempt = { lockedUntil: number } | { id: string; count: number }
+
+async function reserveAttempt(db: Db, keyHash: string, now: number): Promise<Attempt> {
   const since = now - LOGIN_WINDOW_MS
-  await db.deleteFrom('login_failures').where('key_hash', '=', keyHash).where('failed_at', '<=', since).execute()
-  const id = randomUUID()
-  await db.insertInto('login_failures').values({ id, key_hash: keyHash, failed_at: now }).execute()
-  const counted = await db
-    .selectFrom('login_failures')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('key_hash', '=', keyHash)
-    .where('failed_at', '>', since)
-    .executeTakeFirstOrThrow()
-  const count = Number(counted.n)
-  if (count > LOGIN_MAX_FAILURES) {
-    await db.deleteFrom('login_failures').where('id', '=', id).execute()
-    await lock(db, keyHash, now + LOGIN_WINDOW_MS)
-    return null
-  }
-  return { id, count }
+  return inTransaction(db, async (trx): Promise<Attempt> => {
+    await insertOrLock(trx, trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }), ['key_hash'], 'locked_until').execute()
+    const { locked_until: lockedUntil } = await trx
+      .selectFrom('login_locks')
+      .select('locked_until')
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirstOrThrow()
+    if (lockedUntil > now) return { lockedUntil }
+    await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).where('failed_at', '<=', since).execute()
+    const counted = await trx
+      .selectFrom('login_failures')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirstOrThrow()
+    if (Number(counted.n) >= LOGIN_MAX_FAILURES) {
+      await lock(trx, keyHash, now + LOGIN_WINDOW_MS)
+      return { lockedUntil: now + LOGIN_WINDOW_MS }
+    }
+    const id = randomUUID()
+    await trx.insertInto('login_failures').values({ id, key_hash: keyHash, failed_at: now }).execute()
+    return { id, count: Number(counted.n) + 1 }
+  })
 }
 
 /**
@@ -192,10 +192,8 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   const now = deps.now()
   const keyHash = loginKey(email)
   await sweepExpired(deps.db, now)
-  const locked = await lockedUntil(deps.db, keyHash, now)
-  if (locked !== null) throw tooManyAttempts(locked, now)
   const attempt = await reserveAttempt(deps.db, keyHash, now)
-  if (attempt === null) throw tooManyAttempts(now + LOGIN_WINDOW_MS, now)
+  if ('lockedUntil' in attempt) throw tooManyAttempts(attempt.lockedUntil, now)
   const user = await findUserByEmail(deps.db, email)
   const stored = user?.password_hash ?? null
   let matches: boolean
