@@ -210,7 +210,14 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   }
   // The right password: the attempt was no failure, and earlier failures are forgiven.
   await deps.db.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
-  if (needsRehash(stored)) await upgradePasswordHash(deps.db, user.id, stored, await hashPassword(password))
+  if (needsRehash(stored)) {
+    // Best effort: with every hash slot busy the old hash stays until the next sign-in.
+    const upgraded = await hashPassword(password).catch((error: unknown) => {
+      if (error instanceof AppError && error.statusCode === 503) return null
+      throw error
+    })
+    if (upgraded) await upgradePasswordHash(deps.db, user.id, stored, upgraded)
+  }
   assertNotBanned(user)
   const session = await issueSession(deps.db, user.id, now, deps.lifetimes, { withRefresh: body.includeRefreshToken === true })
   return authResponse(user, session, null)
