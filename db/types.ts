@@ -25,7 +25,7 @@ export interface UsersTable {
   password_hash: string | null
   /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
   email_key: string | null
-  /** E-mail sign-in refused (429) until then, after too many failures. */
+  /** No longer used: the lockout lives in login_locks, keyed by e-mail (migration 0046). */
   login_locked_until: number | null
 }
 
@@ -183,11 +183,20 @@ export interface AccountTokensTable {
   created_at: number
 }
 
-/** One row per failed e-mail sign-in (authentication feature). */
+/**
+ * One row per failed e-mail sign-in (authentication feature), keyed by the SHA-256 of the
+ * normalized e-mail: counted whether or not an account has that address.
+ */
 export interface LoginFailuresTable {
   id: string
-  user_id: string
+  key_hash: string
   failed_at: number
+}
+
+/** E-mail sign-in refused (429) for this key until `locked_until`, after too many failures. */
+export interface LoginLocksTable {
+  key_hash: string
+  locked_until: number
 }
 
 /** E-mail templates (email-sending feature); `variables` and `translations` are JSON text. */
@@ -493,6 +502,7 @@ export interface Database {
   news: NewsTable
   account_tokens: AccountTokensTable
   login_failures: LoginFailuresTable
+  login_locks: LoginLocksTable
   email_templates: EmailTemplatesTable
   emails: EmailsTable
   crash_sessions: CrashSessionsTable

@@ -19,6 +19,10 @@ export const PeriodSchema = Type.Union([Type.Literal('current'), Type.Literal('p
   description: 'previous: the last finished period of a board with a reset schedule',
 })
 
+/** Bounds of the read sizes; a request outside them is clamped to them. */
+export const TOP_LIMIT = { min: 1, max: 100 } as const
+export const AROUND_RANGE = { min: 1, max: 50 } as const
+
 export const BoardParamsSchema = Type.Object({ boardKey: BoardKeySchema })
 
 export const MetadataSchema = Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
@@ -55,7 +59,8 @@ export type Entry = Static<typeof EntrySchema>
 const SelfHostedKey = { leaderboardKey: OptionalString({ pattern: BOARD_KEY_PATTERN }) }
 
 export const TopQuerySchema = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  // Clamped, not refused (API.md §5.2): clients written for the PHP server ask for more than 100.
+  limit: Type.Integer({ default: 10, description: `${TOP_LIMIT.min}–${TOP_LIMIT.max}; an integer out of range is clamped (500 reads 100, 0 reads 1)` }),
   offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
   userId: Type.Optional(Type.String({ maxLength: 64, description: 'Sent by some SDKs; ignored' })),
   period: PeriodSchema,
@@ -83,7 +88,7 @@ export const RankResponseSchema = Type.Object({
 
 export const AroundQuerySchema = Type.Object({
   userId: UuidSchema,
-  range: Type.Integer({ minimum: 1, maximum: 50, default: 10 }),
+  range: Type.Integer({ default: 10, description: `${AROUND_RANGE.min}–${AROUND_RANGE.max} entries either side; an integer out of range is clamped` }),
   period: PeriodSchema,
   ...SelfHostedKey,
 })

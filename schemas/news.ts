@@ -6,8 +6,14 @@ export const MESSAGE_MAX = 10_000
 
 const NoControl = '^[^\\u0000-\\u001F\\u007F]*$'
 
+/** Bounds of the app list's `limit`; a request outside them is clamped (API.md §5.7). */
+export const NEWS_LIMIT = { min: 0, max: 100 } as const
+
 export const NewsQuerySchema = Type.Object({
-  limit: Type.Integer({ minimum: 0, maximum: 100, default: 20, description: '0–100; 0 answers []' }),
+  limit: Type.Integer({
+    default: 20,
+    description: `${NEWS_LIMIT.min}–${NEWS_LIMIT.max}; 0 answers []; an integer out of range is clamped (500 reads 100)`,
+  }),
   languageCode: OptionalString({ maxLength: 35, description: 'BCP 47 tag, matched case-insensitively; absent or "" = all languages' }),
 })
 

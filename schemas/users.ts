@@ -25,6 +25,7 @@ export const ChangeNameBodySchema = Type.Object({
   sessionToken: OptionalString({ maxLength: 512 }),
   newName: NameSchema,
 })
+export type ChangeNameBody = Static<typeof ChangeNameBodySchema>
 export const ChangeNameResponseSchema = Type.Object({
   isAuthenticated: Type.Boolean(),
   authStatus: Type.Literal('AUTHENTICATED'),

@@ -125,6 +125,23 @@ eachDialect(t, async (t, dialect) => {
     }
   })
 
+  t.test('a refresh answers the anonymous token only when it comes along (the server keeps only its hash)', async (t) => {
+    const user = await createUser(ctx, { includeRefreshToken: true })
+    const bare = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })
+    t.equal(bare.statusCode, 200)
+    t.equal(bare.json().anonymousToken, null, 'not recoverable from its hash')
+    const withToken = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: bare.json().refreshToken, anonymousToken: user.anonymousToken } })
+    t.equal(withToken.statusCode, 200)
+    t.equal(withToken.json().anonymousToken, user.anonymousToken, 'as a sign-in with it answers it')
+    const other = await createUser(ctx)
+    const foreign = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: withToken.json().refreshToken, anonymousToken: other.anonymousToken } })
+    t.equal(foreign.statusCode, 200)
+    t.equal(foreign.json().userId, user.userId, 'the refresh token decides the user')
+    t.equal(foreign.json().anonymousToken, null, "another user's token is never echoed")
+    const stored = await ctx.app.db.selectFrom('users').select('anonymous_token_hash').where('id', '=', user.userId).executeTakeFirstOrThrow()
+    t.not(stored.anonymous_token_hash, user.anonymousToken, 'still stored only hashed')
+  })
+
   t.test('refresh tokens rotate; a replayed one revokes the family', async (t) => {
     const user = await createUser(ctx, { includeRefreshToken: true })
     t.type(user.refreshToken, 'string')

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { describeConfigError, EXAMPLE_API_KEY, ensureEnvFile, loadConfig, parseTrustProxy } from '../plugins/core/config.js'
+import { describeConfigError, EXAMPLE_API_KEY, ensureEnvFile, loadConfig, parseTrustProxy, PHP_EXAMPLE_API_KEY } from '../plugins/core/config.js'
 
 const KEY = 'k'.repeat(20)
 
@@ -29,7 +29,10 @@ t.test('a bad value stops the start with one line naming the variable', async (t
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{}, /API_KEY is required/],
     [{ API_KEY: 'short' }, /API_KEY/],
-    [{ API_KEY: EXAMPLE_API_KEY }, /API_KEY/],
+    [{ API_KEY: EXAMPLE_API_KEY }, /^Invalid configuration: API_KEY is an example placeholder/],
+    [{ API_KEY: PHP_EXAMPLE_API_KEY }, /^Invalid configuration: API_KEY is an example placeholder/],
+    [{ API_KEY: KEY, ADMIN_API_KEY: PHP_EXAMPLE_API_KEY }, /^Invalid configuration: ADMIN_API_KEY is an example placeholder/],
+    [{ API_KEY: KEY, ADMIN_API_KEY: EXAMPLE_API_KEY }, /^Invalid configuration: ADMIN_API_KEY is an example placeholder/],
     [{ API_KEY: KEY, PORT: 'eighty' }, /PORT must be integer/],
     [{ API_KEY: KEY, DB_DRIVER: 'postgres' }, /DB_DRIVER/],
     [{ API_KEY: KEY, AUTH_MODE: 'loose' }, /AUTH_MODE/],

@@ -1,8 +1,11 @@
+import { createHash, randomBytes, scryptSync } from 'node:crypto'
 import t from 'tap'
 import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
 import { startSmtp } from './helpers/smtp.js'
-import { createEmailUser, emailApp } from './fixtures/email.js'
+import { createEmailUser, emailApp, emailRow, putTemplate } from './fixtures/email.js'
 import { bearer, createUser } from './fixtures/users.js'
+import { hashSlots, MAX_CONCURRENT_HASHES, MAX_WAITING_HASHES } from '../plugins/authentication/passwords.js'
+import { upgradePasswordHash } from '../plugins/users/service.js'
 
 const SIGNUP = '/user-management/signup'
 const SIGNIN = '/user-management/signin'
@@ -12,6 +15,15 @@ const RESET = '/user-management/reset-password'
 const MINUTE = 60_000
 
 const tokenIn = (text: string) => /token=([A-Za-z0-9_-]+)/.exec(text)?.[1]
+/** The lockout's key as stored: the SHA-256 of the trimmed, lower-cased address. */
+const loginKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
+
+/** A hash in the format of the first release (N = 2^14, r = 8, p = 1), made here independently of the server. */
+function oldFormatHash(password: string) {
+  const salt = randomBytes(16)
+  const key = scryptSync(password.normalize('NFC'), salt, 32, { N: 16384, r: 8, p: 1 })
+  return ['scrypt', 16384, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
 
 eachDialect(t, async (t, dialect) => {
   const smtp = await startSmtp(t)
@@ -32,7 +44,7 @@ eachDialect(t, async (t, dialect) => {
     t.match(body, { email: 'Ada.Lovelace@Example.org', isAnonymous: false, isVerified: false, anonymousToken: null, authStatus: 'AUTHENTICATED' })
     t.match(body.username, /^Player-\d{4}$/)
     const stored = await app.db.selectFrom('users').selectAll().where('id', '=', body.userId).executeTakeFirstOrThrow()
-    t.match(stored.password_hash, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/, 'a salted scrypt hash with its parameters')
+    t.match(stored.password_hash, /^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/, 'a salted scrypt hash at OWASP strength, with its parameters')
     t.notMatch(stored.password_hash, /analytical/)
     t.equal(stored.email_key, 'ada.lovelace@example.org')
 
@@ -61,6 +73,65 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await call({ method: 'POST', url: VERIFY, payload: { token: 'not-a-token' } }), 400, 'INVALID_TOKEN')
     assertError(t, await call({ method: 'POST', url: VERIFY, payload: {} }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'POST', url: VERIFY, payload: { token: 42 } }), 400, 'VALIDATION_ERROR')
+  })
+
+  t.test('account e-mails keep no token once sent, failed for good or cancelled; other e-mails keep their body', async (t) => {
+    const rowsOf = (userId: string) => app.db.selectFrom('emails').selectAll().where('user_id', '=', userId).orderBy('created_at').execute()
+    const sent = await createEmailUser(ctx)
+    t.match(JSON.stringify(await rowsOf(sent.userId)), /verify-email\?token=/, 'queued: the body holds the link until it is sent')
+    await deliver()
+    await call({ method: 'POST', url: FORGOT, payload: { email: sent.email } })
+    await deliver()
+    const received = mailTo(sent.email)
+    t.equal(received.length, 2, 'the verification and the reset mail arrived')
+    const rows = await rowsOf(sent.userId)
+    t.same(rows.map((r) => r.status), ['sent', 'sent'])
+    for (const [i, mail] of received.entries()) {
+      const token = tokenIn(mail.text)!
+      t.ok(token, `mail ${i + 1}: the SMTP server got the token`)
+      t.notMatch(JSON.stringify(rows), token, `mail ${i + 1}: the row does not hold the token`)
+    }
+    t.same(rows.map((r) => [r.html, r.text_body]), [[null, null], [null, null]])
+    t.same(rows.map((r) => r.subject).sort(), ['Confirm your e-mail address', 'Reset your password'], 'the subject stays for the operator')
+
+    const refused = await createEmailUser(ctx)
+    smtp.refuseNext(1, 550, 'No such mailbox')
+    t.equal((await deliver()).failed, 1)
+    const [failed] = await rowsOf(refused.userId)
+    t.match(failed, { status: 'failed', html: null, text_body: null })
+    t.notMatch(JSON.stringify(failed), /token=/, 'failed for good: no token left')
+
+    const cancelled = await createEmailUser(ctx)
+    const [pending] = await rowsOf(cancelled.userId)
+    t.match(pending!.text_body, /token=/)
+    const cancel = await call({ method: 'DELETE', url: `/email-sending/${pending!.id}` })
+    t.equal(cancel.statusCode, 200)
+    const after = await emailRow(ctx, pending!.id)
+    t.match(after, { status: 'cancelled', html: null, text_body: null })
+    t.notMatch(JSON.stringify(after), /token=/, 'cancelled: no token left')
+
+    await putTemplate(ctx, 'newsletter')
+    const queued = await call({ method: 'POST', url: '/email-sending/send', payload: { userId: sent.userId, templateSlug: 'newsletter', language: 'en', variables: { prize: 'a hat' } } })
+    t.equal(queued.statusCode, 201)
+    await deliver()
+    t.match(await emailRow(ctx, queued.json().id), { status: 'sent', html: /a hat/, text_body: /a hat/ }, 'a game e-mail keeps its body')
+  })
+
+  t.test('the system templates may not put the token in the subject (it is kept after sending)', async (t) => {
+    for (const variable of ['token', 'verifyUrl']) {
+      const res = await ctx.admin({
+        method: 'PUT',
+        url: '/email-templates/email-verification',
+        payload: {
+          defaultLanguage: 'en',
+          clientCallable: false,
+          variables: { username: 'there', verifyUrl: null, token: null },
+          translations: { en: { subject: `Your code: {{ ${variable} }}`, html: '<p>{{verifyUrl}} {{token}}</p>' } },
+        },
+      })
+      const body = assertError(t, res, 400, 'VALIDATION_ERROR')
+      t.same(body.details, [{ path: '/translations/en/subject', message: body.message }])
+    }
   })
 
   t.test('verification tokens expire after 24 hours; concurrent uses spend one token once', async (t) => {
@@ -167,8 +238,106 @@ eachDialect(t, async (t, dialect) => {
       t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: 'nope-nope' } })).statusCode, 401)
     }
     t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: user.password } })).statusCode, 200)
-    const kept = await app.db.selectFrom('login_failures').select('id').where('user_id', '=', user.userId).execute()
+    const kept = await app.db.selectFrom('login_failures').select('id').where('key_hash', '=', loginKey(user.email)).execute()
     t.equal(kept.length, 0, 'the failures are forgotten after a success')
+  })
+
+  t.test('an unknown e-mail locks exactly like a known one (no account enumeration)', async (t) => {
+    const user = await createEmailUser(ctx)
+    const ghost = `nobody.${Date.now()}@example.org`
+    const attempt = (email: string, password: string) => call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email, password } })
+    for (let i = 1; i <= 10; i++) {
+      const known = await attempt(user.email, `guess-${i}`)
+      const unknown = await attempt(ghost, `guess-${i}`)
+      t.equal(known.statusCode, 401, `known, attempt ${i}`)
+      t.equal(unknown.statusCode, 401, `unknown, attempt ${i}`)
+      t.same(unknown.json(), known.json())
+    }
+    const known = await attempt(user.email, user.password)
+    const unknown = await attempt(ghost.toUpperCase(), 'anything-at-all')
+    assertError(t, unknown, 429, 'TOO_MANY_ATTEMPTS')
+    t.same(unknown.json(), known.json(), 'the same 429 body')
+    t.equal(unknown.headers['retry-after'], known.headers['retry-after'], 'the same Retry-After')
+    t.equal(unknown.headers['retry-after'], '900')
+    const stored = await app.db.selectFrom('login_failures').select('key_hash').where('key_hash', '=', loginKey(ghost)).execute()
+    t.equal(stored.length, 10, 'failures counted for the address that has no account')
+    t.notMatch(JSON.stringify(await app.db.selectFrom('login_failures').selectAll().execute()), /nobody/, 'the typed address is not stored')
+    clock.advance(15 * MINUTE)
+    t.equal((await attempt(user.email, user.password)).statusCode, 200, 'the known account works again')
+    assertError(t, await attempt(ghost, 'anything-at-all'), 401, 'INVALID_CREDENTIALS')
+  })
+
+  t.test('concurrent guesses at an unknown e-mail never get more than 10 checks either', async (t) => {
+    const ghost = `nobody-race.${Date.now()}@example.org`
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: ghost, password: `guess-${i}` } })),
+    )
+    t.same([...new Set(results.map((r) => r.statusCode))].filter((s) => s !== 401 && s !== 429), [], `only 401 and 429: ${results.map((r) => r.statusCode === 500 ? r.body : r.statusCode).join(' ')}`)
+    t.equal(results.filter((r) => r.statusCode === 401).length, 10, 'ten checked')
+    t.equal(results.filter((r) => r.statusCode === 429).length, 6, 'the rest are 429')
+  })
+
+  t.test('a hash of the first release still verifies and is upgraded to today\'s parameters on sign-in', async (t) => {
+    const user = await createEmailUser(ctx)
+    const old = oldFormatHash(user.password)
+    await app.db.updateTable('users').set({ password_hash: old }).where('id', '=', user.userId).execute()
+    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: 'not-the-password' } }), 401, 'INVALID_CREDENTIALS')
+    const row = () => app.db.selectFrom('users').select('password_hash').where('id', '=', user.userId).executeTakeFirstOrThrow()
+    t.equal((await row()).password_hash, old, 'a failed sign-in upgrades nothing')
+    const signin = await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: user.password } })
+    t.equal(signin.statusCode, 200, 'the old hash verifies')
+    const upgraded = (await row()).password_hash!
+    t.match(upgraded, /^scrypt\$32768\$8\$3\$/, 'stored again with N = 2^15, r = 8, p = 3')
+    t.not(upgraded, old)
+    t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: user.password } })).statusCode, 200, 'the new hash verifies')
+    t.equal((await row()).password_hash, upgraded, 'a current hash is left alone')
+    // The upgrade is conditional on the hash it replaces: a password changed in between stays.
+    t.equal(await upgradePasswordHash(app.db, user.userId, old, oldFormatHash('stale')), false)
+    t.equal((await row()).password_hash, upgraded)
+  })
+
+  t.test(`a burst of sign-ins never runs more than ${MAX_CONCURRENT_HASHES} hashes at once`, async (t) => {
+    const user = await createEmailUser(ctx)
+    const other = await createEmailUser(ctx)
+    t.equal(hashSlots.active, 0, 'no hash in flight before')
+    hashSlots.resetPeak()
+    const started = Date.now()
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => {
+        const who = i % 2 === 0 ? user : other
+        const password = i % 4 < 2 ? who.password : 'wrong-password'
+        return call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: who.email, password } })
+      }),
+    )
+    t.comment(`8 parallel sign-ins in ${Date.now() - started} ms`)
+    t.same(results.map((r) => r.statusCode), [200, 200, 401, 401, 200, 200, 401, 401])
+    t.equal(hashSlots.resetPeak(), MAX_CONCURRENT_HASHES, `at most ${MAX_CONCURRENT_HASHES} at once, and the bound was reached`)
+    t.equal(hashSlots.active, 0, 'every slot given back')
+    t.equal(hashSlots.waiting, 0, 'nobody left waiting')
+  })
+
+  t.test('with every hash slot taken and the line full, a sign-in is 503 and counts as no attempt', async (t) => {
+    const user = await createEmailUser(ctx)
+    const releases: Array<() => void> = []
+    const held = Array.from({ length: MAX_CONCURRENT_HASHES + MAX_WAITING_HASHES }, () =>
+      hashSlots.run(() => new Promise<void>((resolve) => releases.push(resolve))),
+    )
+    t.teardown(() => releases.forEach((release) => release()))
+    t.equal(hashSlots.active, MAX_CONCURRENT_HASHES)
+    t.equal(hashSlots.waiting, MAX_WAITING_HASHES)
+    const busy = await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: user.password } })
+    assertError(t, busy, 503, 'SERVICE_UNAVAILABLE')
+    t.equal(busy.headers['retry-after'], '1')
+    const failures = await app.db.selectFrom('login_failures').select('id').where('key_hash', '=', loginKey(user.email)).execute()
+    t.equal(failures.length, 0, 'the unchecked attempt is not a failure')
+    // Free the slots one by one: each finishing hash hands its slot to the next in line.
+    for (let i = 0; i < MAX_CONCURRENT_HASHES + MAX_WAITING_HASHES && releases.length > 0; i++) {
+      releases.shift()!()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await Promise.all(held)
+    t.equal(hashSlots.active, 0)
+    t.equal((await call({ method: 'POST', url: SIGNIN, payload: { type: 'EMAIL', email: user.email, password: user.password } })).statusCode, 200)
   })
 
   t.test('concurrent guesses never get more than 10 password checks', async (t) => {

@@ -174,9 +174,10 @@ eachDialect(t, async (t, dialect) => {
     for (const payload of bad) assertError(t, await call({ method: 'POST', url: `${board('strict')}/submit`, payload: payload as object }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'POST', url: `${board('strict')}/submit`, headers: { 'content-type': 'application/json' }, payload: '{"userId":' }), 400, 'INVALID_JSON')
     assertError(t, await call({ method: 'POST', url: `/leaderboards/${'k'.repeat(65)}/submit`, payload: { userId: user.userId, score: 1 } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'GET', url: `${board('strict')}/top?limit=101` }), 400, 'VALIDATION_ERROR')
+    assertError(t, await call({ method: 'GET', url: `${board('strict')}/top?limit=ten` }), 400, 'VALIDATION_ERROR')
+    assertError(t, await call({ method: 'GET', url: `${board('strict')}/top?limit=1.5` }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'GET', url: `${board('strict')}/top?offset=-1` }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'GET', url: `${board('strict')}/around?userId=${user.userId}&range=51` }), 400, 'VALIDATION_ERROR')
+    assertError(t, await call({ method: 'GET', url: `${board('strict')}/around?userId=${user.userId}&range=2.5` }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'GET', url: `${board('strict')}/rank?userId=nope` }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'GET', url: `${board('strict')}/rank?userId=${user.userId}&period=last` }), 400, 'VALIDATION_ERROR')
     t.equal((await call({ method: 'GET', url: `${board('strict')}/top` })).json().total, 0, 'nothing stored')
@@ -385,6 +386,20 @@ eachDialect(t, async (t, dialect) => {
       t.comment(`${label}: checked in ${Date.now() - checkStarted} ms`)
     }
     await check('desc', 'desc')
+
+    // Contract revision 3: an integer limit or range out of range is clamped as the PHP server does.
+    const truth = sorted(entries, 'desc')
+    const ids = (res: { json(): { entries: Array<{ userId: string }> } }) => res.json().entries.map((e) => e.userId)
+    for (const [query, want] of [['limit=500', 100], ['limit=101', 100], ['limit=0', 1], ['limit=-7', 1]] as const) {
+      const res = await call({ method: 'GET', url: `${board(key)}/top?${query}` })
+      t.equal(res.statusCode, 200, `top ${query} is no 400`)
+      t.same(ids(res), truth.slice(0, want).map((e) => e.userId), `top ${query} reads ${want}`)
+    }
+    const middle = Math.floor(truth.length / 2)
+    for (const [range, want] of [[500, 50], [51, 50], [0, 1], [-3, 1]] as const) {
+      const res = await call({ method: 'GET', url: `${board(key)}/around?userId=${truth[middle]!.userId}&range=${range}` })
+      t.same(ids(res), truth.slice(middle - want, middle + want + 1).map((e) => e.userId), `around range=${range} reads ${want} either side`)
+    }
 
     // Deleting players takes them out of the counts too.
     for (const gone of [entries[0], entries[n - 1], entries[Math.floor(n / 3)]]) {

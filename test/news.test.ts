@@ -42,8 +42,9 @@ eachDialect(t, async (t, dialect) => {
     t.same(await news('?limit=0'), [], 'limit 0')
     t.equal((await news('?limit=1')).length, 1)
     t.equal((await news('?limit=100')).length, 3)
-    assertError(t, await call({ method: 'GET', url: '/news?limit=101' }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'GET', url: '/news?limit=-1' }), 400, 'VALIDATION_ERROR')
+    // Contract revision 3: an integer out of range is clamped (as the PHP server does), not refused.
+    t.equal((await news('?limit=101')).length, 3, 'limit 101 reads 100')
+    t.same(await news('?limit=-1'), [], 'limit -1 reads 0')
     assertError(t, await call({ method: 'GET', url: '/news?limit=ten' }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'GET', url: '/news?limit=1.5' }), 400, 'VALIDATION_ERROR')
     t.same((await news('?languageCode=de')).map((n) => n.title), ['Zweite'])
@@ -158,6 +159,7 @@ eachDialect(t, async (t, dialect) => {
     const news = async (query: string) => (await ctx.call({ method: 'GET', url: `/news${query}` })).json() as Array<{ title: string }>
     t.equal((await news('?limit=100')).length, 100)
     t.equal((await news('?limit=100')).at(-1)!.title, 'en 99')
+    t.equal((await news('?limit=500')).length, 100, 'limit 500 reads 100')
     t.same((await news('?languageCode=de')).map((n) => n.title), ['de 0', 'de 1', 'de 2', 'de 3', 'de 4'])
     ctx.clock.advance(2 * HOUR)
     t.same((await news('?languageCode=de&limit=3')).map((n) => n.title), ['de 1', 'de 0', 'de 0'], 'two scheduled released, newest first')

@@ -138,3 +138,36 @@ t.test('npm run migrate applies the migrations once', async (t) => {
   t.equal(await new Promise((resolve) => broken.on('exit', resolve)), 1)
   t.match(error, /Invalid configuration: API_KEY is required/)
 })
+
+t.test('compat mode logs one warning at start naming what it allows; strict mode none', async (t) => {
+  const key = 'k'.repeat(20)
+  const lines = (output: string) => output.split('\n').filter((line) => line.includes('AUTH_MODE=compat'))
+  const compatPort = port()
+  const compat = start(tempDir(t), { API_KEY: key, PORT: String(compatPort) })
+  t.teardown(() => compat.child.kill('SIGKILL'))
+  await waitForHealth(compatPort, compat.child)
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`http://127.0.0.1:${compatPort}/api/v1/app/user-management/signup`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: '{}',
+    })
+    t.equal(res.status, 201)
+  }
+  const warned = lines(compat.output())
+  t.equal(warned.length, 1, 'exactly one line, however many requests follow')
+  const entry = JSON.parse(warned[0]!) as { level: number; msg: string }
+  t.equal(entry.level, 40, 'a warning')
+  t.match(entry.msg, /AUTH_MODE=strict/)
+  t.match(entry.msg, /Security model/)
+  compat.child.kill('SIGTERM')
+  t.equal(await compat.exited, 0)
+
+  const strictPort = port()
+  const strict = start(tempDir(t), { API_KEY: key, PORT: String(strictPort), AUTH_MODE: 'strict' })
+  t.teardown(() => strict.child.kill('SIGKILL'))
+  await waitForHealth(strictPort, strict.child)
+  t.same(lines(strict.output()), [], 'no warning in strict mode')
+  strict.child.kill('SIGTERM')
+  t.equal(await strict.exited, 0)
+})

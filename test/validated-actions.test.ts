@@ -180,6 +180,28 @@ eachDialect(t, async (t, dialect) => {
     t.equal((await submitRun(ctx, user, ok.ticket, 100, { stage: 'wave_1' })).statusCode, 200)
   })
 
+  t.test('STAGE_UNKNOWN whenever stages are defined, stageRequired or not; no stages: any stage passes', async (t) => {
+    await createBoard(ctx, 'staged-optional')
+    await putRules(ctx, 'staged-optional', { stageRequired: false, stages: { wave_1: { maxScore: 100 } }, minDurationSeconds: 10 })
+    const user = await createUser(ctx)
+    const unknown = await run(ctx, user, 'staged-optional')
+    clock.advance(10 * SECOND)
+    const body = assertError(t, await submitRun(ctx, user, unknown.ticket, 10, { stage: 'wave_9' }), 422, 'STAGE_UNKNOWN')
+    t.equal(body.runId, unknown.runId)
+    const without = await run(ctx, user, 'staged-optional')
+    clock.advance(10 * SECOND)
+    t.equal((await submitRun(ctx, user, without.ticket, 10)).statusCode, 200, 'no stage: not required')
+    const listed = await run(ctx, user, 'staged-optional')
+    clock.advance(10 * SECOND)
+    t.equal((await submitRun(ctx, user, listed.ticket, 20, { stage: 'wave_1' })).statusCode, 200, 'a listed stage')
+
+    await createBoard(ctx, 'stageless')
+    await putRules(ctx, 'stageless', { minDurationSeconds: 10 })
+    const free = await run(ctx, user, 'stageless')
+    clock.advance(10 * SECOND)
+    t.equal((await submitRun(ctx, user, free.ticket, 10, { stage: 'anything' })).statusCode, 200, 'no stages defined: any stage')
+  })
+
   t.test('SCORE_LIMIT_REACHED after maxAcceptedRunsPerDay, before the other rules; a new UTC day resets it', async (t) => {
     await createBoard(ctx, 'daily')
     await putRules(ctx, 'daily', { maxAcceptedRunsPerDay: 2, minDurationSeconds: 1 })

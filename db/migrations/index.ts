@@ -19,6 +19,7 @@ import * as m0042 from './0042_create_login_failures.js'
 import * as m0043 from './0043_create_email_templates.js'
 import * as m0044 from './0044_seed_system_email_templates.js'
 import * as m0045 from './0045_create_emails.js'
+import * as m0046 from './0046_rekey_login_failures.js'
 import * as m0050 from './0050_create_crash_sessions.js'
 import * as m0051 from './0051_create_crash_groups.js'
 import * as m0052 from './0052_create_crash_group_versions.js'
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   '0043_create_email_templates': m0043,
   '0044_seed_system_email_templates': m0044,
   '0045_create_emails': m0045,
+  '0046_rekey_login_failures': m0046,
   '0050_create_crash_sessions': m0050,
   '0051_create_crash_groups': m0051,
   '0052_create_crash_group_versions': m0052,

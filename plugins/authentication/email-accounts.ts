@@ -2,25 +2,27 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { AccountTokenPurpose } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { affected } from '../../db/dialect.js'
+import { affected, insertOrLock } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { hashToken, randomToken } from '../core/secrets.js'
 import { issueSession, revokeAllSessions } from '../core/session-store.js'
 import {
   assertNotBanned,
   createEmailUser,
+  emailKey,
+  findUser,
   findUserByEmail,
   generatedName,
-  lockLogin,
   markVerified,
   normalizeName,
   setPasswordHash,
+  upgradePasswordHash,
 } from '../users/service.js'
 import { queueAccountEmail } from '../email-sending/service.js'
 import { SYSTEM_TEMPLATES } from '../email-sending/templates.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
-import { dummyHash, hashPassword, verifyPassword } from './passwords.js'
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js'
 import { authResponse, type AuthDeps } from './service.js'
 
 /**
@@ -112,55 +114,110 @@ function tooManyAttempts(until: number, now: number) {
 }
 
 /**
- * Takes one of the account's attempts before the password is checked: the attempt is recorded as a
- * failure first and counted over the window. A count past the limit is refused, and since every
- * attempt is counted before its own check, concurrent guesses can never exceed the limit.
+ * The lockout's key: the SHA-256 of the address as accounts match it (trimmed, lower-cased). Keyed
+ * by address, not by account, so an unknown address locks exactly like a known one (no account
+ * enumeration), and the typed addresses themselves are not stored.
  */
-async function reserveAttempt(db: Db, userId: string, now: number) {
+const loginKey = (email: string) => hashToken(emailKey(email))
+
+/** Refuses sign-in for the key until `until`; an earlier lock end never shortens a later one. */
+async function lock(db: Db, keyHash: string, until: number) {
+  await db
+    .updateTable('login_locks')
+    .set({ locked_until: until })
+    .where('key_hash', '=', keyHash)
+    .where('locked_until', '<', until)
+    .execute()
+}
+
+/** When each database was last swept of expired failures and locks (in this process). */
+const lastSweep = new WeakMap<Db, number>()
+
+/**
+ * Failures and locks of addresses never tried again would stay forever: at most once per window,
+ * a sign-in deletes everything expired (a short range delete on an index).
+ */
+async function sweepExpired(db: Db, now: number) {
+  if (now - (lastSweep.get(db) ?? -Infinity) < LOGIN_WINDOW_MS) return
+  lastSweep.set(db, now)
+  await db.deleteFrom('login_failures').where('failed_at', '<=', now - LOGIN_WINDOW_MS).execute()
+  await db.deleteFrom('login_locks').where('locked_until', '<=', now).execute()
+}
+
+/**
+ * Takes one of the key's attempts before the password is checked, in one short transaction: the
+ * key's lock row is created or write-locked first, so the attempts on one address queue there (on
+ * any instance) and the count of failures in the window is exact. A locked key, or one with the
+ * limit already reached (it is locked now), answers when its lock ends; otherwise the attempt is
+ * recorded as a failure up front, which a right password takes back.
+ */
+type Attempt = { lockedUntil: number } | { id: string; count: number }
+
+async function reserveAttempt(db: Db, keyHash: string, now: number): Promise<Attempt> {
   const since = now - LOGIN_WINDOW_MS
-  await db.deleteFrom('login_failures').where('user_id', '=', userId).where('failed_at', '<=', since).execute()
-  const id = randomUUID()
-  await db.insertInto('login_failures').values({ id, user_id: userId, failed_at: now }).execute()
-  const counted = await db
-    .selectFrom('login_failures')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', userId)
-    .where('failed_at', '>', since)
-    .executeTakeFirstOrThrow()
-  const count = Number(counted.n)
-  if (count > LOGIN_MAX_FAILURES) {
-    await db.deleteFrom('login_failures').where('id', '=', id).execute()
-    return null
-  }
-  return count
+  return inTransaction(db, async (trx): Promise<Attempt> => {
+    await insertOrLock(trx, trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }), ['key_hash'], 'locked_until').execute()
+    const { locked_until: lockedUntil } = await trx
+      .selectFrom('login_locks')
+      .select('locked_until')
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirstOrThrow()
+    if (lockedUntil > now) return { lockedUntil }
+    await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).where('failed_at', '<=', since).execute()
+    const counted = await trx
+      .selectFrom('login_failures')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirstOrThrow()
+    if (Number(counted.n) >= LOGIN_MAX_FAILURES) {
+      await lock(trx, keyHash, now + LOGIN_WINDOW_MS)
+      return { lockedUntil: now + LOGIN_WINDOW_MS }
+    }
+    const id = randomUUID()
+    await trx.insertInto('login_failures').values({ id, key_hash: keyHash, failed_at: now }).execute()
+    return { id, count: Number(counted.n) + 1 }
+  })
 }
 
 /**
  * Unknown e-mail and wrong password answer alike, and take as long: an unknown e-mail is checked
- * against a dummy hash. After LOGIN_MAX_FAILURES failures within the window the account is locked
- * for the window's length (429), whatever password comes next.
+ * against a dummy hash with the same parameters, and its failures count and lock the same way.
+ * After LOGIN_MAX_FAILURES failures for one address within the window, it is locked for the
+ * window's length (429), whatever password comes next. A hash made with older parameters is
+ * replaced on a successful sign-in.
  */
 export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {
   const email = required(present(body.email), 'email')
   const password = required(present(body.password), 'password')
-  const user = await findUserByEmail(deps.db, email)
-  if (!user || user.password_hash === null) {
-    await verifyPassword(password, await dummyHash())
-    throw invalidCredentials()
-  }
   const now = deps.now()
-  if (user.login_locked_until !== null && user.login_locked_until > now) throw tooManyAttempts(user.login_locked_until, now)
-  const count = await reserveAttempt(deps.db, user.id, now)
-  if (count === null) {
-    await lockLogin(deps.db, user.id, now + LOGIN_WINDOW_MS)
-    throw tooManyAttempts(now + LOGIN_WINDOW_MS, now)
+  const keyHash = loginKey(email)
+  await sweepExpired(deps.db, now)
+  const attempt = await reserveAttempt(deps.db, keyHash, now)
+  if ('lockedUntil' in attempt) throw tooManyAttempts(attempt.lockedUntil, now)
+  const user = await findUserByEmail(deps.db, email)
+  const stored = user?.password_hash ?? null
+  let matches: boolean
+  try {
+    matches = await verifyPassword(password, stored ?? (await dummyHash()))
+  } catch (error) {
+    // Not checked (the server was too busy to hash): the attempt was no failure.
+    await deps.db.deleteFrom('login_failures').where('id', '=', attempt.id).execute()
+    throw error
   }
-  if (!(await verifyPassword(password, user.password_hash))) {
-    if (count >= LOGIN_MAX_FAILURES) await lockLogin(deps.db, user.id, now + LOGIN_WINDOW_MS)
+  if (!user || stored === null || !matches) {
+    if (attempt.count >= LOGIN_MAX_FAILURES) await lock(deps.db, keyHash, now + LOGIN_WINDOW_MS)
     throw invalidCredentials()
   }
   // The right password: the attempt was no failure, and earlier failures are forgiven.
-  await deps.db.deleteFrom('login_failures').where('user_id', '=', user.id).execute()
+  await deps.db.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
+  if (needsRehash(stored)) {
+    // Best effort: with every hash slot busy the old hash stays until the next sign-in.
+    const upgraded = await hashPassword(password).catch((error: unknown) => {
+      if (error instanceof AppError && error.statusCode === 503) return null
+      throw error
+    })
+    if (upgraded) await upgradePasswordHash(deps.db, user.id, stored, upgraded)
+  }
   assertNotBanned(user)
   const session = await issueSession(deps.db, user.id, now, deps.lifetimes, { withRefresh: body.includeRefreshToken === true })
   return authResponse(user, session, null)
@@ -224,7 +281,12 @@ export async function resetPassword(deps: AuthDeps, token: string, newPassword: 
       .where('purpose', '=', 'reset')
       .where('used_at', 'is', null)
       .execute()
-    await trx.deleteFrom('login_failures').where('user_id', '=', userId).execute()
+    const user = await findUser(trx, userId)
+    if (user?.email) {
+      const keyHash = loginKey(user.email)
+      await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
+      await trx.deleteFrom('login_locks').where('key_hash', '=', keyHash).execute()
+    }
   })
   return { success: true, message: 'Password changed; sign in again' }
 }

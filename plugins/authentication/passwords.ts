@@ -1,41 +1,132 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { AppError } from '../core/errors.js'
 
 /**
  * Password hashes: scrypt from node:crypto with a random 16-byte salt. The parameters are stored
- * with the hash (`scrypt$N$r$p$salt$hash`, base64url), so they can be raised later without
- * invalidating existing passwords.
+ * with the hash (`scrypt$N$r$p$salt$hash`, base64url), so each hash is verified with its own and
+ * older ones are upgraded on the next successful sign-in (`needsRehash`).
+ *
+ * OWASP's current minimum: N = 2^15, r = 8, p = 3. One hash holds 128·r·N = 32 MiB and takes about
+ * three times as long as N = 2^15, p = 1 (the p lanes run one after the other in OpenSSL).
  */
-const PARAMS = { N: 16384, r: 8, p: 1 }
+export const PASSWORD_PARAMS = { N: 2 ** 15, r: 8, p: 3 } as const
+type Params = { N: number; r: number; p: number }
 const KEY_LENGTH = 32
 const SALT_BYTES = 16
+/** Stored parameters beyond these are refused rather than run: a wrong row must not cost gigabytes. */
+const MAX_PARAMS: Params = { N: 2 ** 20, r: 32, p: 16 }
 
-function derive(password: string, salt: Buffer, params: typeof PARAMS, length: number): Promise<Buffer> {
-  const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: 128 * params.N * params.r * 2 }
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+/**
+ * Hashes running at once in this process, at most; the rest wait in line. Each holds 32 MiB for
+ * about a quarter of a second, so a burst of sign-ins costs at most 2 × 32 MiB, and two of libuv's
+ * four threads stay free for file and DNS work.
+ */
+export const MAX_CONCURRENT_HASHES = 2
+/** Hashes waiting for a slot, at most; one more is refused with 503 instead of waiting for seconds. */
+export const MAX_WAITING_HASHES = 64
+
+/**
+ * The bound on concurrent hashes: a counting semaphore with a bounded line. `active`, `waiting`
+ * and `peak` are what an operator (or a test) can read about it.
+ */
+class HashSlots {
+  active = 0
+  peak = 0
+  private readonly line: Array<() => void> = []
+
+  constructor(
+    readonly limit: number,
+    readonly maxWaiting: number,
+  ) {}
+
+  get waiting(): number {
+    return this.line.length
+  }
+
+  /** The highest `active` since the last reset (or start), and a fresh count from now on. */
+  resetPeak(): number {
+    const peak = this.peak
+    this.peak = this.active
+    return peak
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) {
+      if (this.line.length >= this.maxWaiting) {
+        throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Too many sign-ins at once; try again shortly', {}, { 'retry-after': '1' })
+      }
+      // The slot is handed over by the finishing hash (`active` stays counted), so no newcomer can jump the line.
+      await new Promise<void>((resolve) => this.line.push(resolve))
+    } else {
+      this.active++
+    }
+    this.peak = Math.max(this.peak, this.active)
+    try {
+      return await work()
+    } finally {
+      const next = this.line.shift()
+      if (next) next()
+      else this.active--
+    }
+  }
+}
+
+export const hashSlots = new HashSlots(MAX_CONCURRENT_HASHES, MAX_WAITING_HASHES)
+
+/**
+ * OpenSSL refuses a derivation needing more than `maxmem`, counting 128·r·(N + 2) bytes for V plus
+ * 128·r·p for B. Node's default (32 MiB) is just below what N = 2^15, r = 8 needs, so it is set
+ * from the parameters.
+ */
+export const scryptMaxmem = ({ N, r, p }: Params) => 128 * r * (N + 2) + 128 * r * p
+
+function derive(password: string, salt: Buffer, params: Params, length: number): Promise<Buffer> {
+  const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: scryptMaxmem(params) }
+  return hashSlots.run(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+      ),
   )
 }
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES)
-  const key = await derive(password, salt, PARAMS, KEY_LENGTH)
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+  const { N, r, p } = PASSWORD_PARAMS
+  const key = await derive(password, salt, PASSWORD_PARAMS, KEY_LENGTH)
+  return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
+
+function parse(stored: string) {
+  const [scheme, n, r, p, saltText, keyText] = stored.split('$')
+  if (scheme !== 'scrypt' || !saltText || !keyText) return null
+  const params = { N: Number(n), r: Number(r), p: Number(p) }
+  const valid = (['N', 'r', 'p'] as const).every(
+    (name) => Number.isInteger(params[name]) && params[name] > 0 && params[name] <= MAX_PARAMS[name],
+  )
+  // N must be a power of two above 1 (scrypt's rule).
+  if (!valid || params.N < 2 || (params.N & (params.N - 1)) !== 0) return null
+  return { params, salt: Buffer.from(saltText, 'base64url'), key: Buffer.from(keyText, 'base64url') }
 }
 
 /** True when `password` matches `stored`; a malformed stored value never matches. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, saltText, keyText] = stored.split('$')
-  if (scheme !== 'scrypt' || !saltText || !keyText) return false
-  const params = { N: Number(n), r: Number(r), p: Number(p) }
-  if (![params.N, params.r, params.p].every((v) => Number.isInteger(v) && v > 0)) return false
-  const expected = Buffer.from(keyText, 'base64url')
-  const actual = await derive(password, Buffer.from(saltText, 'base64url'), params, expected.length)
-  return timingSafeEqual(actual, expected)
+  const parsed = parse(stored)
+  if (!parsed || parsed.key.length === 0) return false
+  const actual = await derive(password, parsed.salt, parsed.params, parsed.key.length)
+  return timingSafeEqual(actual, parsed.key)
+}
+
+/** True when `stored` was made with other parameters than today's: hash the password again. */
+export function needsRehash(stored: string): boolean {
+  const parsed = parse(stored)
+  const { N, r, p } = PASSWORD_PARAMS
+  return !parsed || parsed.params.N !== N || parsed.params.r !== r || parsed.params.p !== p || parsed.key.length !== KEY_LENGTH
 }
 
 /**
- * A hash of nothing anyone knows. Sign-in with an unknown e-mail verifies against it, so the
- * answer takes as long as with a wrong password and the two cannot be told apart.
+ * A hash of nothing anyone knows, with today's parameters. Sign-in with an unknown e-mail verifies
+ * against it, so the answer takes as long as with a wrong password and the two cannot be told apart.
  */
 let dummy: Promise<string> | undefined
 export function dummyHash(): Promise<string> {

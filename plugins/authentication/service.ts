@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto'
+import { randomUUID, timingSafeEqual } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import { inTransaction } from '../../db/transaction.js'
 import type { User } from '../../db/types.js'
-import { AppError } from '../core/errors.js'
+import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken, randomToken } from '../core/secrets.js'
 import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifetimes } from '../core/session-store.js'
@@ -46,7 +46,7 @@ export function authResponse(user: User, session: IssuedSession, anonymousToken:
 
 function refuseProvider(type: string | null | undefined): void {
   if (type === 'GOOGLE' || type === 'APPLE') {
-    throw new AppError(400, 'VALIDATION_ERROR', `Sign-in with ${type} is not enabled on this server`)
+    throw badRequest(`Sign-in with ${type} is not enabled on this server`, '/type')
   }
 }
 
@@ -77,14 +77,12 @@ const unknownAnonymousToken = () =>
 /** Sign-in with an anonymous token or e-mail and password, or the renewal of a session with a refresh token. */
 export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {
   const refreshToken = present(body.refreshToken)
-  if (refreshToken) return renew(deps, refreshToken)
+  if (refreshToken) return renew(deps, refreshToken, present(body.anonymousToken))
   refuseProvider(body.type)
   if (body.type === 'EMAIL') return signinWithEmail(deps, body)
   const anonymousToken = present(body.anonymousToken)
   if (!anonymousToken) {
-    throw new AppError(400, 'VALIDATION_ERROR', 'body/anonymousToken is required', {
-      details: [{ path: '/anonymousToken', message: 'is required' }],
-    })
+    throw badRequest('body/anonymousToken is required', '/anonymousToken')
   }
   const user = await findUserByAnonymousTokenHash(deps.db, hashToken(anonymousToken))
   if (!user) throw unknownAnonymousToken()
@@ -96,10 +94,22 @@ export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResp
 }
 
 /**
+ * The anonymous token a refresh answers (contract revision 3: "as any sign-in does"). The server
+ * keeps only its SHA-256, so it can answer the token only when the client sent it along and it is
+ * this user's; otherwise null, as for any sign-in without it. Storing the token readable to answer
+ * it on every refresh would turn a leaked database into every anonymous account.
+ */
+function echoedAnonymousToken(user: User, presented: string | undefined): string | null {
+  if (presented === undefined || user.anonymous_token_hash === null) return null
+  const matches = timingSafeEqual(Buffer.from(hashToken(presented), 'hex'), Buffer.from(user.anonymous_token_hash, 'hex'))
+  return matches ? presented : null
+}
+
+/**
  * Refresh: the token is single-use. Spending it and issuing the successor happen in one transaction,
  * so a failure in between never leaves the player with neither.
  */
-async function renew(deps: AuthDeps, refreshToken: string): Promise<AuthResponse> {
+async function renew(deps: AuthDeps, refreshToken: string, anonymousToken: string | undefined): Promise<AuthResponse> {
   const now = deps.now()
   const result = await inTransaction(deps.db, async (trx) => {
     const spent = await spendRefreshToken(trx, refreshToken, now)
@@ -108,7 +118,7 @@ async function renew(deps: AuthDeps, refreshToken: string): Promise<AuthResponse
     if (!user) return null
     assertNotBanned(user)
     const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: true, familyId: spent.familyId })
-    return authResponse(user, session, null)
+    return authResponse(user, session, echoedAnonymousToken(user, anonymousToken))
   })
   if (!result) {
     throw new AppError(401, 'SESSION_REQUIRED', 'The refresh token is not valid (unknown, expired, used or revoked)')

@@ -88,6 +88,27 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
     return named[0]
   }
 
+  /** The save's bytes and expected version, taken from the request once it passed `checkSave`. */
+  const checkedSaves = new WeakMap<FastifyRequest, { bytes: Buffer; binary: boolean; expected: number | undefined }>()
+
+  // Validation beyond the schema, run before the session (API.md §1.1): a bad save is refused
+  // whoever sends it.
+  function checkSave(request: FastifyRequest) {
+    const body = request.body as SaveBody
+    const binary = binaryBodies.get(request)
+    const text = binary ? undefined : (present(body.data) ?? present(body.saveData))
+    if (binary === undefined && text === undefined) throw badRequest('body/data is required (or saveData)', '/data')
+    const bytes = binary ?? Buffer.from(text!, 'utf8')
+    if (bytes.length === 0) throw badRequest('The save is empty', '/data')
+    if (bytes.length > maxBytes) {
+      throw new AppError(413, 'PAYLOAD_TOO_LARGE', `The save is ${bytes.length} bytes; the limit is ${maxBytes} bytes`, {
+        maxBytes,
+      })
+    }
+    const expected = expectedVersion(body, request.query as { expectedVersion?: number }, request.headers['if-match'])
+    checkedSaves.set(request, { bytes, binary: binary !== undefined, expected })
+  }
+
   app.post(
     '/cloud-save/save',
     {
@@ -102,24 +123,16 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SaveResponseSchema, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
       },
       preValidation: setAsideBinaryBody,
+      config: { validate: checkSave },
       preHandler: app.auth.userScoped,
     },
     async (request, reply) => {
-      const binary = binaryBodies.get(request)
-      const text = binary ? undefined : (present(request.body.data) ?? present(request.body.saveData))
-      if (binary === undefined && text === undefined) throw badRequest('body/data is required (or saveData)', '/data')
-      const bytes = binary ?? Buffer.from(text!, 'utf8')
-      if (bytes.length === 0) throw badRequest('The save is empty', '/data')
-      if (bytes.length > maxBytes) {
-        throw new AppError(413, 'PAYLOAD_TOO_LARGE', `The save is ${bytes.length} bytes; the limit is ${maxBytes} bytes`, {
-          maxBytes,
-        })
-      }
+      const { bytes, binary, expected } = checkedSaves.get(request)!
       const saved = await writeSave(app.db, {
         userId: request.identity!.userId,
         bytes,
-        binary: binary !== undefined,
-        expectedVersion: expectedVersion(request.body, request.query, request.headers['if-match']),
+        binary,
+        expectedVersion: expected,
         now: app.clock.now(),
       })
       reply.header(REVISION_HEADER, String(saved.version))

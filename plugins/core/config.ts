@@ -7,6 +7,9 @@ import fp from 'fastify-plugin'
 
 /** The value shipped in `.env.example`: refused so that nobody runs production on it. */
 export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
+/** The PHP server's (horizOn Simple Server) `.env.example` value: operators moving over copy their old `.env`. */
+export const PHP_EXAMPLE_API_KEY = 'change-me-to-a-secure-key'
+const PLACEHOLDER_KEYS = [EXAMPLE_API_KEY, PHP_EXAMPLE_API_KEY]
 
 const Bool = (defaultValue: boolean, description: string) =>
   Type.Boolean({ default: defaultValue, description })
@@ -18,11 +21,15 @@ const Bool = (defaultValue: boolean, description: string) =>
 export const ConfigSchema = Type.Object({
   API_KEY: Type.String({
     minLength: 16,
-    not: { const: EXAMPLE_API_KEY },
-    description: 'Key every game client sends as X-API-Key (at least 16 characters)',
+    not: { enum: PLACEHOLDER_KEYS },
+    description: 'Key every game client sends as X-API-Key (at least 16 characters; example placeholders are refused)',
   }),
   ADMIN_API_KEY: Type.Optional(
-    Type.String({ minLength: 16, description: 'Key for the admin API (X-Admin-Key); unset = admin API absent' }),
+    Type.String({
+      minLength: 16,
+      not: { enum: PLACEHOLDER_KEYS },
+      description: 'Key for the admin API (X-Admin-Key); unset = admin API absent; example placeholders are refused',
+    }),
   ),
   HOST: Type.String({ default: '0.0.0.0', description: 'Interface to listen on' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port' }),
@@ -44,7 +51,10 @@ export const ConfigSchema = Type.Object({
   }),
   TRUST_PROXY: Type.String({
     default: '',
-    description: 'Proxies whose X-Forwarded-For is trusted: "true", a hop count, or a comma list of IPs/CIDRs',
+    description:
+      'Proxies whose X-Forwarded-For is trusted: a comma list of their IPs/CIDRs (recommended), a hop count, or "true". ' +
+      'A hop count or "true" lets any client that reaches the port directly forge its address (and dodge the per-IP ' +
+      'rate limit): use them only when every packet comes through that many proxies',
   }),
   REDIS_URL: Type.String({ default: '', description: 'Redis for rate-limit counters shared by all instances' }),
   AUTH_MODE: Type.Union([Type.Literal('compat'), Type.Literal('strict')], { default: 'compat' }),
@@ -113,6 +123,8 @@ export default fp<{ config: Config }>(
 export function describeConfigError(error: Error): string {
   const detail = error.message
     .replace(/env must have required property '(\w+)'/g, '$1 is required')
+    // `not` is used for the placeholder keys only: say so instead of Ajv's "must NOT be valid".
+    .replace(/env\/(\w+) must NOT be valid/g, '$1 is an example placeholder: set a random key of your own')
     .replace(/env\/(\w+)/g, '$1')
   return `Invalid configuration: ${detail}`
 }

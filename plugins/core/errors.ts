@@ -23,8 +23,9 @@ export class AppError extends Error {
 export const notFound = (code: string, message: string, extra?: Record<string, unknown>) =>
   new AppError(404, code, message, extra)
 
-export const badRequest = (message: string, path?: string) =>
-  new AppError(400, 'VALIDATION_ERROR', message, path === undefined ? {} : { details: [{ path, message }] })
+/** A validation error; `path` is the JSON pointer of the field, '/' when it concerns the request as a whole. */
+export const badRequest = (message: string, path = '/') =>
+  new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path, message }] })
 
 /** Marker for the transient rate limit, which answers 429 with an empty body (compat, §7). */
 export class RateLimitedError extends Error {
@@ -32,7 +33,9 @@ export class RateLimitedError extends Error {
 }
 
 export function errorBody(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
-  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...extra }
+  // §1.1: every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
+  const details = code === 'VALIDATION_ERROR' && extra.details === undefined ? { details: [{ path: '/', message }] } : {}
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...details, ...extra }
 }
 
 interface ValidationIssue {

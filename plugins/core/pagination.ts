@@ -1,10 +1,18 @@
 import type { SelectQueryBuilder } from 'kysely'
-import { AppError, badRequest } from './errors.js'
+import { badRequest } from './errors.js'
 
 /**
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.
  * Stable under inserts, and one index range scan per page however deep.
  */
+/**
+ * A read size out of its bounds is clamped, not refused (API.md §5.2, as the PHP server does):
+ * clients written for it ask for more than the maximum.
+ */
+export function clamp(value: number, bounds: { readonly min: number; readonly max: number }): number {
+  return Math.min(bounds.max, Math.max(bounds.min, value))
+}
+
 export interface KeyCursor {
   at: number
   id: string
@@ -22,7 +30,7 @@ export function decodeCursor(value: string | undefined): KeyCursor | undefined {
   } catch {
     // fall through to the error below
   }
-  throw new AppError(400, 'VALIDATION_ERROR', 'querystring/cursor is not a cursor this server issued')
+  throw badRequest('querystring/cursor is not a cursor this server issued', '/cursor')
 }
 
 /** Splits one extra fetched row off into `nextCursor`. */

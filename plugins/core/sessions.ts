@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import { AppError } from './errors.js'
+import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler } from 'fastify'
+import { AppError, badRequest } from './errors.js'
 import { resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 
 /**
@@ -25,6 +25,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The hosted form of this route takes `sessionToken` in the body (check-auth, change-name). */
     sessionInBody?: boolean
+    /**
+     * Checks of the request that its schema cannot express (a length after trimming, a serialized
+     * size). They are validation, so they run right after the schema and before any session or
+     * existence check (API.md §1.1): a bad body without a session is 400, not 401.
+     */
+    validate?: (request: FastifyRequest) => void
   }
 }
 
@@ -70,6 +76,14 @@ export default fp(
     const { db, clock } = app
     const strict = app.config.AUTH_MODE === 'strict'
     app.decorateRequest('identity', null)
+    if (!strict) {
+      // The game's API key ships in every build: the operator must know what compat mode lets it do.
+      app.log.warn(
+        'AUTH_MODE=compat: anyone holding the game\'s API key can write any player\'s save, scores, logs and more by userId ' +
+          '(no session needed on user-scoped endpoints). Set AUTH_MODE=strict if your game clients send sessions; ' +
+          'see the README section "Security model".',
+      )
+    }
 
     async function requireSession(request: FastifyRequest) {
       const token = presentedToken(request)
@@ -82,7 +96,7 @@ export default fp(
     const userScoped: preHandlerAsyncHookHandler = async (request) => {
       if (strict || presentedToken(request)) return requireSession(request)
       const userId = namedUserId(request)
-      if (!userId) throw new AppError(400, 'VALIDATION_ERROR', 'userId is required')
+      if (!userId) throw badRequest('userId is required', '/userId')
       const standing = await userStanding(db, userId)
       if (standing === 'UNKNOWN') throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
       if (standing === 'BANNED') throw new AppError(403, 'USER_BANNED', 'This account is banned')
@@ -90,6 +104,22 @@ export default fp(
     }
 
     app.decorate('auth', { sessionRequired, userScoped })
+
+    // Ahead of the route's own preHandlers, where the session hooks sit: one place keeps the order.
+    app.addHook('onRoute', (route) => {
+      const validate = route.config?.validate
+      if (!validate) return
+      const check: preHandlerHookHandler = (request, _reply, done) => {
+        try {
+          validate(request)
+        } catch (error) {
+          return done(error as Error)
+        }
+        done()
+      }
+      const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+      route.preHandler = [check, ...own]
+    })
   },
   { name: 'sessions', dependencies: ['db', 'clock', 'errors'] },
 )

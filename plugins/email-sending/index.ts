@@ -28,7 +28,7 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   const scheduledAtOf = new WeakMap<FastifyRequest, number>()
 
   // A bad scheduledAt is a validation error, and validation comes before the session (§1.1).
-  const checkSchedule: preHandlerAsyncHookHandler = async (request) => {
+  const checkSchedule = (request: FastifyRequest) => {
     const body = request.body as SendEmailBody
     scheduledAtOf.set(request, parseScheduledAt(present(body.scheduledAt), app.clock.now()))
   }
@@ -48,7 +48,8 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
         body: SendEmailBodySchema,
         response: { 201: SendEmailResponseSchema, ...errors(400, 401, 403, 404, 422, 429, 503) },
       },
-      preHandler: [checkSchedule, app.auth.userScoped],
+      config: { validate: checkSchedule },
+      preHandler: app.auth.userScoped,
     },
     async (request, reply) => {
       const { userId, templateSlug, language, variables } = request.body

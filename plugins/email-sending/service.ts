@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
 import type { Db } from '../../db/index.js'
 import type { EmailRow, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
@@ -151,6 +152,16 @@ export async function getEmailStatus(db: Db, emailId: string, ownerId?: string):
   return toStatus(row)
 }
 
+/**
+ * For the UPDATE that ends an e-mail (sent, failed for good, cancelled): an account e-mail's body
+ * carries its single-use token, so it is dropped in the same statement that changes the status,
+ * never left readable once the mail will not be sent (again). Other e-mails keep theirs.
+ */
+export const scrubAccountBody = {
+  html: sql<string | null>`case when is_account = 1 then null else html end`,
+  text_body: sql<string | null>`case when is_account = 1 then null else text_body end`,
+}
+
 /** Only a pending e-mail can be cancelled; the conditional UPDATE settles a race with the worker. */
 export async function cancelEmail(db: Db, emailId: string, now: number, ownerId?: string) {
   const row = await db.selectFrom('emails').select(['user_id', 'status']).where('id', '=', emailId).executeTakeFirst()
@@ -158,7 +169,7 @@ export async function cancelEmail(db: Db, emailId: string, now: number, ownerId?
   assertOwner(row, ownerId)
   const result = await db
     .updateTable('emails')
-    .set({ status: 'cancelled', processed_at: now, updated_at: now })
+    .set({ status: 'cancelled', processed_at: now, updated_at: now, ...scrubAccountBody })
     .where('id', '=', emailId)
     .where('status', '=', 'pending')
     .executeTakeFirst()
@@ -166,8 +177,6 @@ export async function cancelEmail(db: Db, emailId: string, now: number, ownerId?
     const current = await db.selectFrom('emails').select('status').where('id', '=', emailId).executeTakeFirst()
     throw new AppError(409, 'CONFLICT', `The e-mail is ${current?.status ?? 'gone'}, only a pending e-mail can be cancelled`)
   }
-  // An account e-mail carries a token: nothing keeps it once the mail will never go out.
-  await db.updateTable('emails').set({ html: null, text_body: null }).where('id', '=', emailId).where('is_account', '=', 1).execute()
   return { id: emailId, status: 'cancelled' as const, message: 'Email cancelled' }
 }
 

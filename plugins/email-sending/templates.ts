@@ -13,6 +13,12 @@ import { VARIABLE_NAME, type EmailTemplate, type PutTemplateBody } from '../../s
  * table; the system templates used by e-mail accounts are seeded by a migration.
  */
 export const SYSTEM_TEMPLATES = { verification: 'email-verification', reset: 'password-reset' } as const
+const SYSTEM_SLUGS = new Set<string>(Object.values(SYSTEM_TEMPLATES))
+/**
+ * The system templates' variables that carry the single-use token. An account e-mail's body is
+ * dropped once it is sent, but its subject is kept for the operator, so they may not appear there.
+ */
+const SECRET_VARIABLES = ['token', 'verifyUrl', 'resetUrl']
 
 interface Translation {
   subject: string
@@ -156,6 +162,12 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
   const undeclared = new Set<string>()
   for (const [language, t] of Object.entries(body.translations)) {
     const text = present(t.text) ?? null
+    if (SYSTEM_SLUGS.has(slug) && placeholders(t.subject).some((name) => SECRET_VARIABLES.includes(name))) {
+      throw badRequest(
+        `body/translations/${language}/subject must not use ${SECRET_VARIABLES.map((n) => `{{${n}}}`).join(', ')}: the subject is kept after the e-mail is sent`,
+        `/translations/${language}/subject`,
+      )
+    }
     translations[language] = { subject: t.subject, html: t.html, text }
     for (const name of [...placeholders(t.subject), ...placeholders(t.html), ...placeholders(text ?? '')]) {
       if (!Object.hasOwn(body.variables, name)) undeclared.add(name)

@@ -3,11 +3,12 @@ import fp from 'fastify-plugin'
 import nodemailer from 'nodemailer'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../db/index.js'
-import { sql, type Updateable } from 'kysely'
-import type { EmailRow, EmailsTable } from '../../db/types.js'
+import type { UpdateObject } from 'kysely'
+import type { Database, EmailRow } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../core/clock.js'
+import { scrubAccountBody } from './service.js'
 
 /**
  * The delivery worker: runs inside every server process, polls for due e-mails and sends them over
@@ -173,10 +174,8 @@ export class EmailWorker {
 
   private async deliver(email: Candidate, token: string): Promise<'sent' | 'retried' | 'failed'> {
     const attempt = email.attempts + 1
-    // An account e-mail carries a token: once it is sent or given up, its body is not kept.
-    const scrub = email.is_account === 1 ? { html: null, text_body: null } : {}
     // Retried on a deadlock: an e-mail left `processing` after its send would be sent again later.
-    const finish = (values: Updateable<EmailsTable>) =>
+    const finish = (values: UpdateObject<Database, 'emails'>) =>
       retryOnConflict(() =>
         this.db
           .updateTable('emails')
@@ -201,11 +200,11 @@ export class EmailWorker {
         this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed, will retry')
         return 'retried'
       }
-      await finish({ status: 'failed', processed_at: this.clock.now(), error_reason: reason, ...scrub })
+      await finish({ status: 'failed', processed_at: this.clock.now(), error_reason: reason, ...scrubAccountBody })
       this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed for good')
       return 'failed'
     }
-    await finish({ status: 'sent', processed_at: this.clock.now(), error_reason: null, ...scrub })
+    await finish({ status: 'sent', processed_at: this.clock.now(), error_reason: null, ...scrubAccountBody })
     return 'sent'
   }
 
@@ -231,8 +230,7 @@ export class EmailWorker {
         .updateTable('emails')
         .set({
           status: 'failed', claim_token: null, claimed_at: null, processed_at: now, error_reason: reason,
-          html: sql<string | null>`case when is_account = 1 then null else html end`,
-          text_body: sql<string | null>`case when is_account = 1 then null else text_body end`,
+          ...scrubAccountBody,
           updated_at: now,
         })
         .where('status', '=', 'processing')

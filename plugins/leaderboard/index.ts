@@ -1,10 +1,11 @@
 // Leaderboards (API.md §5.2): submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {
+  AROUND_RANGE,
   AroundQuerySchema,
   AroundResponseSchema,
   BoardListSchema,
@@ -13,13 +14,15 @@ import {
   RankResponseSchema,
   SubmitBodySchema,
   SubmitResponseSchema,
+  TOP_LIMIT,
   TopQuerySchema,
   TopResponseSchema,
   type SubmitBody,
   type TopQuery,
 } from '../../schemas/leaderboard.js'
-import { aroundOf, listActiveBoards, rankOf, submitScore, topEntries } from './service.js'
+import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, topEntries } from './service.js'
 import { DEFAULT_BOARD } from './operator.js'
+import { clamp } from '../core/pagination.js'
 import { TopPageCache } from './top-cache.js'
 
 const tags = ['Leaderboard']
@@ -42,11 +45,14 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     body: SubmitBodySchema,
     response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
   }
+  // The metadata's size is validation: checked before the session (API.md §1.1).
+  const submitConfig = { validate: (request: FastifyRequest) => void serializedMetadata((request.body as SubmitBody).metadata) }
 
   app.post(
     '/leaderboard/submit',
     {
       schema: { ...submitSchema, summary: 'Submit a score (default board unless leaderboardKey)' },
+      config: submitConfig,
       preHandler: app.auth.userScoped,
     },
     async (request) => submit(present(request.body.leaderboardKey) ?? DEFAULT_BOARD, request.body),
@@ -56,6 +62,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     '/leaderboards/:boardKey/submit',
     {
       schema: { ...submitSchema, params: BoardParamsSchema, summary: 'Submit a score to a board (the path wins)' },
+      config: submitConfig,
       preHandler: app.auth.userScoped,
     },
     async (request) => submit(request.params.boardKey, request.body),
@@ -66,7 +73,8 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
   // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
   const topPages = new TopPageCache(app.config.LEADERBOARD_CACHE_MS)
   const top = async (reply: FastifyReply, boardKey: string, query: TopQuery) => {
-    const json = await topEntries(app.db, topPages, boardKey, query, app.clock.now(), (page) => reply.serialize(page) as string)
+    const options = { ...query, limit: clamp(query.limit, TOP_LIMIT) }
+    const json = await topEntries(app.db, topPages, boardKey, options, app.clock.now(), (page) => reply.serialize(page) as string)
     return reply.type('application/json; charset=utf-8').send(json as never)
   }
 
@@ -110,7 +118,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId, range, period, leaderboardKey } = request.query
-      return aroundOf(app.db, selfHosted(leaderboardKey), userId, range, period, app.clock.now())
+      return aroundOf(app.db, selfHosted(leaderboardKey), userId, clamp(range, AROUND_RANGE), period, app.clock.now())
     },
   )
 
@@ -121,7 +129,7 @@ const leaderboard: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId, range, period } = request.query
-      return aroundOf(app.db, request.params.boardKey, userId, range, period, app.clock.now())
+      return aroundOf(app.db, request.params.boardKey, userId, clamp(range, AROUND_RANGE), period, app.clock.now())
     },
   )
 

@@ -157,6 +157,15 @@ const writeEntry = prepared((db, p: EntryWrite) =>
   ),
 )
 
+/** A submit's metadata as stored (JSON text), or null; over METADATA_MAX_BYTES is a validation error. */
+export function serializedMetadata(metadata: SubmitInput['metadata']): string | null {
+  const text = metadata === undefined || metadata === null ? null : JSON.stringify(metadata)
+  if (text !== null && Buffer.byteLength(text) > METADATA_MAX_BYTES) {
+    throw badRequest(`body/metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`, '/metadata')
+  }
+  return text
+}
+
 /**
  * Writes a score under the board's strategy, bounds, bans and validatedOnly rule, and answers the
  * stored score and the player's position. Pass a transaction to make it part of the caller's.
@@ -168,10 +177,7 @@ const writeEntry = prepared((db, p: EntryWrite) =>
  */
 export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<SubmitResult> {
   const { score, now } = input
-  const metadata = input.metadata === undefined || input.metadata === null ? null : JSON.stringify(input.metadata)
-  if (metadata !== null && Buffer.byteLength(metadata) > METADATA_MAX_BYTES) {
-    throw badRequest(`body/metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`, '/metadata')
-  }
+  const metadata = serializedMetadata(input.metadata)
   return withTransaction(db, async (trx) => {
     const found = await boardForSubmit.first(trx, { boardKey: input.boardKey, userId: input.userId })
     if (!found || found.is_active !== 1) throw boardNotFound(input.boardKey)

@@ -3,8 +3,9 @@
 // admin write shows at once on its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) elsewhere.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
-import { NewsListSchema, NewsQuerySchema } from '../../schemas/news.js'
+import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from '../../schemas/news.js'
 import { contentCache } from '../core/content-cache.js'
+import { clamp } from '../core/pagination.js'
 import { loadNews, releasedNews } from './service.js'
 
 const news: FastifyPluginAsyncTypebox = async (app) => {
@@ -20,7 +21,8 @@ const news: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: NewsListSchema, ...errors(400, 401, 429) },
       },
     },
-    async (request) => releasedNews(await cache.get(), request.query, app.clock.now()),
+    async (request) =>
+      releasedNews(await cache.get(), { ...request.query, limit: clamp(request.query.limit, NEWS_LIMIT) }, app.clock.now()),
   )
 }
 

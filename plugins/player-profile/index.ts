@@ -2,8 +2,8 @@
 // catalog. An update is checked whole (five codes, in the contract's order) before anything is stored.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
-import { ProfileDocumentSchema, ProfileQuerySchema, ProfileUpdateBodySchema } from '../../schemas/player-profile.js'
-import { getProfileDocument, updateProfile } from './service.js'
+import { ProfileDocumentSchema, ProfileQuerySchema, ProfileUpdateBodySchema, type ProfileUpdateBody } from '../../schemas/player-profile.js'
+import { checkProfileBody, getProfileDocument, updateProfile } from './service.js'
 
 const tags = ['Player Profile']
 const security = [{ apiKey: [], session: [] }]
@@ -36,6 +36,7 @@ const playerProfile: FastifyPluginAsyncTypebox = async (app) => {
         body: ProfileUpdateBodySchema,
         response: { 200: ProfileDocumentSchema, ...errors(400, 401, 403, 404, 429) },
       },
+      config: { validate: (request) => void checkProfileBody(request.body as ProfileUpdateBody, limits) },
       preHandler: app.auth.sessionRequired,
     },
     async (request) => updateProfile(app.db, request.identity!.userId, request.body, limits, app.clock.now()),

@@ -140,27 +140,21 @@ export async function getProfileDocument(db: DbOrTrx, userId: string, limits: Pr
 }
 
 /**
- * PUT /player-profile (API.md §5.1): the three slots are replaced together; name and customData only
- * when sent. Every check runs before anything is written, and the writes share one transaction.
+ * The checks of a profile update that need nothing but the body, in the contract's order: the name
+ * after trimming and customData's serialized size (validation), then the badge list and the ids'
+ * format. The route runs them before the session, as validation comes first (API.md §1.1); the
+ * update runs them again for any other caller.
  */
-export async function updateProfile(
-  db: DbOrTrx,
-  userId: string,
-  body: ProfileUpdateBody,
-  limits: ProfileLimits,
-  now: number,
-): Promise<ProfileDocument> {
+export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits) {
   const displayName = present(body.displayName)
   if (displayName !== undefined) normalizeName(displayName, 'displayName')
-  const customData = body.customData ?? undefined
   let customText: string | undefined
-  if (customData !== undefined) {
-    customText = JSON.stringify(customData)
+  if (body.customData !== undefined && body.customData !== null) {
+    customText = JSON.stringify(body.customData)
     if (Buffer.byteLength(customText) > CUSTOM_DATA_MAX_BYTES) {
       throw badRequest(`body/customData must be at most ${CUSTOM_DATA_MAX_BYTES} bytes serialized`, '/customData')
     }
   }
-
   const avatarId = present(body.avatarId) ?? null
   const frameId = present(body.frameId) ?? null
   const badges = body.badges ?? []
@@ -174,8 +168,23 @@ export async function updateProfile(
     ...(frameId === null ? [] : [[frameId, 'frame'] as [string, Cosmetic['type']]]),
     ...badges.map((id) => [id, 'badge'] as [string, Cosmetic['type']]),
   ]
+  assertWellFormed(slots.map(([id]) => id))
+  return { displayName, customText, avatarId, frameId, badges, slots }
+}
+
+/**
+ * PUT /player-profile (API.md §5.1): the three slots are replaced together; name and customData only
+ * when sent. Every check runs before anything is written, and the writes share one transaction.
+ */
+export async function updateProfile(
+  db: DbOrTrx,
+  userId: string,
+  body: ProfileUpdateBody,
+  limits: ProfileLimits,
+  now: number,
+): Promise<ProfileDocument> {
+  const { displayName, customText, avatarId, frameId, badges, slots } = checkProfileBody(body, limits)
   const ids = slots.map(([id]) => id)
-  assertWellFormed(ids)
 
   await withTransaction(db, async (trx) => {
     if (!(await findUser(trx, userId))) throw notFound('PLAYER_NOT_FOUND', 'Player not found')

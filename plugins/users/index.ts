@@ -8,10 +8,11 @@ import {
   CheckAuthBodySchema,
   CheckAuthResponseSchema,
   SignoutBodySchema,
+  type ChangeNameBody,
 } from '../../schemas/users.js'
 import { presentedToken } from '../core/sessions.js'
 import { revokeSession } from '../core/session-store.js'
-import { checkAuth, renameUser } from './service.js'
+import { checkAuth, normalizeName, renameUser } from './service.js'
 
 const tags = ['Users']
 const sessionSecurity = [{ apiKey: [], session: [] }]
@@ -41,7 +42,10 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
         body: ChangeNameBodySchema,
         response: { 200: ChangeNameResponseSchema, ...errors(400, 401, 403, 429) },
       },
-      config: { sessionInBody: true },
+      config: {
+        sessionInBody: true,
+        validate: (request) => void normalizeName((request.body as ChangeNameBody).newName, 'newName'),
+      },
       preHandler: app.auth.sessionRequired,
     },
     async (request) => {

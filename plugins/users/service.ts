@@ -115,25 +115,26 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | und
 }
 
 export async function setPasswordHash(db: Db, userId: string, passwordHash: string, now: number) {
-  await db
+  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute()
+}
+
+/**
+ * Replaces a password hash by one of the same password with stronger parameters, only while the
+ * stored hash is still `from`: a password changed in between (a reset, a concurrent sign-in's
+ * upgrade) is never overwritten. True when this call replaced it.
+ */
+export async function upgradePasswordHash(db: Db, userId: string, from: string, to: string): Promise<boolean> {
+  const result = await db
     .updateTable('users')
-    .set({ password_hash: passwordHash, login_locked_until: null, updated_at: now })
+    .set({ password_hash: to })
     .where('id', '=', userId)
-    .execute()
+    .where('password_hash', '=', from)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }
 
 export async function markVerified(db: Db, userId: string, now: number) {
   await db.updateTable('users').set({ is_verified: 1, updated_at: now }).where('id', '=', userId).execute()
-}
-
-/** Refuses e-mail sign-in until `until`; an earlier lock end never shortens a later one. */
-export async function lockLogin(db: Db, userId: string, until: number) {
-  await db
-    .updateTable('users')
-    .set({ login_locked_until: until })
-    .where('id', '=', userId)
-    .where((eb) => eb.or([eb('login_locked_until', 'is', null), eb('login_locked_until', '<', until)]))
-    .execute()
 }
 
 /**

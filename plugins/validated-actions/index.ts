@@ -14,8 +14,10 @@ import {
   StateQuerySchema,
   SubmitBodySchema,
   SubmitResultSchema,
+  type StartRunBody,
+  type SubmitBody,
 } from '../../schemas/validated-actions.js'
-import { startRun, submitRun } from './service.js'
+import { checkEarnedAmounts, checkRunContext, startRun, submitRun } from './service.js'
 import { playerState } from './values.js'
 import { uploadEvidence } from './evidence.js'
 
@@ -36,6 +38,7 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
         body: StartRunBodySchema,
         response: { 200: StartRunResponseSchema, ...errors(400, 401, 403, 404, 413, 429) },
       },
+      config: { validate: (request) => void checkRunContext((request.body as StartRunBody).context) },
       preHandler: app.auth.sessionRequired,
     },
     async (request) =>
@@ -57,6 +60,7 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
         body: SubmitBodySchema,
         response: { 200: SubmitResultSchema, ...errors(400, 401, 403, 404, 422, 429) },
       },
+      config: { validate: (request) => checkEarnedAmounts((request.body as SubmitBody).earned ?? []) },
       preHandler: app.auth.sessionRequired,
     },
     async (request) => {

@@ -43,6 +43,18 @@ export interface StartInput {
 }
 
 /**
+ * The start's check that needs only the body: the initial state's encoding (its size depends on the
+ * rules). The route runs it before the session, as validation comes first (API.md §1.1). Returns the
+ * encoded initial state, if any.
+ */
+export function checkRunContext(context: RunContext | null | undefined): string | undefined {
+  const encoded = context?.initialState
+  if (typeof encoded !== 'string' || encoded === '') return undefined
+  if (!isBase64(encoded)) throw new AppError(400, 'INITIAL_STATE_INVALID_ENCODING', 'context.initialState must be standard base64')
+  return encoded
+}
+
+/**
  * Issues a run. The limits are counted in SQL while the player's lock row is held, so two starts of
  * one player (on any instance) cannot both pass the last free slot.
  */
@@ -64,11 +76,8 @@ export async function startRun(db: Db, input: StartInput): Promise<StartRunRespo
     if (typeof value === 'string' && value !== '') context[field] = field === 'contentDigest' ? value.toLowerCase() : value
   }
   let initialState: Buffer | null = null
-  const encoded = input.context?.initialState
-  if (typeof encoded === 'string' && encoded !== '') {
-    if (!isBase64(encoded)) {
-      throw new AppError(400, 'INITIAL_STATE_INVALID_ENCODING', 'context.initialState must be standard base64')
-    }
+  const encoded = checkRunContext(input.context)
+  if (encoded !== undefined) {
     initialState = Buffer.from(encoded, 'base64')
     if (initialState.length > rules.evidenceMaxBytes) {
       throw new AppError(413, 'INITIAL_STATE_TOO_LARGE', `context.initialState must decode to at most ${rules.evidenceMaxBytes} bytes`)
@@ -182,7 +191,10 @@ async function checkRun(
     if (rules.stageRequired) return reject(422, 'STAGE_REQUIRED', 'These rules require a stage')
   } else {
     const stageRule = rules.stages[stage]
-    if (!stageRule && rules.stageRequired) return reject(422, 'STAGE_UNKNOWN', `The stage '${stage}' has no rule`)
+    // Contract revision 3: with stages defined, an unlisted stage is refused whether or not one is required.
+    if (!stageRule && (rules.stageRequired || Object.keys(rules.stages).length > 0)) {
+      return reject(422, 'STAGE_UNKNOWN', `The stage '${stage}' has no rule`)
+    }
     if (stageRule && board) {
       if (stageRule.maxScore !== null && score > stageRule.maxScore) {
         return reject(422, 'STAGE_SCORE_ABOVE_MAX', `The score is above ${stageRule.maxScore}, the maximum of stage '${stage}'`)
@@ -219,6 +231,12 @@ function susReasons(board: Leaderboard | null, rules: EffectiveRules, score: num
 
 type Outcome = { rejection: Rejection } | { result: SubmitResult }
 
+/** An earned amount of 0 is a validation error; the route checks it before the session (API.md §1.1). */
+export function checkEarnedAmounts(earned: ReadonlyArray<{ amount: number }>) {
+  const zero = earned.findIndex((e) => e.amount === 0)
+  if (zero >= 0) throw badRequest(`body/earned/${zero}/amount must not be 0`, `/earned/${zero}/amount`)
+}
+
 /**
  * The submit (API.md §5.3). Kept codes (TICKET_INVALID, TICKET_FOREIGN, LEADERBOARD_MISMATCH,
  * PLAYER_BANNED, and a board gone since the start) leave the ticket as it was; every later outcome
@@ -226,8 +244,7 @@ type Outcome = { rejection: Rejection } | { result: SubmitResult }
  */
 export async function submitRun(db: Db, input: SubmitInput): Promise<SubmitResult> {
   const { userId, now } = input
-  const zero = input.earned.findIndex((e) => e.amount === 0)
-  if (zero >= 0) throw badRequest(`body/earned/${zero}/amount must not be 0`, `/earned/${zero}/amount`)
+  checkEarnedAmounts(input.earned)
 
   const run = await db.selectFrom('validated_runs').selectAll().where('ticket_hash', '=', hashToken(input.ticket)).executeTakeFirst()
   if (!run) {

@@ -132,5 +132,10 @@ export function assertError(
   t.type(body.error, 'string')
   t.type(body.message, 'string')
   t.notMatch(JSON.stringify(body), /at .*\.js:\d+|SELECT |INSERT /i, 'no stack trace or SQL')
+  if (code === 'VALIDATION_ERROR') {
+    // §1.1 (revision 3): every validation error says where, as `details`.
+    const details = body.details as Array<{ path?: unknown; message?: unknown }> | undefined
+    t.ok(Array.isArray(details) && details.length > 0 && details.every((d) => typeof d.path === 'string' && typeof d.message === 'string'), 'details: [{ path, message }]')
+  }
   return body
 }
