@@ -6,8 +6,14 @@ import { BOARD_KEY_PATTERN, BoardKeySchema, MAX_SCORE, ScoreSchema } from './lea
 export const UNBOUND = '_unbound'
 export const DEFAULT_TICKET_TTL_SECONDS = 7200
 export const DEFAULT_EVIDENCE_MAX_BYTES = 32768
-/** The largest evidenceMaxBytes an operator may set: logs and initial states are MEDIUMBLOBs on MySQL. */
-export const EVIDENCE_MAX_BYTES_LIMIT = 8 * 1024 * 1024
+/**
+ * The largest evidenceMaxBytes an operator may set. The routes that carry a log or an initial state
+ * take a body of its base64 size, and parsing a JSON body costs event-loop time in proportion: at
+ * 1 MiB (1.4 MB of base64) the worst spelling of such a body stays within the 20 ms every request is
+ * held to (test/hostile-bodies.test.ts), where 8 MiB cost 20-40 ms. An input log of a deterministic
+ * game is a few KiB; 1 MiB leaves room for long sessions.
+ */
+export const EVIDENCE_MAX_BYTES_LIMIT = 1024 * 1024
 export const MAX_EARNED = 64
 export const VALUE_KEY_PATTERN = '^[a-z0-9][a-z0-9._-]{0,23}$'
 

@@ -9,12 +9,15 @@ import { API_KEY, APP, assertError, buildTestApp } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
 import { jsonBodyLimit } from '../plugins/cloud-save/index.js'
 import { JSON_MAX_DEPTH, JSON_MAX_VALUES, scanJson } from '../plugins/core/json-body.js'
+import { EVIDENCE_MAX_BYTES_LIMIT } from '../schemas/validated-actions.js'
 
 const BUDGET_MS = 20
 /** The machine is shared by parallel tests: each shape gets a few tries and its best one counts. */
 const TRIES = 8
 const CLOUD_SAVE_MAX_BYTES = 300_000
 const APP_LIMIT = 1024 * 1024
+/** The validated-actions routes' body limit: base64 of the largest evidenceMaxBytes plus room. */
+const EVIDENCE_BODY = Math.ceil((EVIDENCE_MAX_BYTES_LIMIT * 4) / 3) + 60 * 1024
 
 // One request per message; the body is built in the worker from a recipe, so building it costs the
 // server's thread nothing either.
@@ -32,6 +35,8 @@ const shapes = {
   escapes: (n, extra) => '{"userId":"' + extra.userId + '","saveData":"' + '\\\\n'.repeat(Math.floor((n - 80) / 2)) + '"}',
   alternatingEscapes: (n, extra) => '{"userId":"' + extra.userId + '","saveData":"' + 'a\\\\n'.repeat(Math.floor((n - 80) / 3)) + '"}',
   whitespace: (n) => '{' + ' '.repeat(n - 2) + '}',
+  base64State: (n, extra) => '{"userId":"' + extra.userId + '","context":{"initialState":"' + 'QUJD'.repeat(Math.floor((n - 100) / 4)) + '"}}',
+  escapedState: (n, extra) => '{"userId":"' + extra.userId + '","context":{"initialState":"' + '\\\\u0041'.repeat(Math.floor((n - 100) / 6)) + '"}}',
   controlChars: (n, extra) => '{"userId":"' + extra.userId + '","saveData":"' + '\\\\u0001'.repeat(n) + '"}',
 }
 process.on('message', async ({ id, url, shape, size, extra }) => {
@@ -136,6 +141,10 @@ tap.test('hostile bodies: each is refused or served within 20 ms of event loop, 
     { name: 'long string over the save limit (cloud save)', path: '/cloud-save/save', shape: 'longString', size: cloudLimit, extra: save, status: 413, code: 'PAYLOAD_TOO_LARGE' },
     { name: 'many escapes (cloud save)', path: '/cloud-save/save', shape: 'escapes', size: cloudLimit, extra: save, status: 413, code: 'PAYLOAD_TOO_LARGE' },
     { name: 'alternating escapes (cloud save)', path: '/cloud-save/save', shape: 'alternatingEscapes', size: cloudLimit, extra: save, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    // The largest bodies the validated-actions routes take: a base64 initial state of the largest
+    // evidenceMaxBytes, plainly and spelled as escapes. Parsed and validated, then refused for want of a session.
+    { name: 'largest initial state (validated run)', path: '/validated-actions/runs', shape: 'base64State', size: EVIDENCE_BODY, extra: save, status: 401, code: 'SESSION_REQUIRED' },
+    { name: 'largest initial state as escapes (validated run)', path: '/validated-actions/runs', shape: 'escapedState', size: EVIDENCE_BODY, extra: save, status: 401, code: 'SESSION_REQUIRED' },
     // The biggest save there is: 300,000 bytes, each spelled as a 6-character escape.
     { name: 'biggest legitimate save (cloud save)', path: '/cloud-save/save', shape: 'controlChars', size: CLOUD_SAVE_MAX_BYTES, extra: save, status: 200 },
   ]
