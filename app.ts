@@ -49,6 +49,8 @@ export interface BuildOptions {
   clock?: Clock
   /** A database prepared by the caller (tests); otherwise built from the config. */
   db?: Db
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void }
 }
 
 function ajv(options: AjvOptions) {
@@ -61,9 +63,9 @@ function ajv(options: AjvOptions) {
  * The app factory: the server and every test build the app here, so validation, errors and hooks
  * are the same everywhere. The registration list below is the map of the house.
  */
-export async function buildApp({ config, clock, db }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, clock, db, logStream }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL },
+    logger: { level: config.LOG_LEVEL, ...(logStream && { stream: logStream }) },
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },

@@ -1,31 +1,130 @@
+import { createRequire } from 'node:module'
 import fp from 'fastify-plugin'
-import rateLimit from '@fastify/rate-limit'
+import type { FastifyBaseLogger } from 'fastify'
+import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import { RateLimitedError } from './errors.js'
 import { isApiPath } from './paths.js'
 
 /**
+ * How long one counter update may take before the request passes uncounted. API.md §7 promises a
+ * stalled Redis holds no request longer than 100 ms; a healthy one answers in well under a millisecond.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 50
+
+type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore
+// The plugin's own Redis store (its Lua counter), which the package exports under no name: wrapping it
+// is the only way to see the errors its `skipOnError` otherwise swallows without a trace.
+const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
+
+/**
+ * Says when Redis stops answering and when it answers again, once each per outage: during an outage
+ * every request fails, and a line per request would bury the log.
+ */
+class RedisOutage {
+  private failing = false
+  private connected = false
+  constructor(private readonly log: FastifyBaseLogger) {}
+
+  /**
+   * A counter update that fails before the client's first connection is ready is the start-up, not
+   * an outage: a Redis that is down or stalled then shows as a connection error event instead.
+   */
+  commandFailed(err: Error): void {
+    if (this.connected) this.failed(err)
+  }
+
+  failed(err: Error): void {
+    if (this.failing) return
+    this.failing = true
+    this.log.warn({ err }, 'rate-limit Redis is not answering: requests pass uncounted until it does')
+  }
+
+  answered(): void {
+    this.connected = true
+    if (!this.failing) return
+    this.failing = false
+    this.log.info('rate-limit Redis answers again: requests are counted again')
+  }
+}
+
+/** The plugin's Redis store, with every counter update reported to the outage log. */
+class WatchedStore implements FastifyRateLimitStore {
+  constructor(
+    private readonly inner: FastifyRateLimitStore,
+    private readonly redis: Redis,
+    private readonly outage: RedisOutage,
+  ) {}
+
+  incr(key: string, callback: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number): void {
+    this.inner.incr(
+      key,
+      (error, result) => {
+        if (error) this.onError(error)
+        else this.outage.answered()
+        callback(error, result)
+      },
+      timeWindow,
+      max,
+    )
+  }
+
+  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
+    return new WatchedStore(this.inner.child(routeOptions), this.redis, this.outage)
+  }
+
+  private onError(error: Error): void {
+    this.outage.commandFailed(error)
+    // A timed-out command means the connection has stopped answering (a stalled server keeps it open).
+    // Dropping it makes the client reconnect and pass its ready check first; until then, with the
+    // offline queue off, every update fails at once instead of waiting out its own timeout, and the
+    // commands written to the dead connection are not kept piling up in memory.
+    if (error.message === 'Command timed out' && this.redis.status === 'ready') this.redis.disconnect(true)
+  }
+}
+
+function createRedis(url: string, outage: RedisOutage): Redis {
+  const redis = new Redis(url, {
+    connectTimeout: 1000,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // Never queue an update while disconnected: the request it counts has already passed.
+    enableOfflineQueue: false,
+    // Nor replay the updates a dropped connection left unanswered: they would count in a later window.
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+  })
+  // Connection errors repeat on every reconnect attempt; the outage log says it once.
+  redis.on('error', (err: Error) => outage.failed(err))
+  redis.on('ready', () => outage.answered())
+  return redis
+}
+
+/**
  * Per-IP limit on /api/v1/* (API.md §7): 429 with an empty body, Retry-After and x-ratelimit-*.
  * Registered as a root hook (not per route) so that unknown paths are limited too: the limit comes
- * before the API key and before routing. With REDIS_URL the counters hold across instances.
+ * before the API key and before routing. With REDIS_URL the counters hold across instances; a Redis
+ * that is down or stalls lets requests pass within REDIS_COMMAND_TIMEOUT_MS.
  */
 export default fp(
   async (app) => {
     const { RATE_LIMIT_ENABLED, RATE_LIMIT_PER_SECOND, REDIS_URL } = app.config
     if (!RATE_LIMIT_ENABLED) return
-    const redis = REDIS_URL
-      ? new Redis(REDIS_URL, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-      : undefined
-    if (redis) {
-      redis.on('error', (err) => app.log.warn({ err }, 'rate-limit redis error'))
+    let store: (new () => FastifyRateLimitStore) | undefined
+    if (REDIS_URL) {
+      const outage = new RedisOutage(app.log)
+      const redis = createRedis(REDIS_URL, outage)
       app.addHook('onClose', async () => {
         redis.disconnect()
       })
+      store = class extends WatchedStore {
+        constructor() {
+          super(new RedisStore(false, false, redis, 'outpost-rl-'), redis, outage)
+        }
+      }
     }
     await app.register(rateLimit, {
       global: false,
-      redis,
-      nameSpace: 'outpost-rl-',
+      store,
       // A Redis outage must not take the game down: requests pass unlimited until it is back.
       skipOnError: true,
       errorResponseBuilder: () => new RateLimitedError('Too many requests'),
