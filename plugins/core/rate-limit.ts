@@ -113,6 +113,17 @@ export default fp(
     if (REDIS_URL) {
       const outage = new RedisOutage(app.log)
       const redis = createRedis(REDIS_URL, outage)
+      // Start counting from the first request: wait for the first connection, or its first failure
+      // (the client's connect and command timeouts bound that wait; the server starts either way).
+      await new Promise<void>((resolve) => {
+        const settled = () => {
+          redis.off('ready', settled)
+          redis.off('error', settled)
+          resolve()
+        }
+        redis.on('ready', settled)
+        redis.on('error', settled)
+      })
       app.addHook('onClose', async () => {
         redis.disconnect()
       })
