@@ -60,6 +60,14 @@ function ajv(options: AjvOptions) {
 }
 
 /**
+ * How often Node looks for requests past their header or request deadline (its default, 30 s, would
+ * let a deadline of 10 s run to 40 s): a tenth of the shorter deadline, between 100 ms and 1 s.
+ */
+function deadlineCheckInterval(config: Config): number {
+  return Math.min(1000, Math.max(100, Math.floor(Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS) / 10)))
+}
+
+/**
  * The app factory: the server and every test build the app here, so validation, errors and hooks
  * are the same everywhere. The registration list below is the map of the house.
  */
@@ -70,6 +78,15 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
     // Remote-config and localization keys run to 128 characters: past find-my-way's default of 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     bodyLimit: 1024 * 1024,
+    // A client that sends its request slowly holds a socket and a file descriptor: bound every phase
+    // (README, "HTTP timeouts"). Node checks the header and request deadlines on a timer, not per byte.
+    connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: deadlineCheckInterval(config),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.
