@@ -49,6 +49,8 @@ export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
         callback(error, error ? (undefined as never) : wrap(raw))
       })
     },
-    end: (callback) => pool.end(callback),
+    // Ending the pool while the server does not answer reports the connections that could not say
+    // goodbye (a handshake that timed out): they are gone either way, and shutdown must go on.
+    end: (callback) => pool.end(() => callback(null)),
   }
 }

@@ -33,8 +33,12 @@ export const REFRESH_WAIT_MS = 100
  */
 export function refreshedOrLast<T>(refresh: Promise<T>, last: T, startedAt: number): Promise<T> {
   const wait = startedAt + REFRESH_WAIT_MS - performance.now()
-  if (wait <= 0) return Promise.resolve(last)
   return new Promise<T>((resolve) => {
+    if (wait <= 0) {
+      // The refresh is still running, and this request does not wait for it: its failure is not news.
+      refresh.catch(() => {})
+      return resolve(last)
+    }
     const timer = setTimeout(() => resolve(last), wait)
     refresh.then(
       (value) => {
