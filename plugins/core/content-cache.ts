@@ -128,23 +128,21 @@ export class ContentCache<T> {
 
   /**
    * Awaits an admin write, then invalidates whatever its outcome (even a failed attempt may have
-   * committed: a lost connection after COMMIT) and refreshes the copy before the admin hears back,
-   * so the operator's next read, and every player's, shows the write without waiting on a refresh.
-   * A refresh that fails here is left to the next read: the write's own outcome is what the operator
-   * asked about.
+   * committed: a lost connection after COMMIT). After a write that succeeded, the copy is refreshed
+   * before the admin hears back, so the operator's next read, and every player's, shows the write
+   * without waiting on a refresh. A refresh that fails here is left to the next read: the write's own
+   * outcome is what the operator asked about. (After a failed write the database is likely away: no
+   * second wait for it.)
    */
   async afterWrite<R>(write: Promise<R>): Promise<R> {
+    let result: R
     try {
-      return await write
+      result = await write
     } finally {
       this.invalidate()
-      await this.refreshNow().catch(() => {})
     }
-  }
-
-  private async refreshNow(): Promise<void> {
-    const now = this.clock.now()
-    await this.refresh(now, this.generation)
+    await this.refresh(this.clock.now(), this.generation).catch(() => {})
+    return result
   }
 
   private async refresh(now: number, generation: number): Promise<Snapshot<T>> {

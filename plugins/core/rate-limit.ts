@@ -12,6 +12,7 @@ import { isApiPath } from './paths.js'
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 50
 
+type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1]
 type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore
 // The plugin's own Redis store (its Lua counter), which the package exports under no name: wrapping it
 // is the only way to see the errors its `skipOnError` otherwise swallows without a trace.
@@ -56,17 +57,21 @@ class WatchedStore implements FastifyRateLimitStore {
     private readonly outage: RedisOutage,
   ) {}
 
-  incr(key: string, callback: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number): void {
-    this.inner.incr(
-      key,
-      (error, result) => {
-        if (error) this.onError(error)
-        else this.outage.answered()
-        callback(error, result)
-      },
-      timeWindow,
-      max,
-    )
+  incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
+    this.inner.incr(key, this.watched(callback), timeWindow, max)
+  }
+
+  /** The plugin's `{ increment: false }` check: a read of the counter, watched the same way. */
+  read(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
+    ;(this.inner as FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] }).read(key, this.watched(callback), timeWindow, max)
+  }
+
+  private watched(callback: StoreCallback): StoreCallback {
+    return (error, result) => {
+      if (error) this.onError(error)
+      else this.outage.answered()
+      callback(error, result)
+    }
   }
 
   child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
