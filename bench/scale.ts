@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { createConnection } from 'mysql2/promise'
 import { sql } from 'kysely'
-import { createDb } from '../db/index.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { loadConfig } from '../plugins/core/config.js'
 import { rebuildCounts } from '../plugins/leaderboard/ranking.js'
 
@@ -92,7 +92,8 @@ async function timed(times: number, request: (i: number) => Promise<Response>) {
 export async function runScale(options: ScaleOptions) {
   const { url, apiKey, dbEnv, entries: n } = options
   const config = loadConfig({ API_KEY: apiKey, ...dbEnv })
-  const db = createDb(config)
+  // Filling and recounting a board of millions is no request: no per-query bound.
+  const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
   const board = await db.selectFrom('leaderboards').select('id').where('board_key', '=', 'default').executeTakeFirstOrThrow()
   const now = Date.now() - 60_000
 

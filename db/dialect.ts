@@ -1,5 +1,6 @@
 import { MysqlAdapter, sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder } from 'kysely'
 import type { Database, Flag } from './types.js'
+import { POOL_WAIT_TIMEOUT } from './bounded-pool.js'
 
 /**
  * The few places where SQLite and MySQL differ, kept together so services stay portable.
@@ -33,6 +34,7 @@ const UNAVAILABLE_CODES = new Set([
   'EPIPE',
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
+  POOL_WAIT_TIMEOUT,
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',

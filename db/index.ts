@@ -13,20 +13,29 @@ import {
   type DialectAdapter,
   type LimitNode,
   type QueryCompiler,
+  type SqliteDialectConfig,
 } from 'kysely'
 import type { Config } from '../plugins/core/config.js'
 import type { Database } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
+import { boundedPool } from './bounded-pool.js'
 
 export type Db = Kysely<Database>
 
 type DbConfig = Pick<
   Config,
-  'DB_DRIVER' | 'DB_PATH' | 'DB_HOST' | 'DB_PORT' | 'DB_NAME' | 'DB_USER' | 'DB_PASS' | 'DB_POOL_SIZE'
+  'DB_DRIVER' | 'DB_PATH' | 'DB_HOST' | 'DB_PORT' | 'DB_NAME' | 'DB_USER' | 'DB_PASS' | 'DB_POOL_SIZE' | 'DB_QUERY_TIMEOUT_MS'
 >
 
-const BUSY_TIMEOUT_MS = 5000
+/** SQLite's wait for another process's write lock: 5 s, never longer than DB_QUERY_TIMEOUT_MS. */
+const busyTimeoutMs = (config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>) => Math.min(5000, config.DB_QUERY_TIMEOUT_MS)
 const MIGRATION_LOCK_WAIT_MS = 120_000
+
+/**
+ * The query bound for migrations, which are not requests: a table rebuilt can take minutes, and
+ * MySQL's migration lock (Kysely's `get_lock`) waits up to an hour for another instance's run.
+ */
+export const MIGRATION_QUERY_TIMEOUT_MS = 2 * 3600 * 1000
 
 /**
  * Kysely's SQLite adapter takes no migration lock (it assumes one connection), but two server
@@ -35,6 +44,10 @@ const MIGRATION_LOCK_WAIT_MS = 120_000
  * SQLite's busy wait: better-sqlite3 is synchronous, and a busy wait would stall the event loop.
  */
 class MigrationLockingSqliteAdapter extends SqliteAdapter {
+  constructor(private readonly busyTimeoutMs: number) {
+    super()
+  }
+
   override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
     const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS
     await sql`pragma busy_timeout = 0`.execute(db)
@@ -49,7 +62,7 @@ class MigrationLockingSqliteAdapter extends SqliteAdapter {
         }
       }
     } finally {
-      await sql.raw(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`).execute(db)
+      await sql.raw(`pragma busy_timeout = ${this.busyTimeoutMs}`).execute(db)
     }
   }
   override async releaseMigrationLock(db: Kysely<any>): Promise<void> {
@@ -75,8 +88,15 @@ class OutpostSqliteQueryCompiler extends SqliteQueryCompiler {
 }
 
 class OutpostSqliteDialect extends SqliteDialect {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly busyTimeoutMs: number,
+  ) {
+    super(config)
+  }
+
   override createAdapter(): DialectAdapter {
-    return new MigrationLockingSqliteAdapter()
+    return new MigrationLockingSqliteAdapter(this.busyTimeoutMs)
   }
   override createQueryCompiler(): QueryCompiler {
     return new OutpostSqliteQueryCompiler()
@@ -124,19 +144,20 @@ export function createDb(config: DbConfig): Db {
       supportBigNumbers: true,
       bigNumberStrings: false,
       decimalNumbers: true,
-      connectTimeout: 5000,
+      // A server that accepts the connection but never greets (stopped, overloaded) must not hold it.
+      connectTimeout: config.DB_QUERY_TIMEOUT_MS,
       enableKeepAlive: true,
     })
-    return new Kysely<Database>({ dialect: new MysqlDialect({ pool }) })
+    return new Kysely<Database>({ dialect: new MysqlDialect({ pool: boundedPool(pool, config.DB_QUERY_TIMEOUT_MS) }) })
   }
   if (config.DB_PATH !== ':memory:') mkdirSync(dirname(config.DB_PATH), { recursive: true })
   const sqlite = new SQLite(config.DB_PATH)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
   sqlite.pragma('foreign_keys = ON')
   const statements = withStatementCache(sqlite)
-  const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: statements }) })
+  const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)) })
   registerSqliteDirect(db, {
     inTransaction: () => sqlite.inTransaction,
     run(sqlText, parameters) {

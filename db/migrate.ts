@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url'
 import { Migrator, type Kysely } from 'kysely'
 import { migrations } from './migrations/index.js'
-import { createDb } from './index.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
 import { describeConfigError, loadConfig } from '../plugins/core/config.js'
 
 /**
@@ -27,7 +27,7 @@ async function main() {
     process.stderr.write(`${describeConfigError(error as Error)}\n`)
     process.exit(1)
   }
-  const db = createDb(config)
+  const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
   try {
     const applied = await migrateToLatest(db)
     process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n')

@@ -41,6 +41,12 @@ export const ConfigSchema = Type.Object({
   DB_USER: Type.String({ default: 'outpost' }),
   DB_PASS: Type.String({ default: '' }),
   DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
+  DB_QUERY_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 5000,
+    description: 'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
+  }),
   RATE_LIMIT_ENABLED: Bool(true, 'Per-IP request limit on /api/v1/*'),
   RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
   ADMIN_RATE_LIMIT_PER_SECOND: Type.Integer({
@@ -82,6 +88,30 @@ export const ConfigSchema = Type.Object({
   }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', description: 'Base URL for links in account e-mails' }),
   CORS_ORIGINS: Type.String({ default: '*', description: '"*" or a comma list of allowed origins' }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'Time a client has to send the request line and headers; past it: 408 and the connection closed',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'Time a client has to send the whole request, body included; past it: 408 and the connection closed',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'How long an idle keep-alive connection stays open between requests',
+  }),
+  HTTP_IDLE_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3_600_000,
+    default: 120_000,
+    description: 'A connection on which no byte moves either way for this long is closed (a client that stops reading)',
+  }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -108,7 +138,12 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   const merged = Object.fromEntries(
     Object.entries({ ...fromFile, ...env }).filter(([, value]) => value !== undefined && value !== ''),
   )
-  return envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
+  const config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
+  // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
+  }
+  return config
 }
 
 /** Decorates the validated config onto the instance (the only place the app gets settings from). */

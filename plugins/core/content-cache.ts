@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
 import type { Db } from '../../db/index.js'
 import { upsert } from '../../db/dialect.js'
@@ -14,6 +15,43 @@ import type { Clock } from './clock.js'
  * shows on the next request.
  */
 export const CONTENT_CHECK_INTERVAL_MS = 1000
+
+/**
+ * How long a request that holds a copy waits for the refresh it started (a counter read, a reload if
+ * it moved): a healthy database answers well within it, and the request then shows the change. A
+ * refresh that fails, or is still running past it, leaves the request answering from the copy it
+ * holds; the refresh carries on in the background, and while it runs no other request waits on it.
+ * So a database that has gone away costs a memory-served route at most this much once per refresh,
+ * never the database's own timeout.
+ */
+export const REFRESH_WAIT_MS = 100
+
+/**
+ * The refresh's answer if it comes within REFRESH_WAIT_MS of the refresh's start (`startedAt`, from
+ * `performance.now()`), else the copy in hand. A failed refresh also gives the copy: the request
+ * asked for content, and the last copy is content; the failure is the refresh's to report.
+ */
+export function refreshedOrLast<T>(refresh: Promise<T>, last: T, startedAt: number): Promise<T> {
+  const wait = startedAt + REFRESH_WAIT_MS - performance.now()
+  return new Promise<T>((resolve) => {
+    if (wait <= 0) {
+      // The refresh is still running, and this request does not wait for it: its failure is not news.
+      refresh.catch(() => {})
+      return resolve(last)
+    }
+    const timer = setTimeout(() => resolve(last), wait)
+    refresh.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      () => {
+        clearTimeout(timer)
+        resolve(last)
+      },
+    )
+  })
+}
 
 export type ContentFeature = 'remote-config' | 'localization' | 'news'
 
@@ -41,6 +79,7 @@ export class ContentCache<T> {
   /** Bumped by every local write: a refresh begun before it may have read the old rows. */
   private generation = 0
   private pending: Promise<Snapshot<T>> | undefined
+  private pendingStartedAt = 0
   private pendingGeneration = -1
   private started = 0
   private installed = 0
@@ -53,7 +92,11 @@ export class ContentCache<T> {
     private readonly intervalMs = CONTENT_CHECK_INTERVAL_MS,
   ) {}
 
-  /** The current view: from memory while fresh, else after one counter read (and a reload if it moved). */
+  /**
+   * The current view: from memory while fresh, else after one counter read (and a reload if it
+   * moved), waited for at most REFRESH_WAIT_MS when a copy is in hand. Only a request with no copy
+   * at all (the first after a start) waits for the database, and hears of its failure.
+   */
   async get(): Promise<T> {
     const now = this.clock.now()
     // A clock that went backwards (a test, an NTP step) counts as stale rather than fresh forever.
@@ -64,9 +107,17 @@ export class ContentCache<T> {
       const refresh = this.refresh(now, this.generation).finally(() => {
         if (this.pending === refresh) this.pending = undefined
       })
+      // Readers holding a copy may all have given up on it: its failure is expected, not unhandled.
+      refresh.catch(() => {})
       this.pending = refresh
+      this.pendingStartedAt = performance.now()
     }
-    return (await this.pending).data
+    if (!this.snapshot) return (await this.pending).data
+    return refreshedOrLast(
+      this.pending.then((snapshot) => snapshot.data),
+      this.snapshot.data,
+      this.pendingStartedAt,
+    )
   }
 
   /** A write on this instance has committed: the next request re-reads the counter. */
@@ -76,15 +127,22 @@ export class ContentCache<T> {
   }
 
   /**
-   * Awaits an admin write, then invalidates whatever its outcome: even a failed attempt may have
-   * committed (a lost connection after COMMIT), and a needless counter read costs little.
+   * Awaits an admin write, then invalidates whatever its outcome (even a failed attempt may have
+   * committed: a lost connection after COMMIT). After a write that succeeded, the copy is refreshed
+   * before the admin hears back, so the operator's next read, and every player's, shows the write
+   * without waiting on a refresh. A refresh that fails here is left to the next read: the write's own
+   * outcome is what the operator asked about. (After a failed write the database is likely away: no
+   * second wait for it.)
    */
   async afterWrite<R>(write: Promise<R>): Promise<R> {
+    let result: R
     try {
-      return await write
+      result = await write
     } finally {
       this.invalidate()
     }
+    await this.refresh(this.clock.now(), this.generation).catch(() => {})
+    return result
   }
 
   private async refresh(now: number, generation: number): Promise<Snapshot<T>> {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { sql } from 'kysely'
-import { createDb, type Db } from '../../db/index.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS, type Db } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
 
 declare module 'fastify' {
@@ -16,11 +16,23 @@ export default fp<{ db?: Db }>(
     // Tests may hand in a database they prepared; the server builds it from the config.
     const db = opts.db ?? createDb(app.config)
     if (app.config.MIGRATE_ON_START) {
-      const applied = await migrateToLatest(db)
-      if (applied.length) app.log.info({ applied }, 'migrations applied')
+      // On MySQL migrations get a connection of their own, outside the per-request query bound. (A
+      // SQLite query has no bound to lift, and ':memory:' would be another database on another connection.)
+      const migrationDb =
+        opts.db || app.config.DB_DRIVER !== 'mysql'
+          ? db
+          : createDb({ ...app.config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+      try {
+        const applied = await migrateToLatest(migrationDb)
+        if (applied.length) app.log.info({ applied }, 'migrations applied')
+      } finally {
+        if (migrationDb !== db) await migrationDb.destroy()
+      }
     }
     app.decorate('db', db)
-    app.decorate('pingDb', async (timeoutMs = 2000) => {
+    // Health answers within 2 s (or the query bound, if shorter). The ping goes through the same
+    // bounded pool as every request, so a ping that times out never leaves a connection behind.
+    app.decorate('pingDb', async (timeoutMs = Math.min(2000, app.config.DB_QUERY_TIMEOUT_MS)) => {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), timeoutMs)

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module'
 import fp from 'fastify-plugin'
-import rateLimit from '@fastify/rate-limit'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import { RateLimitedError } from './errors.js'
 import { surfaceOf } from './paths.js'
@@ -21,10 +22,110 @@ declare module 'fastify' {
 }
 
 /**
+ * How long one counter update may take before the request passes uncounted. API.md §7 promises a
+ * stalled Redis holds no request longer than 100 ms; a healthy one answers in well under a millisecond.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 50
+
+type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1]
+type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore
+// The plugin's own Redis store (its Lua counter), which the package exports under no name: wrapping it
+// is the only way to see the errors its `skipOnError` otherwise swallows without a trace.
+const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
+
+/**
+ * Says when Redis stops answering and when it answers again, once each per outage: during an outage
+ * every request fails, and a line per request would bury the log.
+ */
+class RedisOutage {
+  private failing = false
+  private connected = false
+  constructor(private readonly log: FastifyBaseLogger) {}
+
+  /**
+   * A counter update that fails before the client's first connection is ready is the start-up, not
+   * an outage: a Redis that is down or stalled then shows as a connection error event instead.
+   */
+  commandFailed(err: Error): void {
+    if (this.connected) this.failed(err)
+  }
+
+  failed(err: Error): void {
+    if (this.failing) return
+    this.failing = true
+    this.log.warn({ err }, 'rate-limit Redis is not answering: requests pass uncounted until it does')
+  }
+
+  answered(): void {
+    this.connected = true
+    if (!this.failing) return
+    this.failing = false
+    this.log.info('rate-limit Redis answers again: requests are counted again')
+  }
+}
+
+/** The plugin's Redis store, with every counter update reported to the outage log. */
+class WatchedStore implements FastifyRateLimitStore {
+  constructor(
+    private readonly inner: FastifyRateLimitStore,
+    private readonly redis: Redis,
+    private readonly outage: RedisOutage,
+  ) {}
+
+  incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
+    this.inner.incr(key, this.watched(callback), timeWindow, max)
+  }
+
+  /** The plugin's `{ increment: false }` check: a read of the counter, watched the same way. */
+  read(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
+    ;(this.inner as FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] }).read(key, this.watched(callback), timeWindow, max)
+  }
+
+  private watched(callback: StoreCallback): StoreCallback {
+    return (error, result) => {
+      if (error) this.onError(error)
+      else this.outage.answered()
+      callback(error, result)
+    }
+  }
+
+  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
+    return new WatchedStore(this.inner.child(routeOptions), this.redis, this.outage)
+  }
+
+  private onError(error: Error): void {
+    this.outage.commandFailed(error)
+    // A timed-out command means the connection has stopped answering (a stalled server keeps it open).
+    // Dropping it makes the client reconnect and pass its ready check first; until then, with the
+    // offline queue off, every update fails at once instead of waiting out its own timeout, and the
+    // commands written to the dead connection are not kept piling up in memory.
+    if (error.message === 'Command timed out' && this.redis.status === 'ready') this.redis.disconnect(true)
+  }
+}
+
+function createRedis(url: string, outage: RedisOutage): Redis {
+  const redis = new Redis(url, {
+    connectTimeout: 1000,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // Never queue an update while disconnected: the request it counts has already passed.
+    enableOfflineQueue: false,
+    // Nor replay the updates a dropped connection left unanswered: they would count in a later window.
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+  })
+  // Connection errors repeat on every reconnect attempt; the outage log says it once.
+  redis.on('error', (err: Error) => outage.failed(err))
+  redis.on('ready', () => outage.answered())
+  return redis
+}
+
+/**
  * Per-IP limit on the app API (API.md §7): 429 with an empty body, Retry-After and x-ratelimit-*.
  * A root hook (not per route) so that unknown paths are limited too: the limit comes before the API
  * key and before routing. Which requests it counts is decided by the matched route's surface
- * (paths.ts), never by the raw target. With REDIS_URL the counters hold across instances.
+ * (paths.ts), never by the raw target. The admin API has its own limit (`limitAdmin`). With
+ * REDIS_URL the counters hold across instances; a Redis that is down or stalls lets requests pass
+ * within REDIS_COMMAND_TIMEOUT_MS.
  */
 export default fp(
   async (app) => {
@@ -33,19 +134,33 @@ export default fp(
       app.decorate('limitAdmin', async () => {})
       return
     }
-    const redis = REDIS_URL
-      ? new Redis(REDIS_URL, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-      : undefined
-    if (redis) {
-      redis.on('error', (err) => app.log.warn({ err }, 'rate-limit redis error'))
+    let store: (new () => FastifyRateLimitStore) | undefined
+    if (REDIS_URL) {
+      const outage = new RedisOutage(app.log)
+      const redis = createRedis(REDIS_URL, outage)
+      // Start counting from the first request: wait for the first connection, or its first failure
+      // (the client's connect and command timeouts bound that wait; the server starts either way).
+      await new Promise<void>((resolve) => {
+        const settled = () => {
+          redis.off('ready', settled)
+          redis.off('error', settled)
+          resolve()
+        }
+        redis.on('ready', settled)
+        redis.on('error', settled)
+      })
       app.addHook('onClose', async () => {
         redis.disconnect()
       })
+      store = class extends WatchedStore {
+        constructor() {
+          super(new RedisStore(false, false, redis, 'outpost-rl-'), redis, outage)
+        }
+      }
     }
     await app.register(rateLimit, {
       global: false,
-      redis,
-      nameSpace: 'outpost-rl-',
+      store,
       // A Redis outage must not take the game down: requests pass unlimited until it is back.
       skipOnError: true,
       errorResponseBuilder: () => new RateLimitedError('Too many requests'),

@@ -5,6 +5,7 @@ import { inTransaction, nowAndAfterCommit } from '../../db/transaction.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
+import { refreshedOrLast } from '../core/content-cache.js'
 import { onUserDeletion, userNames } from '../users/service.js'
 import { onPublicPlayerChange } from '../core/player-signals.js'
 import { publicProfiles } from '../player-profile/service.js'
@@ -299,13 +300,16 @@ export async function topEntries(
 ): Promise<string> {
   const key = `${boardKey}\u0000${options.period}\u0000${options.limit}\u0000${options.offset}`
   const hit = cache.get(key)
-  if (hit && readPeriod(hit, options.period, now) === hit.period) return hit.json
-  const readAt = cache.begin()
-  const board = await activeBoard(db, boardKey)
-  const period = readPeriod(board, options.period, now)
-  const json = serialize(await topOfBoard(db, board, period, options))
-  cache.set(key, { json, boardId: board.id, reset_schedule: board.reset_schedule, period }, readAt)
-  return json
+  const copy = hit && readPeriod(hit.page, options.period, now) === hit.page.period ? hit : undefined
+  if (copy && !copy.stale) return copy.page.json
+  const read = cache.read(key, async (readAt) => {
+    const board = await activeBoard(db, boardKey)
+    const period = readPeriod(board, options.period, now)
+    const json = serialize(await topOfBoard(db, board, period, options))
+    cache.set(key, { json, boardId: board.id, reset_schedule: board.reset_schedule, period }, readAt)
+    return json
+  })
+  return copy ? refreshedOrLast(read.json, copy.page.json, read.startedAt) : read.json
 }
 
 async function playerEntry(db: DbOrTrx, board: Leaderboard, period: string | null, userId: string) {

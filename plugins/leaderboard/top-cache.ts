@@ -13,6 +13,11 @@ import type { ResetSchedule } from '../../db/types.js'
  * Changes are stamped on one process-wide counter. A read notes the counter before it starts and its
  * page is stored with that stamp, so a page read while a write was committing is never trusted past
  * the write's mark. A write marks its board once inside its transaction and again after the commit.
+ *
+ * A page past LEADERBOARD_CACHE_MS is kept as the last copy (a page a change dropped is not): the
+ * request that finds it starts a read and waits for it at most REFRESH_WAIT_MS, else answers from
+ * that copy, so a database that has gone away does not hold the route. Concurrent requests for one
+ * page share one read, unless something changed after it began.
  */
 const MAX_PAGES = 512
 
@@ -43,9 +48,22 @@ interface Stored extends TopPage {
   expiresAt: number
 }
 
+export interface CachedPage {
+  page: TopPage
+  /** Past LEADERBOARD_CACHE_MS: to be read again, and answered only when that read fails or is slow. */
+  stale: boolean
+}
+
+export interface PageRead {
+  json: Promise<string>
+  /** `performance.now()` when the read began. */
+  startedAt: number
+}
+
 export class TopPageCache {
   /** In insertion order, refreshed on every hit: the first key is the least recently used. */
   private readonly pages = new Map<string, Stored>()
+  private readonly reads = new Map<string, PageRead & { readAt: number }>()
 
   constructor(
     private readonly ttlMs: number,
@@ -57,16 +75,34 @@ export class TopPageCache {
     return changes
   }
 
-  get(key: string): TopPage | undefined {
+  get(key: string): CachedPage | undefined {
     const page = this.pages.get(key)
     if (!page) return undefined
-    if (performance.now() >= page.expiresAt || !this.current(page.boardId, page.readAt)) {
+    if (!this.current(page.boardId, page.readAt)) {
       this.pages.delete(key)
       return undefined
     }
     this.pages.delete(key)
     this.pages.set(key, page)
-    return page
+    return { page, stale: performance.now() >= page.expiresAt }
+  }
+
+  /**
+   * The read of one page in flight, or a new one from `read` (given the stamp to store its page with).
+   * A read begun before any change since is shared; one begun earlier is not, as its page may predate
+   * the change.
+   */
+  read(key: string, read: (readAt: number) => Promise<string>): PageRead {
+    const pending = this.reads.get(key)
+    if (pending && pending.readAt === changes) return pending
+    const readAt = changes
+    const entry = { json: read(readAt), startedAt: performance.now(), readAt }
+    this.reads.set(key, entry)
+    const settled = () => {
+      if (this.reads.get(key) === entry) this.reads.delete(key)
+    }
+    entry.json.then(settled, settled)
+    return entry
   }
 
   set(key: string, page: TopPage, readAt: number): void {

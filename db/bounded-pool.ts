@@ -1,0 +1,56 @@
+import type { Pool, PoolConnection } from 'mysql2'
+import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from 'kysely'
+
+/** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
+export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
+
+/**
+ * mysql2's pool for Kysely, with every wait on the server bounded by `timeoutMs`: the wait for a pool
+ * connection (mysql2 has no bound on its queue) and each query (mysql2's own per-query `timeout`).
+ *
+ * A query that timed out is still running on its connection as far as mysql2 knows: the next command
+ * would queue behind it, and its timer starts only when it reaches the front, so it would wait for
+ * ever. That connection is destroyed rather than given back; the pool opens a fresh one when the
+ * server answers again (the server rolls back whatever the dropped session had open).
+ */
+export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
+  const wrapped = new WeakMap<PoolConnection, MysqlPoolConnection>()
+  const wrap = (raw: PoolConnection): MysqlPoolConnection => {
+    let connection = wrapped.get(raw)
+    if (!connection) {
+      connection = {
+        query: ((sql: string, parameters: unknown[], callback?: (error: unknown, result: MysqlQueryResult) => void) => {
+          if (!callback) return raw.query({ sql, values: parameters, timeout: timeoutMs })
+          raw.query({ sql, values: parameters, timeout: timeoutMs }, (error: unknown, result: unknown) => {
+            if ((error as { code?: string } | null)?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') raw.destroy()
+            callback(error, result as MysqlQueryResult)
+          })
+        }) as MysqlPoolConnection['query'],
+        release: () => raw.release(),
+      }
+      wrapped.set(raw, connection)
+    }
+    return connection
+  }
+
+  return {
+    getConnection(callback) {
+      let waiting = true
+      const timer = setTimeout(() => {
+        waiting = false
+        const error = Object.assign(new Error(`No database connection came free within ${timeoutMs} ms`), { code: POOL_WAIT_TIMEOUT })
+        callback(error, undefined as never)
+      }, timeoutMs)
+      pool.getConnection((error, raw) => {
+        clearTimeout(timer)
+        // The caller gave up: hand the connection straight back for the next one waiting.
+        if (!waiting) return raw?.release()
+        waiting = false
+        callback(error, error ? (undefined as never) : wrap(raw))
+      })
+    },
+    // Ending the pool while the server does not answer reports the connections that could not say
+    // goodbye (a handshake that timed out): they are gone either way, and shutdown must go on.
+    end: (callback) => pool.end(() => callback(null)),
+  }
+}

@@ -1,0 +1,148 @@
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import type { Test } from 'tap'
+
+/** Log lines the app wrote, parsed; pass `stream` to buildApp's `logStream`. */
+export function logLines() {
+  const lines: Array<Record<string, any>> = []
+  return {
+    lines,
+    stream: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    matching: (pattern: RegExp) => lines.filter((line) => pattern.test(String(line.msg))),
+  }
+}
+
+async function listen(t: Test, server: Server, sockets: Set<Socket>): Promise<number> {
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => {})
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  )
+  return (server.address() as AddressInfo).port
+}
+
+/** Splits RESP arrays of bulk strings (what a Redis client sends) off the front of `buffer`. */
+function takeCommands(buffer: Buffer): { commands: string[][]; rest: Buffer } {
+  const commands: string[][] = []
+  let offset = 0
+  for (;;) {
+    const start = offset
+    const header = buffer.indexOf('\r\n', offset)
+    if (header < 0 || buffer[offset] !== 0x2a) return { commands, rest: buffer.subarray(start) }
+    const count = Number(buffer.toString('latin1', offset + 1, header))
+    offset = header + 2
+    const args: string[] = []
+    for (let i = 0; i < count; i++) {
+      const lengthEnd = buffer.indexOf('\r\n', offset)
+      if (lengthEnd < 0) return { commands, rest: buffer.subarray(start) }
+      const length = Number(buffer.toString('latin1', offset + 1, lengthEnd))
+      if (buffer.length < lengthEnd + 2 + length + 2) return { commands, rest: buffer.subarray(start) }
+      args.push(buffer.toString('utf8', lengthEnd + 2, lengthEnd + 2 + length))
+      offset = lengthEnd + 2 + length + 2
+    }
+    commands.push(args)
+  }
+}
+
+/**
+ * A stand-in for Redis that answers what ioredis and @fastify/rate-limit send (the handshake, INFO,
+ * the counter script as a fixed-window count) and can be stalled: it then reads and never answers,
+ * as a Redis stopped with SIGSTOP does (the kernel still accepts connections and takes the bytes).
+ */
+export async function fakeRedis(t: Test, options: { stalled?: boolean } = {}) {
+  const sockets = new Set<Socket>()
+  const counts = new Map<string, { current: number; until: number }>()
+  const state = { stalled: options.stalled ?? false, commands: 0 }
+  const answer = ([name, ...args]: string[]): string => {
+    switch (name.toLowerCase()) {
+      case 'info': {
+        const text = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n'
+        return `$${Buffer.byteLength(text)}\r\n${text}\r\n`
+      }
+      case 'evalsha':
+      case 'eval': {
+        const [, , key, window] = args
+        const now = Date.now()
+        let entry = counts.get(key)
+        if (!entry || entry.until <= now) entry = { current: 0, until: now + Number(window) }
+        entry.current++
+        counts.set(key, entry)
+        return `*2\r\n:${entry.current}\r\n:${entry.until - now}\r\n`
+      }
+      default:
+        return '+OK\r\n'
+    }
+  }
+  const server = createServer((socket) => {
+    let pending: Buffer = Buffer.alloc(0)
+    socket.on('data', (chunk) => {
+      if (state.stalled) return
+      const { commands, rest } = takeCommands(Buffer.concat([pending, chunk]))
+      pending = rest
+      state.commands += commands.length
+      socket.write(commands.map(answer).join(''))
+    })
+  })
+  const port = await listen(t, server, sockets)
+  return { url: `redis://127.0.0.1:${port}`, state }
+}
+
+/**
+ * A TCP proxy in front of `target` that can stop forwarding in both directions at once, as a
+ * database stopped with SIGSTOP looks from outside: connections open, bytes accepted, nothing answers.
+ * Connections made while paused are held too; `resume` lets everything through again.
+ */
+export async function pausableProxy(t: Test, target: { host: string; port: number }) {
+  const sockets = new Set<Socket>()
+  const held = new Set<Socket>()
+  let paused = false
+  const hold = (socket: Socket) => {
+    held.add(socket)
+    if (paused) socket.pause()
+  }
+  const server = createServer((client) => {
+    const upstream = createConnection(target)
+    sockets.add(upstream)
+    upstream.on('close', () => {
+      sockets.delete(upstream)
+      client.destroy()
+    })
+    upstream.on('error', () => client.destroy())
+    client.on('close', () => {
+      held.delete(client)
+      held.delete(upstream)
+      upstream.destroy()
+    })
+    client.on('data', (chunk) => upstream.write(chunk))
+    upstream.on('data', (chunk) => client.write(chunk))
+    hold(client)
+    hold(upstream)
+  })
+  const port = await listen(t, server, sockets)
+  return {
+    host: '127.0.0.1',
+    port,
+    pause() {
+      paused = true
+      for (const socket of held) socket.pause()
+    },
+    resume() {
+      paused = false
+      for (const socket of held) socket.resume()
+    },
+  }
+}
+
+/** Milliseconds `work` took. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now()
+  const value = await work()
+  return { ms: performance.now() - start, value }
+}
