@@ -1,0 +1,38 @@
+import t from 'tap'
+import { ESLint } from 'eslint'
+
+/**
+ * The import boundaries of ARCHITECTURE.md, enforced by the project's ESLint config: a feature
+ * reaches another only through its service.ts; core, schemas, db and config.ts never import a feature.
+ * Each case lints one line of source as if it stood at the given path.
+ */
+const eslint = new ESLint({ cwd: process.cwd() })
+
+async function importErrors(filePath: string, source: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${source}\nexport {}\n`, { filePath })
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message)
+}
+
+const cases: Array<[string, string, boolean]> = [
+  ['plugins/authentication/probe.ts', "import { SYSTEM_TEMPLATES } from '../email-sending/templates.js'", false],
+  ['plugins/validated-actions/probe.ts', "import { TopPageCache } from '../leaderboard/top-cache.js'", false],
+  ['plugins/gift-codes/probe.ts', "import giftAdmin from '../player-profile/admin.js'", false],
+  ['plugins/gift-codes/probe.ts', "import profile from '../player-profile/index.js'", false],
+  ['plugins/validated-actions/probe.ts', "import { submitScore } from '../leaderboard/service.js'", true],
+  ['plugins/validated-actions/probe.ts', "import { AppError } from '../core/errors.js'", true],
+  ['plugins/validated-actions/probe.ts', "import { rules } from './rules.js'", true],
+  ['plugins/validated-actions/probe.ts', "import type { Db } from '../../db/types.js'", true],
+  ['plugins/core/probe.ts', "import { findUser } from '../users/service.js'", false],
+  ['plugins/core/probe.ts', "import { AppError } from './errors.js'", true],
+  ['schemas/probe.ts', "import { MAX } from '../plugins/leaderboard/service.js'", false],
+  ['db/probe.ts', "import { AppError } from '../plugins/core/errors.js'", false],
+  ['db/probe.ts', "import type { Database } from './types.js'", true],
+]
+
+for (const [filePath, source, allowed] of cases) {
+  t.test(`${filePath}: ${source}`, async (t) => {
+    const errors = await importErrors(filePath, source)
+    if (allowed) t.same(errors, [], 'allowed')
+    else t.equal(errors.length, 1, `refused: ${errors[0] ?? 'nothing said'}`)
+  })
+}
