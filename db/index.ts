@@ -14,7 +14,7 @@ import {
   type LimitNode,
   type QueryCompiler,
 } from 'kysely'
-import type { Config } from '../plugins/core/config.js'
+import type { Config } from '../config.js'
 import type { Database } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
 
