@@ -1,5 +1,5 @@
 import { MysqlAdapter, sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder } from 'kysely'
-import type { Database, Flag } from './types.js'
+import type { Database, Db, Flag } from './types.js'
 
 /**
  * The few places where SQLite and MySQL differ, kept together so services stay portable.
@@ -83,7 +83,7 @@ const UPSERT_CHUNK = 500
  * (with `values(col)`, which MariaDB and MySQL 8 both still accept).
  */
 export async function upsert<TB extends keyof Database & string>(
-  db: Kysely<Database>,
+  db: Db,
   table: TB,
   rows: Insertable<Database[TB]>[],
   options: { key: string[]; update?: string[]; set?: Record<string, RawBuilder<unknown>> },

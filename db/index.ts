@@ -15,10 +15,8 @@ import {
   type QueryCompiler,
 } from 'kysely'
 import type { Config } from '../config.js'
-import type { Database } from './types.js'
+import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
-
-export type Db = Kysely<Database>
 
 type DbConfig = Pick<
   Config,

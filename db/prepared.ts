@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } from 'kysely'
-import type { Db } from './index.js'
+import type { Db } from './types.js'
 import { isMysql } from './dialect.js'
 
 /**

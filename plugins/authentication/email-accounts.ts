@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { AccountTokenPurpose } from '../../db/types.js'
+import type { AccountTokenPurpose, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected, insertOrLock } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'

@@ -1,7 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
-import type { Db } from '../../db/index.js'
 import { inTransaction } from '../../db/transaction.js'
-import type { User } from '../../db/types.js'
+import type { Db, User } from '../../db/types.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken, randomToken } from '../core/secrets.js'

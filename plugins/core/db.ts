@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { sql } from 'kysely'
-import { createDb, type Db } from '../../db/index.js'
+import { createDb } from '../../db/index.js'
+import type { Db } from '../../db/types.js'
 import { migrateToLatest } from '../../db/migrate.js'
 
 declare module 'fastify' {

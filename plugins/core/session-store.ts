@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Insertable } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { Database } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { prepared } from '../../db/prepared.js'
 import { hashToken, randomToken } from './secrets.js'

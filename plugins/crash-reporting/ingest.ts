@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { CrashReportsTable } from '../../db/types.js'
+import type { CrashReportsTable, Db } from '../../db/types.js'
 import { flag, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { toIso } from '../core/clock.js'

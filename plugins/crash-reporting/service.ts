@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { CrashGroup, CrashReport } from '../../db/types.js'
+import type { CrashGroup, CrashReport, Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'

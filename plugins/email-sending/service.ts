@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { EmailRow, NewEmail } from '../../db/types.js'
+import type { Db, EmailRow, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'

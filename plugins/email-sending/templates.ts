@@ -1,5 +1,4 @@
-import type { Db } from '../../db/index.js'
-import type { EmailTemplateRow } from '../../db/types.js'
+import type { Db, EmailTemplateRow } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, GiftCode } from '../../db/types.js'
+import { sql, type Transaction } from 'kysely'
+import type { Database, Db, GiftCode } from '../../db/types.js'
 import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -33,7 +33,6 @@ import type {
  * Deleting a user erases their redemption rows (ON DELETE CASCADE) but not what they counted for:
  * `redemption_count` is the number of gifts handed out, and a deleted player did receive theirs.
  */
-type Db = Kysely<Database>
 
 const CODE = /^[A-Za-z0-9-]{4,32}$/
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { UserFeedback } from '../../db/types.js'
+import type { Db, UserFeedback } from '../../db/types.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage, parseInstant } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { UserLog } from '../../db/types.js'
+import type { Db, UserLog } from '../../db/types.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage, parseInstant } from '../core/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'

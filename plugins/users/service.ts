@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { sql, type Transaction } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { Database, NewUser, User } from '../../db/types.js'
+import type { Database, Db, NewUser, User } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError } from '../core/errors.js'
@@ -10,7 +9,6 @@ import { isBase64, sha256Hex } from './service.js'
  * once within 24 h. Its SHA-256 must be the `inputLogHash` of the submit; a wrong log leaves the
  * request open. The log is kept for the operator.
  */
-type Db = Kysely<Database>
 
 export async function uploadEvidence(db: Db, runId: string, userId: string, log: string, now: number) {
   const run = await db

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely'
-import type { Database, ReviewVerdict, ValidatedRun } from '../../db/types.js'
+import { sql } from 'kysely'
+import type { Db, ReviewVerdict, ValidatedRun } from '../../db/types.js'
 import { affected, flag } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
@@ -13,7 +13,6 @@ import type { AdminRun, AdminRunDetail, RunListQuery } from '../../schemas/valid
  * context, evidence and every submit attempt, and the review. A REJECTED verdict takes the run's
  * score off its board when the player's entry still holds the score this run wrote.
  */
-type Db = Kysely<Database>
 
 type RunRow = Omit<ValidatedRun, 'initial_state'> & {
   initial_state_bytes: number | null
