@@ -5,6 +5,7 @@ import { badRequest } from './errors.js'
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.
  * Stable under inserts, and one index range scan per page however deep.
  */
+
 /**
  * A read size out of its bounds is clamped, not refused (API.md §5.2, as the PHP server does):
  * clients written for it ask for more than the maximum.
@@ -69,12 +70,4 @@ export async function keysetPage<O>(
     const r = row as Record<string, unknown>
     return { at: Number(r[at]), id: String(r[id]) }
   })
-}
-
-/** An ISO 8601 query bound (`from`, `to`) as epoch ms; the schema checked the form, this the calendar. */
-export function parseInstant(raw: string | undefined, field: string): number | undefined {
-  if (raw === undefined) return undefined
-  const ms = Date.parse(raw)
-  if (!Number.isFinite(ms)) throw badRequest(`${field} must be a valid ISO 8601 date-time`, field.slice(field.indexOf('/')))
-  return ms
 }

@@ -4,7 +4,7 @@ import type { Db, EmailRow, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
-import { toIso, toIsoOrNull } from '../core/clock.js'
+import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
 import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
@@ -27,8 +27,7 @@ export const MAX_SCHEDULE_AHEAD_MS = 366 * 24 * HOUR_MS
 /** `scheduledAt` as epoch ms: past means now; more than a year ahead is a 400. */
 export function parseScheduledAt(value: string | undefined, now: number): number {
   if (value === undefined) return now
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) throw badRequest('body/scheduledAt is not a date-time', '/scheduledAt')
+  const at = parseIsoTime(value, 'body/scheduledAt')
   if (at > now + MAX_SCHEDULE_AHEAD_MS) throw badRequest('body/scheduledAt must be at most 1 year ahead', '/scheduledAt')
   return Math.max(at, now)
 }
