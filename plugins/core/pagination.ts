@@ -44,7 +44,10 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => KeyCursor) 
 export interface KeysetOptions {
   cursor?: string
   limit: number
-  /** The sort column (a timestamp or a count) and the unique column that breaks its ties. */
+  /**
+   * The sort column (a timestamp or a count) and the unique column that breaks its ties, qualified
+   * (`r.issued_at`) where the query joins tables.
+   */
   at: string
   id: string
   /** Newest (or largest) first by default. */
@@ -66,8 +69,11 @@ export async function keysetPage<O>(
     q = q.where((eb) => eb.or([eb(at, beyond, after.at), eb.and([eb(at, '=', after.at), eb(id, beyond, after.id)])]))
   }
   const rows = await q.orderBy(at, direction).orderBy(id, direction).limit(limit + 1).execute()
+  // A row's keys are the bare column names, without the table a qualified reference names.
+  const atKey = at.slice(at.lastIndexOf('.') + 1)
+  const idKey = id.slice(id.lastIndexOf('.') + 1)
   return page(rows, limit, (row) => {
     const r = row as Record<string, unknown>
-    return { at: Number(r[at]), id: String(r[id]) }
+    return { at: Number(r[atKey]), id: String(r[idKey]) }
   })
 }
