@@ -57,9 +57,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   )
 }
 
-/** Number of rows an UPDATE or DELETE matched, as a plain number on both drivers. */
-export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): number {
-  return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n)
+/** A statement's result as Kysely reports it: a builder's UPDATE, DELETE or INSERT result, or a raw QueryResult. */
+interface WriteResult {
+  numUpdatedRows?: bigint
+  numDeletedRows?: bigint
+  numInsertedOrUpdatedRows?: bigint
+  numAffectedRows?: bigint
+}
+
+/**
+ * Number of rows an UPDATE or DELETE matched, or an INSERT wrote, as a plain number on both drivers.
+ * An upsert's INSERT counts 1 for a new row and, on MySQL, 2 for an updated one and 0 for one left as it was.
+ */
+export function affected(result: WriteResult): number {
+  return Number(
+    result.numUpdatedRows ?? result.numDeletedRows ?? result.numInsertedOrUpdatedRows ?? result.numAffectedRows ?? 0n,
+  )
 }
 
 /** MySQL chose this transaction as a deadlock victim, or a lock wait ran out: safe to run again. */

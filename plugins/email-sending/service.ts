@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { Db, EmailRow, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
-import { AppError, badRequest } from '../core/errors.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
@@ -71,7 +71,7 @@ export async function sendEmail(
   if (!deps.enabled) throw new AppError(503, 'EMAIL_DISABLED', 'E-mail is not configured on this server')
   const template = await findTemplate(deps.db, request.templateSlug)
   if (!template || !template.clientCallable) {
-    throw new AppError(404, 'TEMPLATE_NOT_FOUND', `No e-mail template '${request.templateSlug}' can be sent from the app`)
+    throw notFound('TEMPLATE_NOT_FOUND', `No e-mail template '${request.templateSlug}' can be sent from the app`)
   }
   const user = await findUser(deps.db, request.userId)
   if (!user?.email) throw new AppError(422, 'USER_HAS_NO_EMAIL', 'This user has no e-mail address')
@@ -134,7 +134,7 @@ function toStatus(row: EmailRow): EmailStatusResponse {
   }
 }
 
-const emailNotFound = () => new AppError(404, 'EMAIL_NOT_FOUND', 'No such e-mail')
+const emailNotFound = () => notFound('EMAIL_NOT_FOUND', 'No such e-mail')
 
 /** The owner check: in strict mode (or when a session was sent) only the owner may look. */
 function assertOwner(row: { user_id: string }, ownerId: string | undefined) {

@@ -244,7 +244,7 @@ export async function grantUnlocks(
         .values({ user_id: userId, cosmetic_id: id, created_at: now })
         .orIgnore()
         .executeTakeFirst()
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) granted.push(id)
+      if (affected(inserted) > 0) granted.push(id)
     }
     if (granted.length === 0) return granted
     const k = granted.length

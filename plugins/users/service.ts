@@ -2,9 +2,9 @@ import { randomInt } from 'node:crypto'
 import { sql, type Transaction } from 'kysely'
 import type { Database, Db, NewUser, User } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { isUniqueViolation } from '../../db/dialect.js'
+import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
-import { AppError, badRequest } from '../core/errors.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { publicPlayerChanged } from '../core/player-signals.js'
@@ -129,7 +129,7 @@ export async function upgradePasswordHash(db: Db, userId: string, from: string, 
     .where('id', '=', userId)
     .where('password_hash', '=', from)
     .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return affected(result) === 1
 }
 
 export async function markVerified(db: Db, userId: string, now: number) {
@@ -241,7 +241,7 @@ async function activeSessionCounts(db: Db, userIds: string[], now: number): Prom
 
 export async function getAdminUser(db: Db, userId: string, now: number): Promise<AdminUser> {
   const user = await findUser(db, userId)
-  if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  if (!user) throw notFound('USER_NOT_FOUND', 'User not found')
   const counts = await activeSessionCounts(db, [userId], now)
   return toAdminUser(user, counts.get(userId) ?? 0)
 }
@@ -288,7 +288,7 @@ export async function setBan(db: Db, userId: string, ban: { reason?: string } | 
     )
     .where('id', '=', userId)
     .executeTakeFirst()
-  if (Number(result.numUpdatedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
   return getAdminUser(db, userId, now)
 }
 
@@ -308,6 +308,6 @@ export async function deleteUser(db: Db, userId: string) {
   await inTransaction(db, async (trx) => {
     for (const step of userDeletionSteps) await step(trx, userId)
     const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
-    if (Number(result.numDeletedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+    if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
   })
 }

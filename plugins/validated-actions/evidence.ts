@@ -1,7 +1,7 @@
 import type { Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
-import { AppError } from '../core/errors.js'
+import { AppError, notFound } from '../core/errors.js'
 import { isBase64, sha256Hex } from './service.js'
 
 /**
@@ -47,6 +47,6 @@ export async function uploadEvidence(db: Db, runId: string, userId: string, log:
 /** The stored log, for the operator. */
 export async function evidenceLog(db: Db, runId: string): Promise<Buffer> {
   const row = await db.selectFrom('validated_evidence').select('data').where('run_id', '=', runId).executeTakeFirst()
-  if (!row) throw new AppError(404, 'NOT_FOUND', 'No log was uploaded for this run', { runId })
+  if (!row) throw notFound('NOT_FOUND', 'No log was uploaded for this run', { runId })
   return Buffer.from(row.data)
 }
