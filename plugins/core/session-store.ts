@@ -125,6 +125,20 @@ export async function revokeAllSessions(db: Db, userId: string, now: number): Pr
     .execute()
 }
 
+/** Sessions neither revoked nor expired, per user (users without one are absent). */
+export async function activeSessionCounts(db: Db, userIds: readonly string[], now: number): Promise<Map<string, number>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('user_id', 'in', userIds)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .groupBy('user_id')
+    .execute()
+  return new Map(rows.map((r) => [r.user_id, Number(r.n)]))
+}
+
 export type RefreshOutcome = { ok: true; userId: string; familyId: string } | { ok: false }
 
 /**

@@ -8,7 +8,7 @@ import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
 import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
-import { findTemplate, missingVariablesError, render, resolveVariables, type Rendered } from './templates.js'
+import { findTemplate, missingVariablesError, render, resolveVariables, SYSTEM_TEMPLATES, type Rendered } from './templates.js'
 
 /**
  * The e-mail queue (API.md §6.2). A send renders the template and stores one `pending` row; the
@@ -106,13 +106,14 @@ export async function sendEmail(
  */
 export async function queueAccountEmail(
   db: Db,
-  mail: { userId: string; recipient: string; slug: string; variables: Record<string, string>; now: number },
+  mail: { userId: string; recipient: string; kind: keyof typeof SYSTEM_TEMPLATES; variables: Record<string, string>; now: number },
 ): Promise<string> {
-  const template = await findTemplate(db, mail.slug)
-  if (!template) throw new Error(`system e-mail template '${mail.slug}' is missing`)
+  const slug = SYSTEM_TEMPLATES[mail.kind]
+  const template = await findTemplate(db, slug)
+  if (!template) throw new Error(`system e-mail template '${slug}' is missing`)
   const { values } = resolveVariables(template, mail.variables)
   const email = newEmail(
-    { userId: mail.userId, slug: mail.slug, recipient: mail.recipient, account: true, scheduledAt: mail.now, now: mail.now },
+    { userId: mail.userId, slug, recipient: mail.recipient, account: true, scheduledAt: mail.now, now: mail.now },
     render(template, undefined, values),
   )
   await db.insertInto('emails').values(email).execute()

@@ -8,7 +8,7 @@ import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { publicPlayerChanged } from '../core/player-signals.js'
-import { resolveAccessToken } from '../core/session-store.js'
+import { activeSessionCounts, resolveAccessToken } from '../core/session-store.js'
 import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
 
 /**
@@ -152,12 +152,12 @@ export async function findUser(db: Db, userId: string): Promise<User | undefined
   return userById.first(db, { userId })
 }
 
-/** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
 /** Names by id, one statement per list length (a page of leaderboard entries: at most 101). */
 const namesOf = preparedFamily((count: number) => (db, ids: readonly string[]) =>
   db.selectFrom('users').select(['id', 'username']).where('id', 'in', Array.from({ length: count }, (_, i) => ids[i]!)),
 )
 
+/** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
 export async function userNames(db: Db, userIds: readonly string[]): Promise<Map<string, string>> {
   if (userIds.length === 0) return new Map()
   const ids = [...new Set(userIds)]
@@ -224,19 +224,6 @@ function toAdminUser(user: User, activeSessions: number): AdminUser {
     createdAt: toIso(user.created_at),
     updatedAt: toIso(user.updated_at),
   }
-}
-
-async function activeSessionCounts(db: Db, userIds: string[], now: number): Promise<Map<string, number>> {
-  if (userIds.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('sessions')
-    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('user_id', 'in', userIds)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .groupBy('user_id')
-    .execute()
-  return new Map(rows.map((r) => [r.user_id, Number(r.n)]))
 }
 
 export async function getAdminUser(db: Db, userId: string, now: number): Promise<AdminUser> {
