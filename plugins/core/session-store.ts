@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Insertable } from 'kysely'
-import type { Database, Db } from '../../db/types.js'
+import type { Db, NewSession } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { prepared } from '../../db/prepared.js'
 import { hashToken, randomToken } from './secrets.js'
@@ -22,8 +21,6 @@ export interface IssuedSession {
   refreshToken: string | null
   refreshExpiresAt: number | null
 }
-
-type NewSession = Insertable<Database['sessions']>
 
 const insertSession = prepared((db, p: NewSession) =>
   db.insertInto('sessions').values({
