@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { describeConfigError, ensureEnvFile, loadConfig } from './plugins/core/config.js'
+import { describeConfigError, ensureEnvFile, loadConfig } from './config.js'
 
 const ENV_FILE = '.env'
 

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3'
 import { createConnection } from 'mysql2/promise'
 import { sql } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
-import { loadConfig } from '../plugins/core/config.js'
+import { loadConfig } from '../config.js'
 import { rebuildCounts } from '../plugins/leaderboard/ranking.js'
 
 /**

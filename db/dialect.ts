@@ -1,5 +1,5 @@
 import { MysqlAdapter, sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder } from 'kysely'
-import type { Database, Flag } from './types.js'
+import type { Database, Db, Flag } from './types.js'
 import { POOL_WAIT_TIMEOUT } from './bounded-pool.js'
 
 /**
@@ -59,9 +59,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   )
 }
 
-/** Number of rows an UPDATE or DELETE matched, as a plain number on both drivers. */
-export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): number {
-  return Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n)
+/** A statement's result as Kysely reports it: a builder's UPDATE, DELETE or INSERT result, or a raw QueryResult. */
+interface WriteResult {
+  numUpdatedRows?: bigint
+  numDeletedRows?: bigint
+  numInsertedOrUpdatedRows?: bigint
+  numAffectedRows?: bigint
+}
+
+/**
+ * Number of rows an UPDATE or DELETE matched, or an INSERT wrote, as a plain number on both drivers.
+ * An upsert's INSERT counts 1 for a new row and, on MySQL, 2 for an updated one and 0 for one left as it was.
+ */
+export function affected(result: WriteResult): number {
+  return Number(
+    result.numUpdatedRows ?? result.numDeletedRows ?? result.numInsertedOrUpdatedRows ?? result.numAffectedRows ?? 0n,
+  )
 }
 
 /** MySQL chose this transaction as a deadlock victim, or a lock wait ran out: safe to run again. */
@@ -85,7 +98,7 @@ const UPSERT_CHUNK = 500
  * (with `values(col)`, which MariaDB and MySQL 8 both still accept).
  */
 export async function upsert<TB extends keyof Database & string>(
-  db: Kysely<Database>,
+  db: Db,
   table: TB,
   rows: Insertable<Database[TB]>[],
   options: { key: string[]; update?: string[]; set?: Record<string, RawBuilder<unknown>> },

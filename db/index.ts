@@ -15,12 +15,10 @@ import {
   type QueryCompiler,
   type SqliteDialectConfig,
 } from 'kysely'
-import type { Config } from '../plugins/core/config.js'
-import type { Database } from './types.js'
+import type { Config } from '../config.js'
+import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
 import { boundedPool } from './bounded-pool.js'
-
-export type Db = Kysely<Database>
 
 type DbConfig = Pick<
   Config,

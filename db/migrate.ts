@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url'
 import { Migrator, type Kysely } from 'kysely'
 import { migrations } from './migrations/index.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
-import { describeConfigError, loadConfig } from '../plugins/core/config.js'
+import { describeConfigError, loadConfig } from '../config.js'
 
 /**
  * Brings the schema to the latest migration. Kysely's migrator holds a lock row while it runs, so two

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } from 'kysely'
-import type { Db } from './index.js'
-import { isMysql } from './dialect.js'
+import type { Db } from './types.js'
+import { affected, isMysql } from './dialect.js'
 
 /**
  * Queries for the hot paths, built with Kysely once and then run with new values.
@@ -113,7 +113,7 @@ export function preparedCounterUpsert<R extends Record<string, unknown>>(
   })
   return async (db, row) => {
     const result = await query.execute(db, row)
-    if (isMysql(db)) return Number(result.numAffectedRows) === 1 ? Number(row[counter]) : Number(result.insertId)
+    if (isMysql(db)) return affected(result) === 1 ? Number(row[counter]) : Number(result.insertId)
     return Number((result.rows[0] as unknown as { counter: number | string }).counter)
   }
 }

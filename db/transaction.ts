@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely'
-import type { Db } from './index.js'
-import type { Database } from './types.js'
+import type { Database, Db } from './types.js'
 import { isRetryableConflict } from './dialect.js'
 
 const ATTEMPTS = 4
@@ -18,6 +17,14 @@ export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>
     if (steps) for (const step of steps) step()
     return result
   })
+}
+
+/**
+ * Runs `work` in the caller's transaction when `db` is one (so it commits or rolls back with the
+ * caller's other writes), otherwise in a new one retried on deadlock.
+ */
+export function withTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : inTransaction(db, work)
 }
 
 /** Steps to run once a transaction has committed, by transaction; a rolled-back attempt's are dropped with it. */

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely'
 
 /**
  * Every table and column, in one place. Conventions (both dialects):
@@ -523,6 +523,9 @@ export interface Database {
   gift_codes: GiftCodesTable
   gift_code_redemptions: GiftCodeRedemptionsTable
 }
+
+/** The database or a transaction: services take either, so a caller can make them part of its transaction. */
+export type Db = Kysely<Database>
 
 export type User = Selectable<UsersTable>
 export type NewUser = Insertable<UsersTable>

@@ -48,7 +48,10 @@ export function present<T>(value: T | null | undefined | ''): T | undefined {
   return value === null || value === '' || value === undefined ? undefined : (value as T)
 }
 
-/** One name for a person: 1–50 characters after trimming, no control characters. */
+/**
+ * One name for a person as sent: up to 200 characters, no control characters. The limit that counts,
+ * 1–50 characters after trimming, is checked by the users service (`normalizeName`).
+ */
 export const NameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001F\\u007F]*$' })
 
 export const ErrorSchema = Type.Object(

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { describeConfigError, EXAMPLE_API_KEY, ensureEnvFile, loadConfig, parseTrustProxy, PHP_EXAMPLE_API_KEY } from '../plugins/core/config.js'
+import { describeConfigError, EXAMPLE_API_KEY, ensureEnvFile, loadConfig, parseTrustProxy, PHP_EXAMPLE_API_KEY } from '../config.js'
 
 const KEY = 'k'.repeat(20)
 

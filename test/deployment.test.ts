@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { parse } from 'yaml'
-import { ConfigSchema, loadConfig } from '../plugins/core/config.js'
+import { ConfigSchema, loadConfig } from '../config.js'
 
 const root = new URL('../../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')

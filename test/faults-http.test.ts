@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import t, { type Test } from 'tap'
 import { buildTestApp } from './helpers/app.js'
-import { loadConfig, describeConfigError } from '../plugins/core/config.js'
+import { loadConfig, describeConfigError } from '../config.js'
 
 // Small deadlines so the test runs in seconds; production defaults are in the README.
 const HEADERS_MS = 400

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { createDb, type Db } from '../db/index.js'
+import { createDb } from '../db/index.js'
+import type { Db } from '../db/types.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { prepared, preparedCounterUpsert, preparedFamily } from '../db/prepared.js'
 import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'

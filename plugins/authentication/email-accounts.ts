@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { AccountTokenPurpose } from '../../db/types.js'
+import type { AccountTokenPurpose, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected, insertOrLock } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
@@ -19,7 +18,6 @@ import {
   upgradePasswordHash,
 } from '../users/service.js'
 import { queueAccountEmail } from '../email-sending/service.js'
-import { SYSTEM_TEMPLATES } from '../email-sending/templates.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js'
@@ -90,7 +88,7 @@ export async function signupWithEmail(deps: AuthDeps, body: SignupBody): Promise
       await queueAccountEmail(trx, {
         userId: user.id,
         recipient: user.email!,
-        slug: SYSTEM_TEMPLATES.verification,
+        kind: 'verification',
         variables: { username, token, verifyUrl: link(deps, 'verify-email', token) },
         now,
       })
@@ -252,7 +250,7 @@ export async function forgotPassword(deps: AuthDeps, email: string) {
     await queueAccountEmail(trx, {
       userId: user.id,
       recipient: user.email!,
-      slug: SYSTEM_TEMPLATES.reset,
+      kind: 'reset',
       variables: { username: user.username, token, resetUrl: link(deps, 'reset-password', token) },
       now,
     })

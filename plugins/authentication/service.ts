@@ -1,8 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
-import type { Db } from '../../db/index.js'
 import { inTransaction } from '../../db/transaction.js'
-import type { User } from '../../db/types.js'
-import { AppError, badRequest } from '../core/errors.js'
+import type { Db, User } from '../../db/types.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken, randomToken } from '../core/secrets.js'
 import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifetimes } from '../core/session-store.js'
@@ -72,7 +71,7 @@ export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResp
 }
 
 const unknownAnonymousToken = () =>
-  new AppError(404, 'USER_NOT_FOUND', 'No user has this anonymous token', { authStatus: 'USER_NOT_FOUND' })
+  notFound('USER_NOT_FOUND', 'No user has this anonymous token', { authStatus: 'USER_NOT_FOUND' })
 
 /** Sign-in with an anonymous token or e-mail and password, or the renewal of a session with a refresh token. */
 export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {

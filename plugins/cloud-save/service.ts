@@ -1,5 +1,4 @@
-import type { Db } from '../../db/index.js'
-import type { CloudSave } from '../../db/types.js'
+import type { CloudSave, Db } from '../../db/types.js'
 import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
 import { AppError } from '../core/errors.js'

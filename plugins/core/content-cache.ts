@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
+import type { Db } from '../../db/types.js'
 import { upsert } from '../../db/dialect.js'
 import type { Clock } from './clock.js'
 

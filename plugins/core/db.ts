@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { sql } from 'kysely'
-import { createDb, MIGRATION_QUERY_TIMEOUT_MS, type Db } from '../../db/index.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
+import type { Db } from '../../db/types.js'
 import { migrateToLatest } from '../../db/migrate.js'
 
 declare module 'fastify' {

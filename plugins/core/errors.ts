@@ -23,9 +23,13 @@ export class AppError extends Error {
 export const notFound = (code: string, message: string, extra?: Record<string, unknown>) =>
   new AppError(404, code, message, extra)
 
-/** A validation error; `path` is the JSON pointer of the field, '/' when it concerns the request as a whole. */
-export const badRequest = (message: string, path = '/') =>
-  new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path, message }] })
+/**
+ * A validation error; `path` is the JSON pointer of the field, '/' when it concerns the request as a
+ * whole. `detail` is the message in `details` when it differs: errors shaped like the validator's
+ * name the request part in `message` (`body/x must be …`) and not in `details`.
+ */
+export const badRequest = (message: string, path = '/', detail = message) =>
+  new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path, message: detail }] })
 
 /** Marker for the transient rate limit, which answers 429 with an empty body (compat, §7). */
 export class RateLimitedError extends Error {

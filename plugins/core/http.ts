@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyBodyParser, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
-import { AppError, sendError } from './errors.js'
+import { AppError, badRequest, sendError } from './errors.js'
 import { parseBoundedJson } from './json-body.js'
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
@@ -40,7 +40,7 @@ const PATH_ERRORS: Record<string, string> = {
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const message = PATH_ERRORS[error.code]
   if (message === undefined) return sendError(request, reply, error)
-  return sendError(request, reply, new AppError(400, 'VALIDATION_ERROR', `params ${message}`, { details: [{ path: '/', message }] }))
+  return sendError(request, reply, badRequest(`params ${message}`, '/', message))
 }
 
 /**

@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse'
-import { AppError } from './errors.js'
+import { AppError, badRequest } from './errors.js'
 
 /**
  * What an accepted JSON body may hold, whatever its size. JSON.parse and then Ajv (which deletes
@@ -133,7 +133,7 @@ export function scanJson(text: string, maxDepth = JSON_MAX_DEPTH, maxValues = JS
 
 /** Shaped like the validator's errors: `body/path message`, with the same in `details`. */
 const invalidBody = (path: string, message: string) =>
-  new AppError(400, 'VALIDATION_ERROR', `body${path === '/' ? '' : path} ${message}`, { details: [{ path, message }] })
+  badRequest(`body${path === '/' ? '' : path} ${message}`, path, message)
 
 const tooMany = (maxValues: number) =>
   invalidBody('/', `holds more than ${maxValues} values (object members, array elements and containers together)`)

@@ -5,6 +5,7 @@ import { badRequest } from './errors.js'
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.
  * Stable under inserts, and one index range scan per page however deep.
  */
+
 /**
  * A read size out of its bounds is clamped, not refused (API.md §5.2, as the PHP server does):
  * clients written for it ask for more than the maximum.
@@ -43,7 +44,10 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => KeyCursor) 
 export interface KeysetOptions {
   cursor?: string
   limit: number
-  /** The sort column (a timestamp or a count) and the unique column that breaks its ties. */
+  /**
+   * The sort column (a timestamp or a count) and the unique column that breaks its ties, qualified
+   * (`r.issued_at`) where the query joins tables.
+   */
   at: string
   id: string
   /** Newest (or largest) first by default. */
@@ -65,16 +69,11 @@ export async function keysetPage<O>(
     q = q.where((eb) => eb.or([eb(at, beyond, after.at), eb.and([eb(at, '=', after.at), eb(id, beyond, after.id)])]))
   }
   const rows = await q.orderBy(at, direction).orderBy(id, direction).limit(limit + 1).execute()
+  // A row's keys are the bare column names, without the table a qualified reference names.
+  const atKey = at.slice(at.lastIndexOf('.') + 1)
+  const idKey = id.slice(id.lastIndexOf('.') + 1)
   return page(rows, limit, (row) => {
     const r = row as Record<string, unknown>
-    return { at: Number(r[at]), id: String(r[id]) }
+    return { at: Number(r[atKey]), id: String(r[idKey]) }
   })
-}
-
-/** An ISO 8601 query bound (`from`, `to`) as epoch ms; the schema checked the form, this the calendar. */
-export function parseInstant(raw: string | undefined, field: string): number | undefined {
-  if (raw === undefined) return undefined
-  const ms = Date.parse(raw)
-  if (!Number.isFinite(ms)) throw badRequest(`${field} must be a valid ISO 8601 date-time`, field.slice(field.indexOf('/')))
-  return ms
 }

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Insertable } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { Database } from '../../db/types.js'
+import type { Db, NewSession } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { prepared } from '../../db/prepared.js'
 import { hashToken, randomToken } from './secrets.js'
@@ -23,8 +21,6 @@ export interface IssuedSession {
   refreshToken: string | null
   refreshExpiresAt: number | null
 }
-
-type NewSession = Insertable<Database['sessions']>
 
 const insertSession = prepared((db, p: NewSession) =>
   db.insertInto('sessions').values({
@@ -124,6 +120,20 @@ export async function revokeAllSessions(db: Db, userId: string, now: number): Pr
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .execute()
+}
+
+/** Sessions neither revoked nor expired, per user (users without one are absent). */
+export async function activeSessionCounts(db: Db, userIds: readonly string[], now: number): Promise<Map<string, number>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('user_id', 'in', userIds)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .groupBy('user_id')
+    .execute()
+  return new Map(rows.map((r) => [r.user_id, Number(r.n)]))
 }
 
 export type RefreshOutcome = { ok: true; userId: string; familyId: string } | { ok: false }

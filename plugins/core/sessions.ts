@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler } from 'fastify'
-import { AppError, badRequest } from './errors.js'
+import { AppError, badRequest, notFound } from './errors.js'
 import { resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 
 /**
@@ -98,7 +98,7 @@ export default fp(
       const userId = namedUserId(request)
       if (!userId) throw badRequest('userId is required', '/userId')
       const standing = await userStanding(db, userId)
-      if (standing === 'UNKNOWN') throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+      if (standing === 'UNKNOWN') throw notFound('USER_NOT_FOUND', 'User not found')
       if (standing === 'BANNED') throw new AppError(403, 'USER_BANNED', 'This account is banned')
       request.identity = { userId, sessionId: null }
     }

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { CrashReportsTable } from '../../db/types.js'
+import type { CrashReportsTable, Db } from '../../db/types.js'
 import { flag, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { toIso } from '../core/clock.js'
+import { findUser } from '../users/service.js'
 import type { CrashReportBody, CrashReportCreated, CrashSessionBody } from '../../schemas/crash-reporting.js'
 import { versionKey } from './versions.js'
 
@@ -85,7 +85,7 @@ const clientUserId = (value: string | null | undefined) => {
 /** The id of the existing user this userId string names, if any. */
 async function linkedUser(db: Db, userId: string): Promise<string | null> {
   if (!UUID.test(userId)) return null
-  const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()
+  const user = await findUser(db, userId)
   return user?.id ?? null
 }
 

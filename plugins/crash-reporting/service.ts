@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { CrashGroup, CrashReport } from '../../db/types.js'
+import type { CrashGroup, CrashReport, Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -29,7 +28,7 @@ async function groupExtras(db: Db, groupIds: string[]) {
   if (groupIds.length === 0) return { users, versions }
   const userCounts = await db
     .selectFrom('crash_group_users')
-    .select(['group_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .select(['group_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('group_id', 'in', groupIds)
     .groupBy('group_id')
     .execute()
@@ -157,7 +156,7 @@ export async function crashStats(db: Db, appVersion: string | undefined): Promis
     .selectFrom('crash_sessions')
     .select([
       'app_version',
-      (eb) => eb.fn.countAll<number | string>().as('sessions'),
+      (eb) => eb.fn.countAll<number>().as('sessions'),
       (eb) => eb.fn.sum<number | string | null>(sql`${sql.ref('crashed')}`).as('crashed'),
     ])
     .groupBy('app_version')

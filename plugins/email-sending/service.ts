@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { EmailRow, NewEmail } from '../../db/types.js'
+import type { Db, EmailRow, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
-import { AppError, badRequest } from '../core/errors.js'
-import { toIso, toIsoOrNull } from '../core/clock.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
+import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
 import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
-import { findTemplate, missingVariablesError, render, resolveVariables, type Rendered } from './templates.js'
+import { findTemplate, missingVariablesError, render, resolveVariables, SYSTEM_TEMPLATES, type Rendered } from './templates.js'
 
 /**
  * The e-mail queue (API.md §6.2). A send renders the template and stores one `pending` row; the
@@ -28,8 +27,7 @@ export const MAX_SCHEDULE_AHEAD_MS = 366 * 24 * HOUR_MS
 /** `scheduledAt` as epoch ms: past means now; more than a year ahead is a 400. */
 export function parseScheduledAt(value: string | undefined, now: number): number {
   if (value === undefined) return now
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) throw badRequest('body/scheduledAt is not a date-time', '/scheduledAt')
+  const at = parseIsoTime(value, 'body/scheduledAt')
   if (at > now + MAX_SCHEDULE_AHEAD_MS) throw badRequest('body/scheduledAt must be at most 1 year ahead', '/scheduledAt')
   return Math.max(at, now)
 }
@@ -73,7 +71,7 @@ export async function sendEmail(
   if (!deps.enabled) throw new AppError(503, 'EMAIL_DISABLED', 'E-mail is not configured on this server')
   const template = await findTemplate(deps.db, request.templateSlug)
   if (!template || !template.clientCallable) {
-    throw new AppError(404, 'TEMPLATE_NOT_FOUND', `No e-mail template '${request.templateSlug}' can be sent from the app`)
+    throw notFound('TEMPLATE_NOT_FOUND', `No e-mail template '${request.templateSlug}' can be sent from the app`)
   }
   const user = await findUser(deps.db, request.userId)
   if (!user?.email) throw new AppError(422, 'USER_HAS_NO_EMAIL', 'This user has no e-mail address')
@@ -108,13 +106,14 @@ export async function sendEmail(
  */
 export async function queueAccountEmail(
   db: Db,
-  mail: { userId: string; recipient: string; slug: string; variables: Record<string, string>; now: number },
+  mail: { userId: string; recipient: string; kind: keyof typeof SYSTEM_TEMPLATES; variables: Record<string, string>; now: number },
 ): Promise<string> {
-  const template = await findTemplate(db, mail.slug)
-  if (!template) throw new Error(`system e-mail template '${mail.slug}' is missing`)
+  const slug = SYSTEM_TEMPLATES[mail.kind]
+  const template = await findTemplate(db, slug)
+  if (!template) throw new Error(`system e-mail template '${slug}' is missing`)
   const { values } = resolveVariables(template, mail.variables)
   const email = newEmail(
-    { userId: mail.userId, slug: mail.slug, recipient: mail.recipient, account: true, scheduledAt: mail.now, now: mail.now },
+    { userId: mail.userId, slug, recipient: mail.recipient, account: true, scheduledAt: mail.now, now: mail.now },
     render(template, undefined, values),
   )
   await db.insertInto('emails').values(email).execute()
@@ -136,7 +135,7 @@ function toStatus(row: EmailRow): EmailStatusResponse {
   }
 }
 
-const emailNotFound = () => new AppError(404, 'EMAIL_NOT_FOUND', 'No such e-mail')
+const emailNotFound = () => notFound('EMAIL_NOT_FOUND', 'No such e-mail')
 
 /** The owner check: in strict mode (or when a session was sent) only the owner may look. */
 function assertOwner(row: { user_id: string }, ownerId: string | undefined) {

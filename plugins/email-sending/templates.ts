@@ -1,7 +1,6 @@
-import type { Db } from '../../db/index.js'
-import type { EmailTemplateRow } from '../../db/types.js'
+import type { Db, EmailTemplateRow } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
-import { AppError, badRequest } from '../core/errors.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { present } from '../../schemas/common.js'
@@ -57,7 +56,7 @@ export function toApiTemplate(template: Template): EmailTemplate {
 }
 
 const templateNotFound = (slug: string) =>
-  new AppError(404, 'TEMPLATE_NOT_FOUND', `No e-mail template '${slug}'`)
+  notFound('TEMPLATE_NOT_FOUND', `No e-mail template '${slug}'`)
 
 export async function findTemplate(db: Db, slug: string): Promise<Template | undefined> {
   const row = await db.selectFrom('email_templates').selectAll().where('slug', '=', slug).executeTakeFirst()

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, GiftCode } from '../../db/types.js'
+import { sql, type Transaction } from 'kysely'
+import type { Database, Db, GiftCode } from '../../db/types.js'
 import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
-import { toIso, toIsoOrNull } from '../core/clock.js'
+import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { present } from '../../schemas/common.js'
 import { cosmeticsInCatalog, grantUnlocks } from '../player-profile/service.js'
@@ -33,7 +33,6 @@ import type {
  * Deleting a user erases their redemption rows (ON DELETE CASCADE) but not what they counted for:
  * `redemption_count` is the number of gifts handed out, and a deleted player did receive theirs.
  */
-type Db = Kysely<Database>
 
 const CODE = /^[A-Za-z0-9-]{4,32}$/
 
@@ -203,17 +202,9 @@ interface CodeSettings {
   expiresAt: number | null
 }
 
-function parseWhen(raw: string | null | undefined, field: string): number | null {
-  if (raw === undefined || raw === null) return null
-  // The schema checked the ISO 8601 form; this catches calendar nonsense Ajv lets through.
-  const ms = Date.parse(raw)
-  if (!Number.isFinite(ms)) throw badRequest(`body/${field} must be a valid ISO 8601 date-time`, `/${field}`)
-  return ms
-}
-
 async function codeSettings(db: Db, body: CreateGiftCodeBody | GenerateGiftCodesBody): Promise<CodeSettings> {
-  const startsAt = parseWhen(body.startsAt, 'startsAt')
-  const expiresAt = parseWhen(body.expiresAt, 'expiresAt')
+  const startsAt = body.startsAt == null ? null : parseIsoTime(body.startsAt, 'body/startsAt')
+  const expiresAt = body.expiresAt == null ? null : parseIsoTime(body.expiresAt, 'body/expiresAt')
   if (startsAt !== null && expiresAt !== null && expiresAt <= startsAt) {
     throw badRequest('body/expiresAt must be after startsAt', '/expiresAt')
   }

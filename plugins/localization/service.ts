@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js'
+import type { Db } from '../../db/types.js'
 import { affected, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { News } from '../../db/types.js'
+import type { Db, News } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
-import { toIso } from '../core/clock.js'
+import { parseIsoTime, toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
 import { canonicalLanguageTag, languageKey } from '../core/language-tag.js'
 import { keysetPage } from '../core/pagination.js'
@@ -111,13 +110,6 @@ function requiredLanguage(raw: string): string {
   return tag
 }
 
-function parseReleaseDate(raw: string): number {
-  // The schema checked the ISO 8601 form; this catches calendar nonsense Ajv lets through.
-  const ms = Date.parse(raw)
-  if (!Number.isFinite(ms)) throw badRequest('body/releaseDate must be a valid ISO 8601 date-time', '/releaseDate')
-  return ms
-}
-
 async function findNews(db: Db, id: string) {
   return db.selectFrom('news').selectAll().where('id', '=', id).executeTakeFirst()
 }
@@ -141,7 +133,7 @@ export async function createNews(
     title: body.title,
     message: body.message,
     language_code: requiredLanguage(body.languageCode),
-    release_date: body.releaseDate ? parseReleaseDate(body.releaseDate) : now,
+    release_date: body.releaseDate ? parseIsoTime(body.releaseDate, 'body/releaseDate') : now,
     created_at: now,
     updated_at: now,
   }
@@ -157,7 +149,7 @@ export async function updateNews(db: Db, id: string, body: UpdateNewsBody, now: 
     ...(body.title !== undefined && { title: body.title }),
     ...(body.message !== undefined && { message: body.message }),
     ...(body.languageCode !== undefined && { language_code: requiredLanguage(body.languageCode) }),
-    ...(body.releaseDate && { release_date: parseReleaseDate(body.releaseDate) }),
+    ...(body.releaseDate && { release_date: parseIsoTime(body.releaseDate, 'body/releaseDate') }),
     updated_at: now,
   }
   const row = await inTransaction(db, async (trx) => {

@@ -1,7 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, PlayerProfile } from '../../db/types.js'
+import { sql, type Transaction } from 'kysely'
+import type { Database, Db, PlayerProfile } from '../../db/types.js'
 import { affected, flag, insertOrLock } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import { withTransaction } from '../../db/transaction.js'
 import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -21,7 +21,7 @@ import {
  * The player profile and the cosmetics catalog. A player's visible profile (avatar, frame, badges)
  * and unlocks live in this feature's tables; the name is the user's, read through the users service.
  */
-type DbOrTrx = Kysely<Database>
+
 type Cosmetic = { id: string; type: 'avatar' | 'frame' | 'badge'; locked: number }
 
 export interface ProfileLimits {
@@ -32,11 +32,6 @@ export interface ProfileLimits {
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024
 const COSMETIC_ID = new RegExp(COSMETIC_ID_PATTERN)
 
-/** Runs `work` in the caller's transaction, or in a new one (retried on deadlock) when given the database. */
-function withTransaction<T>(db: DbOrTrx, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db as Transaction<Database>) : inTransaction(db, work)
-}
-
 const EMPTY_PROFILE: PublicProfile = { avatarId: null, frameId: null, badges: [] }
 
 function toPublicProfile(row: Pick<PlayerProfile, 'avatar_id' | 'frame_id' | 'badges'> | undefined): PublicProfile {
@@ -45,7 +40,7 @@ function toPublicProfile(row: Pick<PlayerProfile, 'avatar_id' | 'frame_id' | 'ba
 }
 
 /** One statement per list length (a page of leaderboard entries: at most 101). */
-const profilesOf = preparedFamily((count: number) => (db: DbOrTrx, ids: readonly string[]) =>
+const profilesOf = preparedFamily((count: number) => (db: Db, ids: readonly string[]) =>
   db
     .selectFrom('player_profiles')
     .select(['user_id', 'avatar_id', 'frame_id', 'badges'])
@@ -53,7 +48,7 @@ const profilesOf = preparedFamily((count: number) => (db: DbOrTrx, ids: readonly
 )
 
 /** The public profiles of a page of players, in one query (leaderboard entries). */
-export async function publicProfiles(db: DbOrTrx, userIds: readonly string[]): Promise<Map<string, PublicProfile>> {
+export async function publicProfiles(db: Db, userIds: readonly string[]): Promise<Map<string, PublicProfile>> {
   const result = new Map<string, PublicProfile>()
   if (userIds.length === 0) return result
   const ids = [...new Set(userIds)]
@@ -90,14 +85,14 @@ function assertWellFormed(ids: Iterable<string>) {
   }
 }
 
-async function catalogEntries(db: DbOrTrx, ids: readonly string[]): Promise<Map<string, Cosmetic>> {
+async function catalogEntries(db: Db, ids: readonly string[]): Promise<Map<string, Cosmetic>> {
   if (ids.length === 0) return new Map()
   const rows = await db.selectFrom('cosmetics').select(['id', 'type', 'locked']).where('id', 'in', [...ids]).execute()
   return new Map(rows.map((r) => [r.id, r]))
 }
 
 /** The ids among `ids` that are in the catalog, sorted (gift codes check their grants against it). */
-export async function cosmeticsInCatalog(db: DbOrTrx, ids: readonly string[]): Promise<string[]> {
+export async function cosmeticsInCatalog(db: Db, ids: readonly string[]): Promise<string[]> {
   return [...(await catalogEntries(db, [...new Set(ids)])).keys()].sort()
 }
 
@@ -106,7 +101,7 @@ function assertInCatalog(ids: readonly string[], catalog: Map<string, Cosmetic>)
   if (missing !== undefined) throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
 }
 
-async function ownedUnlocks(db: DbOrTrx, userId: string, ids?: readonly string[]): Promise<string[]> {
+async function ownedUnlocks(db: Db, userId: string, ids?: readonly string[]): Promise<string[]> {
   if (ids && ids.length === 0) return []
   let query = db.selectFrom('player_unlocks').select('cosmetic_id').where('user_id', '=', userId)
   if (ids) query = query.where('cosmetic_id', 'in', [...ids])
@@ -116,7 +111,7 @@ async function ownedUnlocks(db: DbOrTrx, userId: string, ids?: readonly string[]
 
 // ---- the player's document --------------------------------------------------------------------
 
-export async function getProfileDocument(db: DbOrTrx, userId: string, limits: ProfileLimits): Promise<ProfileDocument> {
+export async function getProfileDocument(db: Db, userId: string, limits: ProfileLimits): Promise<ProfileDocument> {
   const [user, row, unlocks, catalog] = await Promise.all([
     findUser(db, userId),
     db.selectFrom('player_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst(),
@@ -177,7 +172,7 @@ export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits)
  * when sent. Every check runs before anything is written, and the writes share one transaction.
  */
 export async function updateProfile(
-  db: DbOrTrx,
+  db: Db,
   userId: string,
   body: ProfileUpdateBody,
   limits: ProfileLimits,
@@ -230,7 +225,7 @@ export async function updateProfile(
  * inserted only while it stays within the limit; zero rows updated rolls the grant back.
  */
 export async function grantUnlocks(
-  db: DbOrTrx,
+  db: Db,
   userId: string,
   ids: readonly string[],
   maxUnlocks: number,
@@ -249,7 +244,7 @@ export async function grantUnlocks(
         .values({ user_id: userId, cosmetic_id: id, created_at: now })
         .orIgnore()
         .executeTakeFirst()
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) granted.push(id)
+      if (affected(inserted) > 0) granted.push(id)
     }
     if (granted.length === 0) return granted
     const k = granted.length
@@ -267,7 +262,7 @@ export async function grantUnlocks(
 }
 
 /** Takes an unlock back; a locked cosmetic the player shows is taken off the profile with it. */
-export async function revokeUnlock(db: DbOrTrx, userId: string, id: string, now: number): Promise<void> {
+export async function revokeUnlock(db: Db, userId: string, id: string, now: number): Promise<void> {
   await withTransaction(db, async (trx) => {
     if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
     const removed = await trx
@@ -309,7 +304,7 @@ async function takeOffProfiles(trx: Transaction<Database>, id: string, now: numb
   }
 }
 
-export async function adminUnlocks(db: DbOrTrx, userId: string, maxUnlocks: number, granted?: string[]) {
+export async function adminUnlocks(db: Db, userId: string, maxUnlocks: number, granted?: string[]) {
   if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
   return { userId, unlocks: await ownedUnlocks(db, userId), maxUnlocks, ...(granted ? { granted } : {}) }
 }
@@ -327,7 +322,7 @@ function toAdminCosmetic(row: { id: string; type: Cosmetic['type']; name: string
   }
 }
 
-export async function listCosmetics(db: DbOrTrx, options: { limit: number; cursor?: string }) {
+export async function listCosmetics(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('cosmetics').selectAll(), {
     ...options,
     at: 'created_at',
@@ -338,7 +333,7 @@ export async function listCosmetics(db: DbOrTrx, options: { limit: number; curso
 }
 
 export async function putCosmetic(
-  db: DbOrTrx,
+  db: Db,
   id: string,
   input: { type: Cosmetic['type']; name: string; locked: boolean },
   now: number,
@@ -354,7 +349,7 @@ export async function putCosmetic(
 }
 
 /** Deletes a catalog entry, the unlocks of it and its place on every profile, in one transaction. */
-export async function deleteCosmetic(db: DbOrTrx, id: string, now: number): Promise<void> {
+export async function deleteCosmetic(db: Db, id: string, now: number): Promise<void> {
   await withTransaction(db, async (trx) => {
     const owners = trx.selectFrom('player_unlocks').select('user_id').where('cosmetic_id', '=', id)
     await trx

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { UserFeedback } from '../../db/types.js'
-import { toIso } from '../core/clock.js'
-import { keysetPage, parseInstant } from '../core/pagination.js'
+import type { Db, UserFeedback } from '../../db/types.js'
+import { parseIsoTime, toIso } from '../core/clock.js'
+import { keysetPage } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
 /** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
@@ -41,8 +40,8 @@ function toAdminFeedback(row: UserFeedback): AdminFeedback {
 
 /** Newest first, filtered by user, category and time range [from, to). */
 export async function listFeedback(db: Db, query: FeedbackListQuery) {
-  const from = parseInstant(query.from, 'querystring/from')
-  const to = parseInstant(query.to, 'querystring/to')
+  const from = parseIsoTime(query.from, 'querystring/from')
+  const to = parseIsoTime(query.to, 'querystring/to')
   let select = db.selectFrom('user_feedback').selectAll()
   if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
   if (query.category !== undefined) select = select.where('category', '=', query.category)

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/index.js'
-import type { UserLog } from '../../db/types.js'
-import { toIso } from '../core/clock.js'
-import { keysetPage, parseInstant } from '../core/pagination.js'
+import type { Db, UserLog } from '../../db/types.js'
+import { parseIsoTime, toIso } from '../core/clock.js'
+import { keysetPage } from '../core/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
 /** Player log lines (API.md §6.5): one row each, erased with the user. */
@@ -32,8 +31,8 @@ function toAdminLog(row: UserLog): AdminUserLog {
 
 /** Newest first, filtered by user, type and time range [from, to). */
 export async function listLogs(db: Db, query: UserLogListQuery) {
-  const from = parseInstant(query.from, 'querystring/from')
-  const to = parseInstant(query.to, 'querystring/to')
+  const from = parseIsoTime(query.from, 'querystring/from')
+  const to = parseIsoTime(query.to, 'querystring/to')
   let select = db.selectFrom('user_logs').selectAll()
   if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
   if (query.type !== undefined) select = select.where('type', '=', query.type)

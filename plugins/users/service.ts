@@ -1,15 +1,14 @@
 import { randomInt } from 'node:crypto'
 import { sql, type Transaction } from 'kysely'
-import type { Db } from '../../db/index.js'
-import type { Database, NewUser, User } from '../../db/types.js'
+import type { Database, Db, NewUser, User } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { isUniqueViolation } from '../../db/dialect.js'
+import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
-import { AppError, badRequest } from '../core/errors.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { publicPlayerChanged } from '../core/player-signals.js'
-import { resolveAccessToken } from '../core/session-store.js'
+import { activeSessionCounts, resolveAccessToken } from '../core/session-store.js'
 import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
 
 /**
@@ -130,7 +129,7 @@ export async function upgradePasswordHash(db: Db, userId: string, from: string, 
     .where('id', '=', userId)
     .where('password_hash', '=', from)
     .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return affected(result) === 1
 }
 
 export async function markVerified(db: Db, userId: string, now: number) {
@@ -153,12 +152,12 @@ export async function findUser(db: Db, userId: string): Promise<User | undefined
   return userById.first(db, { userId })
 }
 
-/** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
 /** Names by id, one statement per list length (a page of leaderboard entries: at most 101). */
 const namesOf = preparedFamily((count: number) => (db, ids: readonly string[]) =>
   db.selectFrom('users').select(['id', 'username']).where('id', 'in', Array.from({ length: count }, (_, i) => ids[i]!)),
 )
 
+/** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
 export async function userNames(db: Db, userIds: readonly string[]): Promise<Map<string, string>> {
   if (userIds.length === 0) return new Map()
   const ids = [...new Set(userIds)]
@@ -227,22 +226,9 @@ function toAdminUser(user: User, activeSessions: number): AdminUser {
   }
 }
 
-async function activeSessionCounts(db: Db, userIds: string[], now: number): Promise<Map<string, number>> {
-  if (userIds.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('sessions')
-    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('user_id', 'in', userIds)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .groupBy('user_id')
-    .execute()
-  return new Map(rows.map((r) => [r.user_id, Number(r.n)]))
-}
-
 export async function getAdminUser(db: Db, userId: string, now: number): Promise<AdminUser> {
   const user = await findUser(db, userId)
-  if (!user) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  if (!user) throw notFound('USER_NOT_FOUND', 'User not found')
   const counts = await activeSessionCounts(db, [userId], now)
   return toAdminUser(user, counts.get(userId) ?? 0)
 }
@@ -289,7 +275,7 @@ export async function setBan(db: Db, userId: string, ban: { reason?: string } | 
     )
     .where('id', '=', userId)
     .executeTakeFirst()
-  if (Number(result.numUpdatedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+  if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
   return getAdminUser(db, userId, now)
 }
 
@@ -309,6 +295,6 @@ export async function deleteUser(db: Db, userId: string) {
   await inTransaction(db, async (trx) => {
     for (const step of userDeletionSteps) await step(trx, userId)
     const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
-    if (Number(result.numDeletedRows) === 0) throw new AppError(404, 'USER_NOT_FOUND', 'User not found')
+    if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
   })
 }

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
-import { AppError } from '../core/errors.js'
+import { AppError, notFound } from '../core/errors.js'
 import { isBase64, sha256Hex } from './service.js'
 
 /**
@@ -10,7 +9,6 @@ import { isBase64, sha256Hex } from './service.js'
  * once within 24 h. Its SHA-256 must be the `inputLogHash` of the submit; a wrong log leaves the
  * request open. The log is kept for the operator.
  */
-type Db = Kysely<Database>
 
 export async function uploadEvidence(db: Db, runId: string, userId: string, log: string, now: number) {
   const run = await db
@@ -49,6 +47,6 @@ export async function uploadEvidence(db: Db, runId: string, userId: string, log:
 /** The stored log, for the operator. */
 export async function evidenceLog(db: Db, runId: string): Promise<Buffer> {
   const row = await db.selectFrom('validated_evidence').select('data').where('run_id', '=', runId).executeTakeFirst()
-  if (!row) throw new AppError(404, 'NOT_FOUND', 'No log was uploaded for this run', { runId })
+  if (!row) throw notFound('NOT_FOUND', 'No log was uploaded for this run', { runId })
   return Buffer.from(row.data)
 }

@@ -1,10 +1,10 @@
-import { sql, type Kysely } from 'kysely'
-import type { Database, ReviewVerdict, ValidatedRun } from '../../db/types.js'
+import { sql } from 'kysely'
+import type { Db, ReviewVerdict, ValidatedRun } from '../../db/types.js'
 import { affected, flag } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
-import { decodeCursor, encodeCursor } from '../core/pagination.js'
+import { keysetPage } from '../core/pagination.js'
 import { withdrawScore } from '../leaderboard/service.js'
 import type { AdminRun, AdminRunDetail, RunListQuery } from '../../schemas/validated-actions.js'
 
@@ -13,7 +13,6 @@ import type { AdminRun, AdminRunDetail, RunListQuery } from '../../schemas/valid
  * context, evidence and every submit attempt, and the review. A REJECTED verdict takes the run's
  * score off its board when the player's entry still holds the score this run wrote.
  */
-type Db = Kysely<Database>
 
 type RunRow = Omit<ValidatedRun, 'initial_state'> & {
   initial_state_bytes: number | null
@@ -85,25 +84,14 @@ function toAdminRun(row: RunRow, now: number): AdminRun {
 
 /** Newest first; filters by player, outcome (OPEN and EXPIRED are unsubmitted runs) and sus. */
 export async function listRuns(db: Db, query: RunListQuery, now: number) {
-  const after = decodeCursor(query.cursor)
   let select = runs(db)
   if (query.userId) select = select.where('r.user_id', '=', query.userId)
   if (query.sus !== undefined) select = select.where('r.sus', '=', flag(query.sus))
   if (query.outcome === 'ACCEPTED' || query.outcome === 'REJECTED') select = select.where('r.outcome', '=', query.outcome)
   if (query.outcome === 'OPEN') select = select.where('r.outcome', 'is', null).where('r.expires_at', '>', now)
   if (query.outcome === 'EXPIRED') select = select.where('r.outcome', 'is', null).where('r.expires_at', '<=', now)
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('r.issued_at', '<', after.at), eb.and([eb('r.issued_at', '=', after.at), eb('r.id', '<', after.id)])]),
-    )
-  }
-  const rows = (await select.orderBy('r.issued_at', 'desc').orderBy('r.id', 'desc').limit(query.limit + 1).execute()) as RunRow[]
-  const items = rows.slice(0, query.limit)
-  const last = items[items.length - 1]
-  return {
-    items: items.map((r) => toAdminRun(r, now)),
-    nextCursor: rows.length > query.limit && last ? encodeCursor({ at: last.issued_at, id: last.id }) : null,
-  }
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: 'r.issued_at', id: 'r.id' })
+  return { items: (items as RunRow[]).map((r) => toAdminRun(r, now)), nextCursor }
 }
 
 export async function runDetail(db: Db, runId: string, now: number): Promise<AdminRunDetail> {

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely'
-import type { Database, ValidatedRules } from '../../db/types.js'
+import type { Db, ValidatedRules } from '../../db/types.js'
 import { flag, upsert } from '../../db/dialect.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -18,7 +17,6 @@ import {
  * A board without a stored set runs under the defaults: every limit null (none), a ticket lives
  * 7200 s, evidence logs up to 32768 bytes.
  */
-type Db = Kysely<Database>
 
 export interface StageRule {
   minScore: number | null

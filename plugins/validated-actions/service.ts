@@ -1,6 +1,6 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, Leaderboard, ValidatedRun } from '../../db/types.js'
+import { sql, type Transaction } from 'kysely'
+import type { Database, Db, Leaderboard, ValidatedRun } from '../../db/types.js'
 import { affected, flag } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest } from '../core/errors.js'
@@ -16,7 +16,6 @@ import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type Ea
  * the submit with its seven-step check order. The ticket is consumed by a conditional UPDATE in the
  * same transaction as the score write and the balance changes, so its effects happen at most once.
  */
-type Db = Kysely<Database>
 
 const HOUR = 3600 * 1000
 const DAY = 24 * HOUR

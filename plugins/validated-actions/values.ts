@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Kysely } from 'kysely'
-import type { Database, ValidatedValue } from '../../db/types.js'
+import type { Database, Db, ValidatedValue } from '../../db/types.js'
 import { affected, forUpdate, insertOrLock, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -16,7 +15,6 @@ import type { Adjustment, PlayerState, ValueBody, ValueDefinition, ValueState } 
  * player's lock row (an accepted run, an operator adjustment); a spend is a conditional UPDATE
  * (`balance >= amount`) whose affected-row count decides.
  */
-type Db = Kysely<Database>
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 

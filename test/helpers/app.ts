@@ -6,7 +6,7 @@ import { createConnection } from 'mysql2/promise'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../app.js'
-import { loadConfig, type Config } from '../../plugins/core/config.js'
+import { loadConfig, type Config } from '../../config.js'
 
 export type Dialect = 'sqlite' | 'mysql'
 

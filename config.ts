@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { parseEnv } from 'node:util'
+import { Type, type Static } from '@sinclair/typebox'
+import envSchema from 'env-schema'
+
+/** The value shipped in `.env.example`: refused so that nobody runs production on it. */
+export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
+/** The PHP server's (horizOn Simple Server) `.env.example` value: operators moving over copy their old `.env`. */
+export const PHP_EXAMPLE_API_KEY = 'change-me-to-a-secure-key'
+const PLACEHOLDER_KEYS = [EXAMPLE_API_KEY, PHP_EXAMPLE_API_KEY]
+
+const Bool = (defaultValue: boolean, description: string) =>
+  Type.Boolean({ default: defaultValue, description })
+
+/**
+ * Every setting Outpost reads, in one place. `loadConfig` validates it with `env-schema` (with type
+ * coercion: env values are strings) and the `config` decoration is typed from it.
+ */
+export const ConfigSchema = Type.Object({
+  API_KEY: Type.String({
+    minLength: 16,
+    not: { enum: PLACEHOLDER_KEYS },
+    description: 'Key every game client sends as X-API-Key (at least 16 characters; example placeholders are refused)',
+  }),
+  ADMIN_API_KEY: Type.Optional(
+    Type.String({
+      minLength: 16,
+      not: { enum: PLACEHOLDER_KEYS },
+      description: 'Key for the admin API (X-Admin-Key); unset = admin API absent; example placeholders are refused',
+    }),
+  ),
+  HOST: Type.String({ default: '0.0.0.0', description: 'Interface to listen on' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port' }),
+  DB_DRIVER: Type.Union([Type.Literal('sqlite'), Type.Literal('mysql')], { default: 'sqlite' }),
+  DB_PATH: Type.String({ default: './data/outpost.db', description: 'SQLite database file' }),
+  DB_HOST: Type.String({ default: '127.0.0.1' }),
+  DB_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3306 }),
+  DB_NAME: Type.String({ default: 'outpost' }),
+  DB_USER: Type.String({ default: 'outpost' }),
+  DB_PASS: Type.String({ default: '' }),
+  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
+  DB_QUERY_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 5000,
+    description: 'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
+  }),
+  RATE_LIMIT_ENABLED: Bool(true, 'Per-IP request limit on /api/v1/*'),
+  RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
+  ADMIN_RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 100,
+    description: 'Admin API requests per second per admin credential (per IP before a credential is shown)',
+  }),
+  TRUST_PROXY: Type.String({
+    default: '',
+    description:
+      'Proxies whose X-Forwarded-For is trusted: a comma list of their IPs/CIDRs (recommended), a hop count, or "true". ' +
+      'A hop count or "true" lets any client that reaches the port directly forge its address (and dodge the per-IP ' +
+      'rate limit): use them only when every packet comes through that many proxies',
+  }),
+  REDIS_URL: Type.String({ default: '', description: 'Redis for rate-limit counters shared by all instances' }),
+  AUTH_MODE: Type.Union([Type.Literal('compat'), Type.Literal('strict')], { default: 'compat' }),
+  SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
+  REFRESH_TTL_SECONDS: Type.Integer({ minimum: 60, default: 180 * 24 * 3600 }),
+  CLOUD_SAVE_MAX_BYTES: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 300_000 }),
+  DEFAULT_LANGUAGE: Type.String({ pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$', default: 'en' }),
+  LEADERBOARD_CACHE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1000,
+    description: 'How long a top page may be served from memory; 0: never',
+  }),
+  PROFILE_MAX_BADGES: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
+  PROFILE_MAX_UNLOCKS: Type.Integer({ minimum: 0, maximum: 10_000, default: 25 }),
+  SMTP_URL: Type.String({ default: '', description: 'smtp:// or smtps:// URL; unset = e-mail disabled' }),
+  EMAIL_FROM: Type.String({ default: 'Outpost <no-reply@localhost>' }),
+  EMAIL_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
+  EMAIL_MAX_PER_USER_PER_HOUR: Type.Integer({ minimum: 0, default: 10 }),
+  EMAIL_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 5000,
+    description: 'How often the e-mail worker looks for due e-mails',
+  }),
+  PUBLIC_URL: Type.String({ default: 'http://localhost:8080', description: 'Base URL for links in account e-mails' }),
+  CORS_ORIGINS: Type.String({ default: '*', description: '"*" or a comma list of allowed origins' }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'Time a client has to send the request line and headers; past it: 408 and the connection closed',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'Time a client has to send the whole request, body included; past it: 408 and the connection closed',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'How long an idle keep-alive connection stays open between requests',
+  }),
+  HTTP_IDLE_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3_600_000,
+    default: 120_000,
+    description: 'A connection on which no byte moves either way for this long is closed (a client that stops reading)',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  MIGRATE_ON_START: Bool(true, 'Run pending migrations when the server starts'),
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+/**
+ * Reads and validates the configuration. This is `env-schema`, the engine of `@fastify/env`, called
+ * directly: Fastify needs `trustProxy` and the log level when the instance is created, so the config
+ * must exist before `buildApp`. Throws one error naming every bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined>, options: { envFile?: string } = {}): Config {
+  const fromFile = options.envFile && existsSync(options.envFile) ? parseEnv(readFileSync(options.envFile, 'utf8')) : {}
+  // `PORT=` in a .env file means "use the default": Ajv would coerce "" to 0 or false instead.
+  const merged = Object.fromEntries(
+    Object.entries({ ...fromFile, ...env }).filter(([, value]) => value !== undefined && value !== ''),
+  )
+  const config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
+  // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
+  }
+  return config
+}
+
+/** Turns Ajv's env error into the one line the operator needs: which variable, what is wrong. */
+export function describeConfigError(error: Error): string {
+  const detail = error.message
+    .replace(/env must have required property '(\w+)'/g, '$1 is required')
+    // `not` is used for the placeholder keys only: say so instead of Ajv's "must NOT be valid".
+    .replace(/env\/(\w+) must NOT be valid/g, '$1 is an example placeholder: set a random key of your own')
+    .replace(/env\/(\w+)/g, '$1')
+  return `Invalid configuration: ${detail}`
+}
+
+/**
+ * On a fresh checkout nobody has an API key yet: write a `.env` with generated keys so that
+ * `npm start` works without editing anything, and return the keys so the caller can print them once.
+ */
+export function ensureEnvFile(path: string, env: Record<string, string | undefined>): Record<string, string> | null {
+  if (existsSync(path) || env.API_KEY) return null
+  const keys = { API_KEY: randomBytes(24).toString('base64url'), ADMIN_API_KEY: randomBytes(24).toString('base64url') }
+  const lines = [
+    '# Written by Outpost on first start. See .env.example and the README for every setting.',
+    ...Object.entries(keys).map(([name, value]) => `${name}=${value}`),
+    '',
+  ]
+  writeFileSync(path, lines.join('\n'), { mode: 0o600 })
+  return keys
+}
+
+/**
+ * Fastify's `trustProxy` from TRUST_PROXY: "true" trusts every hop, a number trusts that many hops
+ * nearest the server, anything else is a comma list of addresses or CIDR ranges.
+ */
+export function parseTrustProxy(value: string): boolean | string | ((address: string, hop: number) => boolean) {
+  const trimmed = value.trim()
+  if (trimmed === '' || trimmed === 'false') return false
+  if (trimmed === 'true') return true
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed)
+    return (_address, hop) => hop < hops
+  }
+  return trimmed
+}
