@@ -17,34 +17,21 @@ import adminAuthPlugin from './plugins/core/admin-auth.js'
 import sessionsPlugin from './plugins/core/sessions.js'
 import openapiPlugin from './plugins/core/openapi.js'
 import healthPlugin from './plugins/core/health.js'
-import { ADMIN_PREFIX, APP_PREFIX } from './plugins/core/paths.js'
+import eventsPlugin from './plugins/core/events.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
-import usersAdmin from './plugins/users/admin.js'
 import playerProfile from './plugins/player-profile/index.js'
-import playerProfileAdmin from './plugins/player-profile/admin.js'
 import leaderboard from './plugins/leaderboard/index.js'
-import leaderboardAdmin from './plugins/leaderboard/admin.js'
 import validatedActions from './plugins/validated-actions/index.js'
-import validatedActionsAdmin from './plugins/validated-actions/admin.js'
 import cloudSave from './plugins/cloud-save/index.js'
 import remoteConfig from './plugins/remote-config/index.js'
-import remoteConfigAdmin from './plugins/remote-config/admin.js'
 import localization from './plugins/localization/index.js'
-import localizationAdmin from './plugins/localization/admin.js'
 import news from './plugins/news/index.js'
-import newsAdmin from './plugins/news/admin.js'
-import emailSending from './plugins/email-sending/index.js'
-import emailSendingAdmin from './plugins/email-sending/admin.js'
-import emailWorker from './plugins/email-sending/worker.js'
-import crashReporting from './plugins/crash-reporting/index.js'
-import crashReportingAdmin from './plugins/crash-reporting/admin.js'
-import userFeedback from './plugins/user-feedback/index.js'
-import userFeedbackAdmin from './plugins/user-feedback/admin.js'
-import userLogs from './plugins/user-logs/index.js'
-import userLogsAdmin from './plugins/user-logs/admin.js'
 import giftCodes from './plugins/gift-codes/index.js'
-import giftCodesAdmin from './plugins/gift-codes/admin.js'
+import emailSending from './plugins/email-sending/index.js'
+import crashReporting from './plugins/crash-reporting/index.js'
+import userFeedback from './plugins/user-feedback/index.js'
+import userLogs from './plugins/user-logs/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -103,6 +90,7 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   await app.register(configPlugin, { config })
   await app.register(surfacesPlugin)
   await app.register(clockPlugin, { clock })
+  await app.register(eventsPlugin)
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { db })
   await app.register(httpPlugin)
@@ -113,35 +101,22 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   await app.register(openapiPlugin)
   await app.register(healthPlugin)
 
-  // The 14 features: app routes under /api/v1/app, admin routes under /api/v1/admin (always
-  // registered: admin-auth decides per request whether the admin API is open).
-  await app.register(authentication, { prefix: APP_PREFIX })
-  await app.register(users, { prefix: APP_PREFIX })
-  await app.register(usersAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(playerProfile, { prefix: APP_PREFIX })
-  await app.register(playerProfileAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(leaderboard, { prefix: APP_PREFIX })
-  await app.register(leaderboardAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(validatedActions, { prefix: APP_PREFIX })
-  await app.register(validatedActionsAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(cloudSave, { prefix: APP_PREFIX })
-  await app.register(remoteConfig, { prefix: APP_PREFIX })
-  await app.register(remoteConfigAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(localization, { prefix: APP_PREFIX })
-  await app.register(localizationAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(news, { prefix: APP_PREFIX })
-  await app.register(newsAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(emailSending, { prefix: APP_PREFIX })
-  await app.register(emailSendingAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(emailWorker)
-  await app.register(crashReporting, { prefix: APP_PREFIX })
-  await app.register(crashReportingAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(userFeedback, { prefix: APP_PREFIX })
-  await app.register(userFeedbackAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(userLogs, { prefix: APP_PREFIX })
-  await app.register(userLogsAdmin, { prefix: ADMIN_PREFIX })
-  await app.register(giftCodes, { prefix: APP_PREFIX })
-  await app.register(giftCodesAdmin, { prefix: ADMIN_PREFIX })
+  // The 14 features, each one plugin: its app routes under /api/v1/app and its admin routes under
+  // /api/v1/admin (always registered: admin-auth decides per request whether the admin API is open).
+  await app.register(authentication)
+  await app.register(users)
+  await app.register(playerProfile)
+  await app.register(leaderboard)
+  await app.register(validatedActions)
+  await app.register(cloudSave)
+  await app.register(remoteConfig)
+  await app.register(localization)
+  await app.register(news)
+  await app.register(giftCodes)
+  await app.register(emailSending)
+  await app.register(crashReporting)
+  await app.register(userFeedback)
+  await app.register(userLogs)
 
   return app
 }

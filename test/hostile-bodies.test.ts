@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import tap from 'tap'
 import { API_KEY, APP, assertError, buildTestApp } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
-import { jsonBodyLimit } from '../plugins/cloud-save/index.js'
+import { jsonBodyLimit } from '../plugins/cloud-save/routes.js'
 import { JSON_MAX_DEPTH, JSON_MAX_VALUES, scanJson } from '../plugins/core/json-body.js'
 import { EVIDENCE_MAX_BYTES_LIMIT } from '../schemas/validated-actions.js'
 

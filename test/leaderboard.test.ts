@@ -252,7 +252,7 @@ eachDialect(t, async (t, dialect) => {
     const [user, other] = [await createUser(ctx), await createUser(ctx)]
     await createBoard(ctx, 'ranked', { validatedOnly: true })
     assertError(t, await submit(ctx, 'ranked', user.userId, 5), 403, 'VALIDATED_SUBMIT_REQUIRED')
-    const validated = await submitScore(ctx.app.db, { boardKey: 'ranked', userId: user.userId, score: 5, validated: true, now: clock.now() })
+    const validated = await submitScore(ctx.app.db, ctx.app.events, { boardKey: 'ranked', userId: user.userId, score: 5, validated: true, now: clock.now() })
     t.match(validated, { leaderboardKey: 'ranked', score: 5, improved: true, position: 1 })
 
     await createBoard(ctx, 'banland')
@@ -352,7 +352,7 @@ eachDialect(t, async (t, dialect) => {
     for (const [i, userId] of [...users.slice(bulk), ...users.slice(0, 150)].entries()) {
       if (i % 9 === 0) clock.advance(1)
       const score = pick()
-      const result = await submitScore(db, { boardKey: key, userId, score, validated: false, now: clock.now() })
+      const result = await submitScore(db, ctx.app.events, { boardKey: key, userId, score, validated: false, now: clock.now() })
       const old = expected.get(userId)
       if (!old || score > old.score) expected.set(userId, { userId, score, reachedAt: clock.now() })
       if (result.score !== expected.get(userId)!.score) t.fail(`stored score of submit ${i}`)

@@ -4,7 +4,7 @@ import { buildTestApp, eachDialect, freshDatabase, type TestApp } from './helper
 import { bearer, createUser } from './fixtures/users.js'
 import { board, createBoard, submit } from './fixtures/leaderboard.js'
 import { createCosmetic } from './fixtures/player-profile.js'
-import { allTopPagesChanged, topPagesChanged, TopPageCache, type TopPage } from '../plugins/leaderboard/top-cache.js'
+import { TopPageCache, type TopPage } from '../plugins/leaderboard/top-cache.js'
 import { inTransaction, nowAndAfterCommit } from '../db/transaction.js'
 import { submitScore } from '../plugins/leaderboard/service.js'
 
@@ -16,16 +16,16 @@ t.test('the page cache: change marks, reads that overlap a change, expiry and it
   cache.set('b', page('board-b', 'B'), cache.begin())
   t.equal(cache.get('a')?.page.json, 'A')
 
-  topPagesChanged('board-a')
+  cache.boardChanged('board-a')
   t.equal(cache.get('a'), undefined, 'a change to its board drops the page')
   t.equal(cache.get('b')?.page.json, 'B', 'pages of other boards stay')
 
   const readAt = cache.begin()
-  topPagesChanged('board-a')
+  cache.boardChanged('board-a')
   cache.set('a', page('board-a', 'stale'), readAt)
   t.equal(cache.get('a'), undefined, 'a page read while its board changed is not kept')
 
-  allTopPagesChanged()
+  cache.everythingChanged()
   t.equal(cache.get('b'), undefined, 'a name or profile change drops every page')
 
   for (const key of ['1', '2', '3']) cache.set(key, page('board-c'), cache.begin())
@@ -156,7 +156,7 @@ eachDialect(t, async (t, dialect) => {
       const user = await createUser(ctx, { username: 'Slow' })
       await submit(ctx, 'default', user.userId, 10)
       await inTransaction(ctx.app.db, async (trx) => {
-        await submitScore(trx, { boardKey: 'default', userId: user.userId, score: 50, validated: false, now: ctx.clock.now() })
+        await submitScore(trx, ctx.app.events, { boardKey: 'default', userId: user.userId, score: 50, validated: false, now: ctx.clock.now() })
         t.equal((await top(ctx, 'default')).entries[0].score, 10, 'another connection still reads the committed score')
       })
       t.equal((await top(ctx, 'default')).entries[0].score, 50, 'after the commit the new one')

@@ -128,16 +128,13 @@ async function lock(db: Db, keyHash: string, until: number) {
     .execute()
 }
 
-/** When each database was last swept of expired failures and locks (in this process). */
-const lastSweep = new WeakMap<Db, number>()
-
 /**
  * Failures and locks of addresses never tried again would stay forever: at most once per window,
  * a sign-in deletes everything expired (a short range delete on an index).
  */
-async function sweepExpired(db: Db, now: number) {
-  if (now - (lastSweep.get(db) ?? -Infinity) < LOGIN_WINDOW_MS) return
-  lastSweep.set(db, now)
+async function sweepExpired(db: Db, sweep: AuthDeps['loginSweep'], now: number) {
+  if (now - sweep.lastAt < LOGIN_WINDOW_MS) return
+  sweep.lastAt = now
   await db.deleteFrom('login_failures').where('failed_at', '<=', now - LOGIN_WINDOW_MS).execute()
   await db.deleteFrom('login_locks').where('locked_until', '<=', now).execute()
 }
@@ -189,7 +186,7 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   const password = required(present(body.password), 'password')
   const now = deps.now()
   const keyHash = loginKey(email)
-  await sweepExpired(deps.db, now)
+  await sweepExpired(deps.db, deps.loginSweep, now)
   const attempt = await reserveAttempt(deps.db, keyHash, now)
   if ('lockedUntil' in attempt) throw tooManyAttempts(attempt.lockedUntil, now)
   const user = await findUserByEmail(deps.db, email)

@@ -16,6 +16,8 @@ export interface AuthDeps {
   lifetimes: SessionLifetimes
   /** E-mail accounts: whether SMTP is configured (account mails are queued), and the base of their links. */
   email: { enabled: boolean; publicUrl: string }
+  /** When this app last swept expired sign-in failures and locks (see email-accounts.ts). */
+  loginSweep: { lastAt: number }
 }
 
 /** 24 random bytes in base64url: exactly 32 characters, the most the SDKs keep in their cache. */

@@ -161,23 +161,3 @@ export class ContentCache<T> {
     return snapshot
   }
 }
-
-/**
- * One cache per feature per app. The app routes and the admin routes of a feature are encapsulated
- * sibling plugins; the database handle is the one object they share, so the registry is keyed on it.
- */
-const registry = new WeakMap<object, Map<ContentFeature, ContentCache<unknown>>>()
-
-export function contentCache<T>(app: { db: Db; clock: Clock }, feature: ContentFeature, load: ContentLoader<T>): ContentCache<T> {
-  let caches = registry.get(app.db)
-  if (!caches) {
-    caches = new Map()
-    registry.set(app.db, caches)
-  }
-  let cache = caches.get(feature) as ContentCache<T> | undefined
-  if (!cache) {
-    cache = new ContentCache(app.db, app.clock, feature, load)
-    caches.set(feature, cache as ContentCache<unknown>)
-  }
-  return cache
-}

@@ -1,50 +1,15 @@
 // Crash reporting (API.md §6.3): sessions and crash reports exactly as the SDKs send them. Ingestion
 // never loses a report: every field but `type` may be missing or empty, over-long fields are shortened
 // (and the answer says so), and grouping counters are kept by the database under any concurrency.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
-import {
-  CrashReportBodySchema,
-  CrashReportCreatedSchema,
-  CrashSessionBodySchema,
-  CrashSessionResponseSchema,
-} from '../../schemas/crash-reporting.js'
-import { createReport, registerSession } from './ingest.js'
+import fp from 'fastify-plugin'
+import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import routes from './routes.js'
+import admin from './admin.js'
 
-const tags = ['Crash Reporting']
-/** The one body limit of a report (§6.3); the house default (1 MiB) would let more through. */
-export const REPORT_BODY_LIMIT = 256 * 1024
-
-const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/crash-reports/session',
-    {
-      schema: {
-        tags,
-        summary: 'Register one app run (201 new, 200 already registered), the base of the crash-free rate',
-        body: CrashSessionBodySchema,
-        response: { 200: CrashSessionResponseSchema, 201: CrashSessionResponseSchema, ...errors(400, 401, 413, 415, 429) },
-      },
-    },
-    async (request, reply) => {
-      const created = await registerSession(app.db, request.body, app.clock.now())
-      return reply.code(created ? 201 : 200).send({ status: 'ok' as const })
-    },
-  )
-
-  app.post(
-    '/crash-reports/create',
-    {
-      bodyLimit: REPORT_BODY_LIMIT,
-      schema: {
-        tags,
-        summary: 'File a crash report (lenient: only type is required; over-long fields are truncated)',
-        body: CrashReportBodySchema,
-        response: { 201: CrashReportCreatedSchema, ...errors(400, 401, 413, 415, 429) },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await createReport(app.db, request.body, app.clock.now())),
-  )
-}
-
-export default crashReporting
+export default fp(
+  async (app) => {
+    await app.register(routes, { prefix: APP_PREFIX })
+    await app.register(admin, { prefix: ADMIN_PREFIX })
+  },
+  { name: 'crash-reporting', dependencies: ['db', 'clock'] },
+)

@@ -1,45 +1,15 @@
 // Gift codes (API.md §6.1): players validate and redeem codes the operator made. A redemption is
 // settled in the database, so a code is never redeemed more than maxRedemptions times nor twice by
 // one player, across any number of instances; a refusal is a 200 with a reason and no giftData key.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
-import { GiftCodeRequestSchema, RedeemResponseSchema, ValidateResponseSchema } from '../../schemas/gift-codes.js'
-import { redeemGiftCode, validateGiftCode } from './service.js'
+import fp from 'fastify-plugin'
+import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import routes from './routes.js'
+import admin from './admin.js'
 
-const tags = ['Gift Codes']
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { apiKey: [], session: [] }]
-
-const giftCodes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/gift-codes/validate',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Whether the player could redeem a code now, and why not',
-        body: GiftCodeRequestSchema,
-        response: { 200: ValidateResponseSchema, ...errors(400, 401, 403, 404, 429) },
-      },
-      preHandler: app.auth.userScoped,
-    },
-    async (request) => validateGiftCode(app.db, request.identity!.userId, request.body.code, app.clock.now()),
-  )
-
-  app.post(
-    '/gift-codes/redeem',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Redeem a code: its giftData, and the cosmetics it unlocks',
-        body: GiftCodeRequestSchema,
-        response: { 200: RedeemResponseSchema, ...errors(400, 401, 403, 404, 409, 429) },
-      },
-      preHandler: app.auth.userScoped,
-    },
-    async (request) =>
-      redeemGiftCode(app.db, request.identity!.userId, request.body.code, app.config.PROFILE_MAX_UNLOCKS, app.clock.now()),
-  )
-}
-
-export default giftCodes
+export default fp(
+  async (app) => {
+    await app.register(routes, { prefix: APP_PREFIX })
+    await app.register(admin, { prefix: ADMIN_PREFIX })
+  },
+  { name: 'gift-codes', dependencies: ['db', 'clock', 'config', 'sessions'] },
+)

@@ -44,7 +44,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags, security, summary: 'Create a board, or update the fields sent', params: BoardParamsSchema, body: BoardPutBodySchema, response: { 200: AdminBoardSchema, ...errors(400, 401, 429) } },
     },
-    async (request) => putBoard(app.db, request.params.boardKey, request.body, app.clock.now()),
+    async (request) => putBoard(app.db, app.events, request.params.boardKey, request.body, app.clock.now()),
   )
 
   app.delete(
@@ -53,7 +53,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, security, summary: "Delete a board and its entries ('default' cannot be deleted)", params: BoardParamsSchema, response: { 200: BoardDeletedSchema, ...errors(400, 401, 404, 409, 429) } },
     },
     async (request) => {
-      await deleteBoard(app.db, request.params.boardKey)
+      await deleteBoard(app.db, app.events, request.params.boardKey)
       return { leaderboardKey: request.params.boardKey, deleted: true as const }
     },
   )
@@ -63,7 +63,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags, security, summary: "Empty the board's current period", params: BoardParamsSchema, response: { 200: AdminBoardSchema, ...adminErrors } },
     },
-    async (request) => resetBoard(app.db, request.params.boardKey, app.clock.now()),
+    async (request) => resetBoard(app.db, app.events, request.params.boardKey, app.clock.now()),
   )
 
   app.get(
@@ -81,7 +81,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { boardKey, userId } = request.params
-      await deleteEntry(app.db, boardKey, userId, app.clock.now())
+      await deleteEntry(app.db, app.events, boardKey, userId, app.clock.now())
       return { leaderboardKey: boardKey, userId, deleted: true as const }
     },
   )
@@ -93,7 +93,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { boardKey, userId } = request.params
-      return banPlayer(app.db, boardKey, userId, present(request.body?.reason), app.clock.now())
+      return banPlayer(app.db, app.events, boardKey, userId, present(request.body?.reason), app.clock.now())
     },
   )
 
@@ -102,7 +102,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags, security, summary: 'Lift a board ban', params: BoardUserParamsSchema, response: { 200: BoardBanSchema, ...adminErrors } },
     },
-    async (request) => unbanPlayer(app.db, request.params.boardKey, request.params.userId),
+    async (request) => unbanPlayer(app.db, app.events, request.params.boardKey, request.params.userId),
   )
 }
 

@@ -6,6 +6,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
+import type { BoardEvents } from '../core/events.js'
 import { findUser, userNames } from '../users/service.js'
 import {
   MAX_SCORE,
@@ -15,7 +16,8 @@ import {
   type BoardPutBody,
 } from '../../schemas/leaderboard.js'
 import { applyCounts, countDeltas, periodKey, positionOf, rebuildCounts } from './ranking.js'
-import { boardChanged, findBoard, readPeriod, removeEntries, scoreCounts, toBoardSummary, type Period } from './service.js'
+import { boardNotFound, findBoard, readPeriod, scoreCounts, toBoardSummary, type Period } from './service.js'
+import { removeEntries } from './entries.js'
 
 /** The operator's side of leaderboards (API.md §8): boards, entries, resets and board bans. */
 type Db = Kysely<Database>
@@ -24,7 +26,7 @@ export const DEFAULT_BOARD = 'default'
 
 async function boardOrThrow(db: Db, boardKey: string): Promise<Leaderboard> {
   const board = await findBoard(db, boardKey)
-  if (!board) throw notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
+  if (!board) throw boardNotFound(boardKey)
   return board
 }
 
@@ -53,7 +55,7 @@ export async function listBoards(db: Db, options: { limit: number; cursor?: stri
  * Creates a board, or updates the fields sent. Flipping the sort order of a board with entries turns
  * every rank score around and rebuilds its count tree, in the same transaction.
  */
-export async function putBoard(db: Db, boardKey: string, body: BoardPutBody, now: number): Promise<AdminBoard> {
+export async function putBoard(db: Db, events: BoardEvents, boardKey: string, body: BoardPutBody, now: number): Promise<AdminBoard> {
   await inTransaction(db, async (trx) => {
     const existing = await forUpdate(trx, trx.selectFrom('leaderboards').selectAll().where('board_key', '=', boardKey)).executeTakeFirst()
     const minScore = body.minScore ?? existing?.min_score ?? 0
@@ -89,7 +91,7 @@ export async function putBoard(db: Db, boardKey: string, body: BoardPutBody, now
       return
     }
     await trx.updateTable('leaderboards').set(fields).where('id', '=', existing.id).execute()
-    boardChanged(trx, existing.id)
+    events.boardChanged(trx, existing.id)
     if (body.sortOrder !== undefined && body.sortOrder !== existing.sort_order) {
       await trx
         .updateTable('leaderboard_entries')
@@ -102,22 +104,22 @@ export async function putBoard(db: Db, boardKey: string, body: BoardPutBody, now
   return adminBoard(db, boardKey, now)
 }
 
-export async function deleteBoard(db: Db, boardKey: string) {
+export async function deleteBoard(db: Db, events: BoardEvents, boardKey: string) {
   if (boardKey === DEFAULT_BOARD) throw new AppError(409, 'CONFLICT', "The 'default' leaderboard cannot be deleted")
   const board = await boardOrThrow(db, boardKey)
   // Entries, counts and bans go with the board (ON DELETE CASCADE).
   await db.deleteFrom('leaderboards').where('id', '=', board.id).execute()
-  boardChanged(db, board.id)
+  events.boardChanged(db, board.id)
 }
 
 /** Empties the board's current period (finished periods stay readable). */
-export async function resetBoard(db: Db, boardKey: string, now: number): Promise<AdminBoard> {
+export async function resetBoard(db: Db, events: BoardEvents, boardKey: string, now: number): Promise<AdminBoard> {
   const board = await boardOrThrow(db, boardKey)
   const period = periodKey(board.reset_schedule, now)
   await inTransaction(db, async (trx) => {
     await trx.deleteFrom('leaderboard_entries').where('board_id', '=', board.id).where('period', '=', period).execute()
     await trx.deleteFrom('leaderboard_counts').where('board_id', '=', board.id).where('period', '=', period).execute()
-    boardChanged(trx, board.id)
+    events.boardChanged(trx, board.id)
   })
   return adminBoard(db, boardKey, now)
 }
@@ -199,16 +201,16 @@ export async function listEntries(
   return { items: entries, nextCursor }
 }
 
-export async function deleteEntry(db: Db, boardKey: string, userId: string, now: number) {
+export async function deleteEntry(db: Db, events: BoardEvents, boardKey: string, userId: string, now: number) {
   const board = await boardOrThrow(db, boardKey)
   const period = periodKey(board.reset_schedule, now)
-  const removed = await inTransaction(db, (trx) => removeEntries(trx, { boardId: board.id, period, userId }))
+  const removed = await inTransaction(db, (trx) => removeEntries(trx, events, { boardId: board.id, period, userId }))
   if (removed === 0) throw notFound('NOT_FOUND', 'The player has no entry in the current period of this leaderboard')
 }
 
 /** Hides (or shows again) the player's entries of every period, moving them out of (into) the counts. */
-async function setHidden(trx: Kysely<Database>, boardId: string, userId: string, hidden: 0 | 1) {
-  boardChanged(trx, boardId)
+async function setHidden(trx: Kysely<Database>, events: BoardEvents, boardId: string, userId: string, hidden: 0 | 1) {
+  events.boardChanged(trx, boardId)
   const rows = await forUpdate(
     trx,
     trx
@@ -231,7 +233,7 @@ async function setHidden(trx: Kysely<Database>, boardId: string, userId: string,
   }
 }
 
-export async function banPlayer(db: Db, boardKey: string, userId: string, reason: string | undefined, now: number): Promise<BoardBan> {
+export async function banPlayer(db: Db, events: BoardEvents, boardKey: string, userId: string, reason: string | undefined, now: number): Promise<BoardBan> {
   const board = await boardOrThrow(db, boardKey)
   if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
   await inTransaction(db, async (trx) => {
@@ -248,7 +250,7 @@ export async function banPlayer(db: Db, boardKey: string, userId: string, reason
         .orIgnore()
         .execute()
     }
-    await setHidden(trx, board.id, userId, 1)
+    await setHidden(trx, events, board.id, userId, 1)
   })
   const ban = await db
     .selectFrom('leaderboard_bans')
@@ -259,12 +261,12 @@ export async function banPlayer(db: Db, boardKey: string, userId: string, reason
   return { leaderboardKey: board.board_key, userId, banned: true, reason: ban.reason, bannedAt: toIso(ban.created_at) }
 }
 
-export async function unbanPlayer(db: Db, boardKey: string, userId: string): Promise<BoardBan> {
+export async function unbanPlayer(db: Db, events: BoardEvents, boardKey: string, userId: string): Promise<BoardBan> {
   const board = await boardOrThrow(db, boardKey)
   await inTransaction(db, async (trx) => {
     const removed = await trx.deleteFrom('leaderboard_bans').where('board_id', '=', board.id).where('user_id', '=', userId).executeTakeFirst()
     if (Number(removed.numDeletedRows) === 0) throw notFound('NOT_FOUND', 'The player is not banned from this leaderboard')
-    await setHidden(trx, board.id, userId, 0)
+    await setHidden(trx, events, board.id, userId, 0)
   })
   return { leaderboardKey: board.board_key, userId, banned: false, reason: null, bannedAt: null }
 }

@@ -1,16 +1,17 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
 import { forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
-import { inTransaction, nowAndAfterCommit } from '../../db/transaction.js'
+import { inTransaction } from '../../db/transaction.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { refreshedOrLast } from '../core/content-cache.js'
-import { onUserDeletion, userNames } from '../users/service.js'
-import { onPublicPlayerChange } from '../core/player-signals.js'
+import type { BoardEvents } from '../core/events.js'
+import { userNames } from '../users/service.js'
 import { publicProfiles } from '../player-profile/service.js'
 import { MAX_SCORE, type BoardSummary, type Entry, type TopResponse } from '../../schemas/leaderboard.js'
-import { allTopPagesChanged, topPagesChanged, type TopPageCache } from './top-cache.js'
+import type { TopPageCache } from './top-cache.js'
+import { rankScoreOf, removeEntries } from './entries.js'
 import {
   applyCounts,
   countDeltas,
@@ -34,9 +35,6 @@ function withTransaction<T>(db: DbOrTrx, work: (trx: Transaction<Database>) => P
   return db.isTransaction ? work(db as Transaction<Database>) : inTransaction(db, work)
 }
 
-export const rankScoreOf = (board: Pick<Leaderboard, 'sort_order'>, score: number) =>
-  board.sort_order === 'desc' ? -score : score
-
 const boardByKey = prepared((db, p: { boardKey: string }) =>
   db.selectFrom('leaderboards').selectAll().where('board_key', '=', p.boardKey),
 )
@@ -45,15 +43,8 @@ export async function findBoard(db: DbOrTrx, boardKey: string): Promise<Leaderbo
   return boardByKey.first(db, { boardKey })
 }
 
-/** Marks the board's cached top pages out of date, now and once the write commits (see top-cache.ts). */
-export function boardChanged(db: DbOrTrx, boardId: string): void {
-  nowAndAfterCommit(db, () => topPagesChanged(boardId))
-}
-
-// Pages show names and public profiles: a change to either on this instance shows on the next read.
-onPublicPlayerChange(allTopPagesChanged)
-
-const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
+/** The one answer for a board that does not exist (or, on the app routes, is inactive). */
+export const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
 
 /** A board the app routes may use: unknown and inactive boards are both 404 LEADERBOARD_NOT_FOUND. */
 export async function activeBoard(db: DbOrTrx, boardKey: string): Promise<Leaderboard> {
@@ -176,7 +167,7 @@ export function serializedMetadata(metadata: SubmitInput['metadata']): string | 
  * see: hidden, reached_at −1). Each then compares against the committed score and writes the new one
  * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
  */
-export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<SubmitResult> {
+export async function submitScore(db: DbOrTrx, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
   const { score, now } = input
   const metadata = serializedMetadata(input.metadata)
   return withTransaction(db, async (trx) => {
@@ -226,7 +217,7 @@ export async function submitScore(db: DbOrTrx, input: SubmitInput): Promise<Subm
       if (Number(written.numAffectedRows) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
       const wasCounted = !isNew && current.hidden === 0
       await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
-      boardChanged(trx, board.id)
+      events.boardChanged(trx, board.id)
     }
     const position = await positionOf(trx, board.id, period, entry)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
@@ -456,27 +447,9 @@ export async function listActiveBoards(db: DbOrTrx, now: number) {
 
 // ---- entries leaving the count tree -------------------------------------------------------------
 
-/**
- * Removes entries (admin removal, a deleted user) and their counts, in the caller's transaction.
- * The rows are locked first so a concurrent submit cannot slip a score change in between.
- */
-export async function removeEntries(
-  trx: Transaction<Database>,
-  filter: { boardId?: string; period?: string; userId: string },
-): Promise<number> {
-  let select = trx.selectFrom('leaderboard_entries').select(['board_id', 'period', 'rank_score', 'hidden']).where('user_id', '=', filter.userId)
-  if (filter.boardId) select = select.where('board_id', '=', filter.boardId)
-  if (filter.period) select = select.where('period', '=', filter.period)
-  const rows = await forUpdate(trx, select).execute()
-  for (const row of rows) {
-    if (row.hidden === 0) await applyCounts(trx, row.board_id, row.period, countDeltas(row.rank_score, null))
-    boardChanged(trx, row.board_id)
-  }
-  let remove = trx.deleteFrom('leaderboard_entries').where('user_id', '=', filter.userId)
-  if (filter.boardId) remove = remove.where('board_id', '=', filter.boardId)
-  if (filter.period) remove = remove.where('period', '=', filter.period)
-  await remove.execute()
-  return rows.length
+/** A user is being deleted: the cascade removes their entries but cannot update the count tree. */
+export async function removeDeletedUserEntries(trx: Transaction<Database>, events: BoardEvents, userId: string): Promise<void> {
+  await removeEntries(trx, events, { userId })
 }
 
 /**
@@ -487,6 +460,7 @@ export async function removeEntries(
  */
 export async function withdrawScore(
   db: DbOrTrx,
+  events: BoardEvents,
   input: { boardKey: string; userId: string; score: number; at: number },
 ): Promise<boolean> {
   return withTransaction(db, async (trx) => {
@@ -503,9 +477,6 @@ export async function withdrawScore(
         .where('user_id', '=', input.userId),
     ).executeTakeFirst()
     if (!entry || entry.reached_at !== input.at || entry.score !== input.score) return false
-    return (await removeEntries(trx, { boardId: board.id, period, userId: input.userId })) > 0
+    return (await removeEntries(trx, events, { boardId: board.id, period, userId: input.userId })) > 0
   })
 }
-
-// The users cascade deletes a user's entries but cannot update the count tree: do it first.
-onUserDeletion((trx, userId) => removeEntries(trx, { userId }).then(() => undefined))

@@ -10,9 +10,10 @@ import type { ResetSchedule } from '../../db/types.js'
  * bounds how late a write made by another instance shows, as CONTENT_CHECK_INTERVAL_MS does for
  * remote config.
  *
- * Changes are stamped on one process-wide counter. A read notes the counter before it starts and its
- * page is stored with that stamp, so a page read while a write was committing is never trusted past
- * the write's mark. A write marks its board once inside its transaction and again after the commit.
+ * Changes are stamped on the cache's own counter (one cache per app: the leaderboard plugin's, marked
+ * through the app's event hub). A read notes the counter before it starts and its page is stored with
+ * that stamp, so a page read while a write was committing is never trusted past the write's mark. A
+ * write marks its board once inside its transaction and again after the commit.
  *
  * A page past LEADERBOARD_CACHE_MS is kept as the last copy (a page a change dropped is not): the
  * request that finds it starts a read and waits for it at most REFRESH_WAIT_MS, else answers from
@@ -20,20 +21,6 @@ import type { ResetSchedule } from '../../db/types.js'
  * page share one read, unless something changed after it began.
  */
 const MAX_PAGES = 512
-
-let changes = 0
-let everythingChangedAt = 0
-const boardChangedAt = new Map<string, number>()
-
-/** What one board's pages show has changed (its entries, counts or settings). */
-export function topPagesChanged(boardId: string): void {
-  boardChangedAt.set(boardId, ++changes)
-}
-
-/** Something every board's pages may show has changed (a player's name or public profile). */
-export function allTopPagesChanged(): void {
-  everythingChangedAt = ++changes
-}
 
 export interface TopPage {
   json: string
@@ -64,15 +51,28 @@ export class TopPageCache {
   /** In insertion order, refreshed on every hit: the first key is the least recently used. */
   private readonly pages = new Map<string, Stored>()
   private readonly reads = new Map<string, PageRead & { readAt: number }>()
+  private changes = 0
+  private everythingChangedAt = 0
+  private readonly boardChangedAt = new Map<string, number>()
 
   constructor(
     private readonly ttlMs: number,
     private readonly maxPages = MAX_PAGES,
   ) {}
 
+  /** What one board's pages show has changed (its entries, counts or settings). */
+  boardChanged(boardId: string): void {
+    this.boardChangedAt.set(boardId, ++this.changes)
+  }
+
+  /** Something every board's pages may show has changed (a player's name or public profile). */
+  everythingChanged(): void {
+    this.everythingChangedAt = ++this.changes
+  }
+
   /** The stamp a read takes before it starts: pass it to `set`. */
   begin(): number {
-    return changes
+    return this.changes
   }
 
   get(key: string): CachedPage | undefined {
@@ -94,8 +94,8 @@ export class TopPageCache {
    */
   read(key: string, read: (readAt: number) => Promise<string>): PageRead {
     const pending = this.reads.get(key)
-    if (pending && pending.readAt === changes) return pending
-    const readAt = changes
+    if (pending && pending.readAt === this.changes) return pending
+    const readAt = this.changes
     const entry = { json: read(readAt), startedAt: performance.now(), readAt }
     this.reads.set(key, entry)
     const settled = () => {
@@ -117,6 +117,6 @@ export class TopPageCache {
   }
 
   private current(boardId: string, readAt: number): boolean {
-    return everythingChangedAt <= readAt && (boardChangedAt.get(boardId) ?? 0) <= readAt
+    return this.everythingChangedAt <= readAt && (this.boardChangedAt.get(boardId) ?? 0) <= readAt
   }
 }

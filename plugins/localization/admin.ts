@@ -12,22 +12,19 @@ import {
   PutTranslationBodySchema,
   TranslationDeletedSchema,
 } from '../../schemas/localization.js'
-import { contentCache } from '../core/content-cache.js'
-import { canonicalLanguageTag } from '../core/language-tag.js'
+import type { ContentCache } from '../core/content-cache.js'
 import {
   deleteLanguage,
   deleteTranslation,
-  loadLocalization,
   putTranslation,
   upsertTranslations,
+  type LocalizationView,
 } from './service.js'
 
 const tags = ['Admin', 'Localization']
 const security = [{ adminKey: [] }]
 
-const localizationAdmin: FastifyPluginAsyncTypebox = async (app) => {
-  const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
-  const cache = contentCache(app, 'localization', loadLocalization(defaultLanguage))
+const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<LocalizationView> }> = async (app, { cache }) => {
 
   app.put(
     '/localization/:lang',

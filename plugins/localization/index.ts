@@ -1,80 +1,21 @@
 // Localization (API.md §5.6): translated strings by key or all at once, with the fallback chain
 // `pt-BR` → `pt` → DEFAULT_LANGUAGE. Served from an in-process copy; an admin write shows at once on
 // its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
-import {
-  AllLocalizationsResponseSchema,
-  LangQuerySchema,
-  LanguagesResponseSchema,
-  LocalizationKeyParamsSchema,
-  LocalizationResponseSchema,
-  NotModifiedSchema,
-} from '../../schemas/localization.js'
-import { contentCache } from '../core/content-cache.js'
-import { answeredNotModified } from '../core/etag.js'
+import fp from 'fastify-plugin'
+import { ContentCache } from '../core/content-cache.js'
 import { canonicalLanguageTag } from '../core/language-tag.js'
-import { allTranslationsJson, loadLocalization, requestedLanguage, translate } from './service.js'
+import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import { loadLocalization } from './service.js'
+import routes from './routes.js'
+import admin from './admin.js'
 
-const tags = ['Localization']
-
-const localization: FastifyPluginAsyncTypebox = async (app) => {
-  const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
-  const cache = contentCache(app, 'localization', loadLocalization(defaultLanguage))
-
-  app.get(
-    '/localization/languages',
-    {
-      schema: {
-        tags,
-        summary: 'Languages that have at least one value',
-        response: { 200: LanguagesResponseSchema, 304: NotModifiedSchema, ...errors(401, 429) },
-      },
-    },
-    async (request, reply) => {
-      const view = await cache.get()
-      if (answeredNotModified(request, reply, view.etag)) return reply
-      return { languages: view.languages, total: view.languages.length, defaultLanguage }
-    },
-  )
-
-  app.get(
-    '/localization/all',
-    {
-      schema: {
-        tags,
-        summary: 'Every value for a language, gaps filled along the fallback chain (ETag / If-None-Match)',
-        querystring: LangQuerySchema,
-        response: { 200: AllLocalizationsResponseSchema, 304: NotModifiedSchema, ...errors(400, 401, 429) },
-      },
-    },
-    async (request, reply) => {
-      const language = requestedLanguage(request.query.lang, defaultLanguage)
-      const view = await cache.get()
-      if (answeredNotModified(request, reply, view.etag)) return reply
-      // Already JSON: Fastify sends a string with a JSON content type as it is.
-      return reply.type('application/json; charset=utf-8').send(allTranslationsJson(view, language) as never)
-    },
-  )
-
-  app.get(
-    '/localization/:key',
-    {
-      schema: {
-        tags,
-        summary: 'One value, looked up along the fallback chain (ETag / If-None-Match)',
-        params: LocalizationKeyParamsSchema,
-        querystring: LangQuerySchema,
-        response: { 200: LocalizationResponseSchema, 304: NotModifiedSchema, ...errors(400, 401, 429) },
-      },
-    },
-    async (request, reply) => {
-      const language = requestedLanguage(request.query.lang, defaultLanguage)
-      const view = await cache.get()
-      if (answeredNotModified(request, reply, view.etag)) return reply
-      return translate(view, request.params.key, language)
-    },
-  )
-}
-
-export default localization
+export default fp(
+  async (app) => {
+    const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
+    // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
+    const cache = new ContentCache(app.db, app.clock, 'localization', loadLocalization(defaultLanguage))
+    await app.register(routes, { prefix: APP_PREFIX, cache, defaultLanguage })
+    await app.register(admin, { prefix: ADMIN_PREFIX, cache })
+  },
+  { name: 'localization', dependencies: ['db', 'clock', 'config'] },
+)

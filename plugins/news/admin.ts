@@ -10,14 +10,13 @@ import {
   NewsIdParamsSchema,
   UpdateNewsBodySchema,
 } from '../../schemas/news.js'
-import { contentCache } from '../core/content-cache.js'
-import { createNews, deleteNews, listNews, loadNews, updateNews } from './service.js'
+import type { ContentCache } from '../core/content-cache.js'
+import { createNews, deleteNews, listNews, updateNews, type NewsView } from './service.js'
 
 const tags = ['Admin', 'News']
 const security = [{ adminKey: [] }]
 
-const newsAdmin: FastifyPluginAsyncTypebox = async (app) => {
-  const cache = contentCache(app, 'news', loadNews)
+const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
 
   app.get(
     '/news',

@@ -14,13 +14,13 @@ import {
   UnlocksBodySchema,
 } from '../../schemas/player-profile.js'
 import { UuidSchema } from '../../schemas/common.js'
-import { adminUnlocks, deleteCosmetic, grantUnlocks, listCosmetics, putCosmetic, revokeUnlock } from './service.js'
+import { adminUnlocks, deleteCosmetic, grantUnlocks, listCosmetics, putCosmetic, revokeUnlock, type ProfileLimits } from './service.js'
 
 const tags = ['Admin', 'Player Profile']
 const security = [{ adminKey: [] }]
 
-const playerProfileAdmin: FastifyPluginAsyncTypebox = async (app) => {
-  const maxUnlocks = app.config.PROFILE_MAX_UNLOCKS
+const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> = async (app, { limits }) => {
+  const { maxUnlocks } = limits
 
   app.get(
     '/cosmetics',
@@ -63,7 +63,7 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      await deleteCosmetic(app.db, request.params.id, app.clock.now())
+      await deleteCosmetic(app.db, app.events, request.params.id, app.clock.now())
       return { id: request.params.id, deleted: true as const }
     },
   )
@@ -114,7 +114,7 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId, id } = request.params
-      await revokeUnlock(app.db, userId, id, app.clock.now())
+      await revokeUnlock(app.db, app.events, userId, id, app.clock.now())
       return adminUnlocks(app.db, userId, maxUnlocks)
     },
   )

@@ -1,46 +1,16 @@
 // Player profile (API.md §5.1): the name and cosmetics other players see, the player's unlocks and the
 // catalog. An update is checked whole (five codes, in the contract's order) before anything is stored.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
-import { ProfileDocumentSchema, ProfileQuerySchema, ProfileUpdateBodySchema, type ProfileUpdateBody } from '../../schemas/player-profile.js'
-import { checkProfileBody, getProfileDocument, updateProfile } from './service.js'
+import fp from 'fastify-plugin'
+import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import type { ProfileLimits } from './service.js'
+import routes from './routes.js'
+import admin from './admin.js'
 
-const tags = ['Player Profile']
-const security = [{ apiKey: [], session: [] }]
-
-const playerProfile: FastifyPluginAsyncTypebox = async (app) => {
-  const limits = { maxBadges: app.config.PROFILE_MAX_BADGES, maxUnlocks: app.config.PROFILE_MAX_UNLOCKS }
-
-  app.get(
-    '/player-profile',
-    {
-      schema: {
-        tags,
-        security,
-        summary: "The player's profile, unlocks and the cosmetics catalog",
-        querystring: ProfileQuerySchema,
-        response: { 200: ProfileDocumentSchema, ...errors(400, 401, 403, 404, 429) },
-      },
-      preHandler: app.auth.sessionRequired,
-    },
-    async (request) => getProfileDocument(app.db, request.identity!.userId, limits),
-  )
-
-  app.put(
-    '/player-profile',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Replace the visible profile (slots together); name and customData when sent',
-        body: ProfileUpdateBodySchema,
-        response: { 200: ProfileDocumentSchema, ...errors(400, 401, 403, 404, 429) },
-      },
-      config: { validate: (request) => void checkProfileBody(request.body as ProfileUpdateBody, limits) },
-      preHandler: app.auth.sessionRequired,
-    },
-    async (request) => updateProfile(app.db, request.identity!.userId, request.body, limits, app.clock.now()),
-  )
-}
-
-export default playerProfile
+export default fp(
+  async (app) => {
+    const limits: ProfileLimits = { maxBadges: app.config.PROFILE_MAX_BADGES, maxUnlocks: app.config.PROFILE_MAX_UNLOCKS }
+    await app.register(routes, { prefix: APP_PREFIX, limits })
+    await app.register(admin, { prefix: ADMIN_PREFIX, limits })
+  },
+  { name: 'player-profile', dependencies: ['db', 'clock', 'config', 'sessions', 'events'] },
+)

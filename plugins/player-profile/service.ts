@@ -6,7 +6,7 @@ import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
-import { publicPlayerChanged } from '../core/player-signals.js'
+import type { PublicPlayerEvents } from '../core/events.js'
 import { present } from '../../schemas/common.js'
 import { findUser, normalizeName, renameUser } from '../users/service.js'
 import {
@@ -173,6 +173,7 @@ export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits)
  */
 export async function updateProfile(
   db: Db,
+  events: PublicPlayerEvents,
   userId: string,
   body: ProfileUpdateBody,
   limits: ProfileLimits,
@@ -208,8 +209,8 @@ export async function updateProfile(
       })
       .where('user_id', '=', userId)
       .execute()
-    publicPlayerChanged(trx)
-    if (displayName !== undefined) await renameUser(trx, userId, displayName, now, 'displayName')
+    events.publicPlayerChanged(trx)
+    if (displayName !== undefined) await renameUser(trx, events, userId, displayName, now, 'displayName')
   })
   return getProfileDocument(db, userId, limits)
 }
@@ -262,7 +263,7 @@ export async function grantUnlocks(
 }
 
 /** Takes an unlock back; a locked cosmetic the player shows is taken off the profile with it. */
-export async function revokeUnlock(db: Db, userId: string, id: string, now: number): Promise<void> {
+export async function revokeUnlock(db: Db, events: PublicPlayerEvents, userId: string, id: string, now: number): Promise<void> {
   await withTransaction(db, async (trx) => {
     if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
     const removed = await trx
@@ -277,13 +278,13 @@ export async function revokeUnlock(db: Db, userId: string, id: string, now: numb
       .where('user_id', '=', userId)
       .execute()
     const cosmetic = await trx.selectFrom('cosmetics').select('locked').where('id', '=', id).executeTakeFirst()
-    if (cosmetic?.locked === 1) await takeOffProfiles(trx, id, now, userId)
+    if (cosmetic?.locked === 1) await takeOffProfiles(trx, events, id, now, userId)
   })
 }
 
 /** Removes a cosmetic from the slots of every profile showing it (or of one player's). */
-async function takeOffProfiles(trx: Transaction<Database>, id: string, now: number, userId?: string) {
-  publicPlayerChanged(trx)
+async function takeOffProfiles(trx: Transaction<Database>, events: PublicPlayerEvents, id: string, now: number, userId?: string) {
+  events.publicPlayerChanged(trx)
   let slotQuery = trx.updateTable('player_profiles')
   for (const column of ['avatar_id', 'frame_id'] as const) {
     let query = slotQuery.set({ [column]: null, updated_at: now }).where(column, '=', id)
@@ -349,7 +350,7 @@ export async function putCosmetic(
 }
 
 /** Deletes a catalog entry, the unlocks of it and its place on every profile, in one transaction. */
-export async function deleteCosmetic(db: Db, id: string, now: number): Promise<void> {
+export async function deleteCosmetic(db: Db, events: PublicPlayerEvents, id: string, now: number): Promise<void> {
   await withTransaction(db, async (trx) => {
     const owners = trx.selectFrom('player_unlocks').select('user_id').where('cosmetic_id', '=', id)
     await trx
@@ -358,7 +359,7 @@ export async function deleteCosmetic(db: Db, id: string, now: number): Promise<v
       .where('user_id', 'in', owners)
       .execute()
     await trx.deleteFrom('player_unlocks').where('cosmetic_id', '=', id).execute()
-    await takeOffProfiles(trx, id, now)
+    await takeOffProfiles(trx, events, id, now)
     const removed = await trx.deleteFrom('cosmetics').where('id', '=', id).executeTakeFirst()
     if (affected(removed) === 0) throw notFound('NOT_FOUND', `Cosmetic '${id}' is not in the catalog`)
   })

@@ -11,14 +11,13 @@ import {
   ImportConfigsResponseSchema,
   PutConfigBodySchema,
 } from '../../schemas/remote-config.js'
-import { contentCache } from '../core/content-cache.js'
-import { deleteConfig, importConfigs, listConfigs, loadRemoteConfig, putConfig } from './service.js'
+import type { ContentCache } from '../core/content-cache.js'
+import { deleteConfig, importConfigs, listConfigs, putConfig, type RemoteConfigView } from './service.js'
 
 const tags = ['Admin', 'Remote Config']
 const security = [{ adminKey: [] }]
 
-const remoteConfigAdmin: FastifyPluginAsyncTypebox = async (app) => {
-  const cache = contentCache(app, 'remote-config', loadRemoteConfig)
+const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (app, { cache }) => {
 
   app.get(
     '/remote-config',

@@ -1,33 +1,14 @@
 // User logs (API.md §6.5): short log lines a game sends for one player (INFO, WARN, ERROR), for the
 // operator to read. User-scoped; each line is one row, erased with the user.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors, present } from '../../schemas/common.js'
-import { UserLogBodySchema, UserLogCreatedSchema } from '../../schemas/user-logs.js'
-import { createLog } from './service.js'
+import fp from 'fastify-plugin'
+import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import routes from './routes.js'
+import admin from './admin.js'
 
-const userLogs: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/user-logs/create',
-    {
-      schema: {
-        tags: ['User Logs'],
-        summary: 'Store one log line for the player',
-        security: [{ apiKey: [] }, { apiKey: [], session: [] }],
-        body: UserLogBodySchema,
-        response: { 201: UserLogCreatedSchema, ...errors(400, 401, 403, 404, 413, 415, 429) },
-      },
-      preHandler: app.auth.userScoped,
-    },
-    async (request, reply) => {
-      const { message, type, errorCode } = request.body
-      const created = await createLog(
-        app.db,
-        { userId: request.identity!.userId, message, type, errorCode: present(errorCode) },
-        app.clock.now(),
-      )
-      return reply.code(201).send(created)
-    },
-  )
-}
-
-export default userLogs
+export default fp(
+  async (app) => {
+    await app.register(routes, { prefix: APP_PREFIX })
+    await app.register(admin, { prefix: ADMIN_PREFIX })
+  },
+  { name: 'user-logs', dependencies: ['db', 'clock', 'sessions'] },
+)

@@ -86,7 +86,7 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      await deleteUser(app.db, request.params.userId)
+      await deleteUser(app.db, app.events, request.params.userId)
       return { userId: request.params.userId, deleted: true as const }
     },
   )

@@ -1,78 +1,14 @@
 // Users (API.md §4): check a session, change the one name, sign out. Names are stored once, on the
 // user, so a rename shows everywhere at once; signing out revokes only the presented session.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { SuccessSchema, errors } from '../../schemas/common.js'
-import {
-  ChangeNameBodySchema,
-  ChangeNameResponseSchema,
-  CheckAuthBodySchema,
-  CheckAuthResponseSchema,
-  SignoutBodySchema,
-  type ChangeNameBody,
-} from '../../schemas/users.js'
-import { presentedToken } from '../core/sessions.js'
-import { revokeSession } from '../core/session-store.js'
-import { checkAuth, normalizeName, renameUser } from './service.js'
+import fp from 'fastify-plugin'
+import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import routes from './routes.js'
+import admin from './admin.js'
 
-const tags = ['Users']
-const sessionSecurity = [{ apiKey: [], session: [] }]
-
-const users: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/user-management/check-auth',
-    {
-      schema: {
-        tags,
-        summary: 'Check whether a session token is valid for a user',
-        body: CheckAuthBodySchema,
-        response: { 200: CheckAuthResponseSchema, ...errors(400, 401, 403, 429) },
-      },
-      config: { sessionInBody: true },
-    },
-    async (request) => checkAuth(app.db, request.body.userId, presentedToken(request), app.clock.now()),
-  )
-
-  app.post(
-    '/user-management/change-name',
-    {
-      schema: {
-        tags,
-        summary: "Change the user's name (shown everywhere)",
-        security: sessionSecurity,
-        body: ChangeNameBodySchema,
-        response: { 200: ChangeNameResponseSchema, ...errors(400, 401, 403, 429) },
-      },
-      config: {
-        sessionInBody: true,
-        validate: (request) => void normalizeName((request.body as ChangeNameBody).newName, 'newName'),
-      },
-      preHandler: app.auth.sessionRequired,
-    },
-    async (request) => {
-      const { userId, newName } = request.body
-      const username = await renameUser(app.db, userId, newName, app.clock.now())
-      return { isAuthenticated: true, authStatus: 'AUTHENTICATED' as const, userId, username }
-    },
-  )
-
-  app.post(
-    '/user-management/signout',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke the presented session and its refresh token',
-        security: sessionSecurity,
-        body: SignoutBodySchema,
-        response: { 200: SuccessSchema, ...errors(400, 401, 403, 429) },
-      },
-      config: { sessionInBody: true },
-      preHandler: app.auth.sessionRequired,
-    },
-    async (request) => {
-      await revokeSession(app.db, request.identity!.sessionId!, app.clock.now())
-      return { success: true }
-    },
-  )
-}
-
-export default users
+export default fp(
+  async (app) => {
+    await app.register(routes, { prefix: APP_PREFIX })
+    await app.register(admin, { prefix: ADMIN_PREFIX })
+  },
+  { name: 'users', dependencies: ['db', 'clock', 'sessions', 'events'] },
+)

@@ -1,13 +1,13 @@
 import { randomInt } from 'node:crypto'
-import { sql, type Transaction } from 'kysely'
-import type { Database, Db, NewUser, User } from '../../db/types.js'
+import { sql } from 'kysely'
+import type { Db, NewUser, User } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
-import { publicPlayerChanged } from '../core/player-signals.js'
+import type { PublicPlayerEvents, UserDeletionEvents } from '../core/events.js'
 import { activeSessionCounts, resolveAccessToken } from '../core/session-store.js'
 import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
 
@@ -169,10 +169,17 @@ export async function findUserByAnonymousTokenHash(db: Db, tokenHash: string): P
   return db.selectFrom('users').selectAll().where('anonymous_token_hash', '=', tokenHash).executeTakeFirst()
 }
 
-export async function renameUser(db: Db, userId: string, rawName: string, now: number, field = 'newName') {
+export async function renameUser(
+  db: Db,
+  events: PublicPlayerEvents,
+  userId: string,
+  rawName: string,
+  now: number,
+  field = 'newName',
+) {
   const username = normalizeName(rawName, field)
   await db.updateTable('users').set({ username, updated_at: now }).where('id', '=', userId).execute()
-  publicPlayerChanged(db)
+  events.publicPlayerChanged(db)
   return username
 }
 
@@ -280,20 +287,13 @@ export async function setBan(db: Db, userId: string, ban: { reason?: string } | 
 }
 
 /**
- * Steps another feature runs in the deleting transaction, before the cascade removes the user's rows:
- * for aggregates kept beside those rows (the leaderboard's count tree), which no cascade can update.
+ * Erases the user and, through ON DELETE CASCADE, every row of theirs in every feature. Features that
+ * keep aggregates beside those rows (the leaderboard's count tree), which no cascade can update, hear
+ * `userDeleting` first, in the same transaction.
  */
-export type UserDeletionStep = (trx: Transaction<Database>, userId: string) => Promise<void>
-const userDeletionSteps: UserDeletionStep[] = []
-
-export function onUserDeletion(step: UserDeletionStep) {
-  if (!userDeletionSteps.includes(step)) userDeletionSteps.push(step)
-}
-
-/** Erases the user and, through ON DELETE CASCADE, every row of theirs in every feature. */
-export async function deleteUser(db: Db, userId: string) {
+export async function deleteUser(db: Db, events: UserDeletionEvents, userId: string) {
   await inTransaction(db, async (trx) => {
-    for (const step of userDeletionSteps) await step(trx, userId)
+    await events.userDeleting(trx, userId)
     const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
     if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
   })

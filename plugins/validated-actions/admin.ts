@@ -141,7 +141,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags, security, summary: 'Review an accepted run; REJECTED takes its score off the board', params: RunParamsSchema, body: ReviewBodySchema, response: { 200: AdminRunDetailSchema, ...errors(400, 401, 404, 409, 429) } },
     },
-    async (request) => reviewRun(app.db, request.params.runId, request.body.verdict, app.clock.now()),
+    async (request) => reviewRun(app.db, app.events, request.params.runId, request.body.verdict, app.clock.now()),
   )
 }
 

@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
+import type { BoardEvents } from '../core/events.js'
 import { withdrawScore } from '../leaderboard/service.js'
 import type { AdminRun, AdminRunDetail, RunListQuery } from '../../schemas/validated-actions.js'
 
@@ -117,7 +118,7 @@ export async function runDetail(db: Db, runId: string, now: number): Promise<Adm
  * changed is left as it is) and cannot be turned into APPROVED. Balances the run changed are not
  * touched: the operator adjusts them separately (audited).
  */
-export async function reviewRun(db: Db, runId: string, verdict: ReviewVerdict, now: number): Promise<AdminRunDetail> {
+export async function reviewRun(db: Db, events: BoardEvents, runId: string, verdict: ReviewVerdict, now: number): Promise<AdminRunDetail> {
   await inTransaction(db, async (trx) => {
     const run = await trx
       .selectFrom('validated_runs')
@@ -139,7 +140,7 @@ export async function reviewRun(db: Db, runId: string, verdict: ReviewVerdict, n
       .executeTakeFirst()
     if (affected(changed) !== 1) throw new AppError(409, 'CONFLICT', 'The run was reviewed at the same time; read it again')
     if (verdict === 'REJECTED' && run.board_key !== null && run.stored_score !== null) {
-      const withdrawn = await withdrawScore(trx, { boardKey: run.board_key, userId: run.user_id, score: run.stored_score, at: run.consumed_at! })
+      const withdrawn = await withdrawScore(trx, events, { boardKey: run.board_key, userId: run.user_id, score: run.stored_score, at: run.consumed_at! })
       if (withdrawn) await trx.updateTable('validated_runs').set({ score_withdrawn: 1 }).where('id', '=', runId).execute()
     }
   })

@@ -1,9 +1,9 @@
 import type { Db, ValidatedRules } from '../../db/types.js'
 import { flag, upsert } from '../../db/dialect.js'
-import { badRequest, notFound } from '../core/errors.js'
+import { badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
-import { findBoard } from '../leaderboard/service.js'
+import { boardNotFound, findBoard } from '../leaderboard/service.js'
 import {
   DEFAULT_EVIDENCE_MAX_BYTES,
   DEFAULT_TICKET_TTL_SECONDS,
@@ -109,7 +109,7 @@ const orNull = <T>(value: T | null | undefined): T | null => (value === undefine
 /** Replaces the rule set of a board (or `_unbound`): omitted fields take their defaults. */
 export async function putRules(db: Db, boardKey: string, body: RulesBody, now: number): Promise<Rules> {
   if (boardKey !== UNBOUND && !(await findBoard(db, boardKey))) {
-    throw notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
+    throw boardNotFound(boardKey)
   }
   const minScore = orNull(body.minScore)
   const maxScore = orNull(body.maxScore)

@@ -6,7 +6,8 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { hashToken, randomToken } from '../core/secrets.js'
-import { activeBoard, findBoard, isBannedFromBoard, submitScore } from '../leaderboard/service.js'
+import type { BoardEvents } from '../core/events.js'
+import { activeBoard, boardNotFound, findBoard, isBannedFromBoard, submitScore } from '../leaderboard/service.js'
 import type { RunContext, StartRunResponse, SubmitResult } from '../../schemas/validated-actions.js'
 import { rulesFor, type EffectiveRules } from './rules.js'
 import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type EarnedEntry } from './values.js'
@@ -163,6 +164,7 @@ async function record(db: Db, runId: string | null, userId: string, code: string
 }
 
 const reject = (status: number, code: string, message: string): Rejection => ({ status, code, message })
+const rejectionOf = (error: AppError): Rejection => reject(error.statusCode, error.code, error.message)
 
 /** Steps 4–6 of API.md §5.3 (the score is checked for runs bound to a board only: unbound runs send none). */
 async function checkRun(
@@ -241,7 +243,7 @@ export function checkEarnedAmounts(earned: ReadonlyArray<{ amount: number }>) {
  * PLAYER_BANNED, and a board gone since the start) leave the ticket as it was; every later outcome
  * consumes it: a rejection commits the consumption and its record, then answers the error.
  */
-export async function submitRun(db: Db, input: SubmitInput): Promise<SubmitResult> {
+export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
   const { userId, now } = input
   checkEarnedAmounts(input.earned)
 
@@ -276,7 +278,7 @@ export async function submitRun(db: Db, input: SubmitInput): Promise<SubmitResul
   }
   if (run.board_key !== null) {
     const board = await findBoard(db, run.board_key)
-    if (!board || board.is_active !== 1) throw await fail(reject(404, 'LEADERBOARD_NOT_FOUND', `Leaderboard '${run.board_key}' not found`))
+    if (!board || board.is_active !== 1) throw await fail(rejectionOf(boardNotFound(run.board_key)))
     if (await isBannedFromBoard(db, board.id, userId)) {
       throw await fail(reject(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard'))
     }
@@ -284,7 +286,7 @@ export async function submitRun(db: Db, input: SubmitInput): Promise<SubmitResul
 
   let outcome: Outcome
   try {
-    outcome = await inTransaction(db, (trx) => consumeAndApply(trx, run, input))
+    outcome = await inTransaction(db, (trx) => consumeAndApply(trx, events, run, input))
   } catch (error) {
     // Rolled back (a ban or a board change raced the checks above): the ticket is still unused.
     if (error instanceof AppError) throw await fail(reject(error.statusCode, error.code, error.message), error.extra)
@@ -297,7 +299,7 @@ export async function submitRun(db: Db, input: SubmitInput): Promise<SubmitResul
   return outcome.result
 }
 
-async function consumeAndApply(trx: Transaction<Database>, run: ValidatedRun, input: SubmitInput): Promise<Outcome> {
+async function consumeAndApply(trx: Transaction<Database>, events: BoardEvents, run: ValidatedRun, input: SubmitInput): Promise<Outcome> {
   const { userId, now, score } = input
   await lockPlayer(trx, userId, now)
   const durationMs = now - run.issued_at
@@ -337,7 +339,7 @@ async function consumeAndApply(trx: Transaction<Database>, run: ValidatedRun, in
     touched = applied.touched
   }
 
-  const written = board ? await submitScore(trx, { boardKey: board.board_key, userId, score, validated: true, now }) : null
+  const written = board ? await submitScore(trx, events, { boardKey: board.board_key, userId, score, validated: true, now }) : null
   const reasons = susReasons(board, rules, score, durationMs)
   const topN = written !== null && rules.evidenceTopN !== null && written.position <= rules.evidenceTopN
   const evidence = topN || reasons.length > 0 ? { uploadBefore: now + EVIDENCE_WINDOW_MS, maxBytes: rules.evidenceMaxBytes } : null

@@ -1,0 +1,85 @@
+// The app routes of authentication (API.md §3): what the feature guarantees is in index.ts.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errors } from '../../schemas/common.js'
+import {
+  AuthResponseSchema,
+  ForgotPasswordBodySchema,
+  MessageResponseSchema,
+  ResetPasswordBodySchema,
+  SigninBodySchema,
+  SignupBodySchema,
+  VerifyEmailBodySchema,
+} from '../../schemas/authentication.js'
+import { signin, signup, type AuthDeps } from './service.js'
+import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
+
+const tags = ['Authentication']
+
+const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
+  app.post(
+    '/user-management/signup',
+    {
+      schema: {
+        tags,
+        summary: 'Create an anonymous or e-mail account and its first session',
+        body: SignupBodySchema,
+        response: { 201: AuthResponseSchema, ...errors(400, 401, 409, 429, 503) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await signup(deps, request.body)),
+  )
+
+  app.post(
+    '/user-management/signin',
+    {
+      schema: {
+        tags,
+        summary: 'Sign in with an anonymous token or e-mail and password, or renew a session with a refresh token',
+        body: SigninBodySchema,
+        response: { 200: AuthResponseSchema, ...errors(400, 401, 403, 404, 429, 503) },
+      },
+    },
+    async (request) => signin(deps, request.body),
+  )
+
+  app.post(
+    '/user-management/verify-email',
+    {
+      schema: {
+        tags,
+        summary: 'Mark an e-mail account verified with the token from its verification mail',
+        body: VerifyEmailBodySchema,
+        response: { 200: MessageResponseSchema, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => verifyEmail(deps, request.body.token),
+  )
+
+  app.post(
+    '/user-management/forgot-password',
+    {
+      schema: {
+        tags,
+        summary: 'Mail a password reset link (always 200: no account enumeration)',
+        body: ForgotPasswordBodySchema,
+        response: { 200: MessageResponseSchema, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => forgotPassword(deps, request.body.email),
+  )
+
+  app.post(
+    '/user-management/reset-password',
+    {
+      schema: {
+        tags,
+        summary: 'Set a new password with the token from the reset mail; revokes every session',
+        body: ResetPasswordBodySchema,
+        response: { 200: MessageResponseSchema, ...errors(400, 401, 429, 503) },
+      },
+    },
+    async (request) => resetPassword(deps, request.body.token, request.body.newPassword),
+  )
+}
+
+export default authentication

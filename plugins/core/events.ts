@@ -1,0 +1,78 @@
+import fp from 'fastify-plugin'
+import type { Transaction } from 'kysely'
+import type { Database, Db } from '../../db/types.js'
+import { nowAndAfterCommit } from '../../db/transaction.js'
+
+/**
+ * How one feature reacts to another's writes without importing it: one hub per app, which features
+ * subscribe to while they register, and which services are handed (like `db`) to announce a write.
+ * Per app, so two apps in one process never hear each other, and a feature's reaction exists exactly
+ * when the feature is registered.
+ *
+ * The change notices (`publicPlayerChanged`, `boardChanged`) mark in-process caches: they run now
+ * and, when given a transaction, again once it commits (never for a rolled-back one), because a read
+ * that began between the first run and the commit may still have seen the old rows.
+ */
+export type UserDeletingListener = (trx: Transaction<Database>, userId: string) => Promise<void>
+
+export class EventHub {
+  private readonly userDeletingListeners: UserDeletingListener[] = []
+  private readonly publicPlayerListeners: Array<() => void> = []
+  private readonly boardListeners: Array<(boardId: string) => void> = []
+
+  /**
+   * For what another feature keeps beside a user's rows and no ON DELETE CASCADE can update (the
+   * leaderboard's count tree): run in the deleting transaction, before the user's row goes.
+   */
+  onUserDeleting(listener: UserDeletingListener): void {
+    this.userDeletingListeners.push(listener)
+  }
+
+  /** What other players see of a player (the name, the public profile) has changed. */
+  onPublicPlayerChanged(listener: () => void): void {
+    this.publicPlayerListeners.push(listener)
+  }
+
+  /** What one leaderboard shows (its entries, counts or settings) has changed. */
+  onBoardChanged(listener: (boardId: string) => void): void {
+    this.boardListeners.push(listener)
+  }
+
+  async userDeleting(trx: Transaction<Database>, userId: string): Promise<void> {
+    for (const listener of this.userDeletingListeners) await listener(trx, userId)
+  }
+
+  /** Call with the write's transaction (or the database, after the write). */
+  publicPlayerChanged(db: Db): void {
+    nowAndAfterCommit(db, () => {
+      for (const listener of this.publicPlayerListeners) listener()
+    })
+  }
+
+  /** Call with the write's transaction (or the database, after the write). */
+  boardChanged(db: Db, boardId: string): void {
+    nowAndAfterCommit(db, () => {
+      for (const listener of this.boardListeners) listener(boardId)
+    })
+  }
+}
+
+/** What a service that deletes users needs of the hub. */
+export type UserDeletionEvents = Pick<EventHub, 'userDeleting'>
+/** What a service that changes a player's name or public profile needs of the hub. */
+export type PublicPlayerEvents = Pick<EventHub, 'publicPlayerChanged'>
+/** What the leaderboard's writes need of the hub. */
+export type BoardEvents = Pick<EventHub, 'boardChanged'>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    events: EventHub
+  }
+}
+
+export default fp(
+  async (app) => {
+    app.decorate('events', new EventHub())
+  },
+  { name: 'events' },
+)
