@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { sql, type Kysely } from 'kysely'
-import type { Database, Leaderboard } from '../../db/types.js'
-import { flag, forUpdate } from '../../db/dialect.js'
+import { sql } from 'kysely'
+import type { Db, Leaderboard } from '../../db/types.js'
+import { affected, flag, forUpdate } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -20,7 +20,6 @@ import { boardNotFound, findBoard, readPeriod, scoreCounts, toBoardSummary, type
 import { removeEntries } from './entries.js'
 
 /** The operator's side of leaderboards (API.md §8): boards, entries, resets and board bans. */
-type Db = Kysely<Database>
 
 export const DEFAULT_BOARD = 'default'
 
@@ -209,7 +208,7 @@ export async function deleteEntry(db: Db, events: BoardEvents, boardKey: string,
 }
 
 /** Hides (or shows again) the player's entries of every period, moving them out of (into) the counts. */
-async function setHidden(trx: Kysely<Database>, events: BoardEvents, boardId: string, userId: string, hidden: 0 | 1) {
+async function setHidden(trx: Db, events: BoardEvents, boardId: string, userId: string, hidden: 0 | 1) {
   events.boardChanged(trx, boardId)
   const rows = await forUpdate(
     trx,
@@ -243,7 +242,7 @@ export async function banPlayer(db: Db, events: BoardEvents, boardKey: string, u
       .where('board_id', '=', board.id)
       .where('user_id', '=', userId)
       .executeTakeFirst()
-    if (Number(updated.numUpdatedRows) === 0) {
+    if (affected(updated) === 0) {
       await trx
         .insertInto('leaderboard_bans')
         .values({ board_id: board.id, user_id: userId, reason: reason ?? null, created_at: now })
@@ -265,7 +264,7 @@ export async function unbanPlayer(db: Db, events: BoardEvents, boardKey: string,
   const board = await boardOrThrow(db, boardKey)
   await inTransaction(db, async (trx) => {
     const removed = await trx.deleteFrom('leaderboard_bans').where('board_id', '=', board.id).where('user_id', '=', userId).executeTakeFirst()
-    if (Number(removed.numDeletedRows) === 0) throw notFound('NOT_FOUND', 'The player is not banned from this leaderboard')
+    if (affected(removed) === 0) throw notFound('NOT_FOUND', 'The player is not banned from this leaderboard')
     await setHidden(trx, events, board.id, userId, 0)
   })
   return { leaderboardKey: board.board_key, userId, banned: false, reason: null, bannedAt: null }

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely'
-import type { Database, ResetSchedule } from '../../db/types.js'
+import { sql } from 'kysely'
+import type { Db, ResetSchedule } from '../../db/types.js'
 import { addOnConflict } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 
@@ -82,7 +82,7 @@ const addToCounts = preparedFamily((rows: number) => (db, p: Values) =>
   ),
 )
 
-export async function applyCounts(db: Kysely<Database>, boardId: string, period: string, deltas: CountRow[]) {
+export async function applyCounts(db: Db, boardId: string, period: string, deltas: CountRow[]) {
   if (deltas.length === 0) return
   const values: Values = { boardId, period }
   deltas.forEach((d, i) => {
@@ -121,7 +121,7 @@ const sumOfRanges = preparedFamily((levels: number) => (db, p: Values) => {
   return { compile: () => query.compile(db) }
 })
 
-export async function countBetter(db: Kysely<Database>, boardId: string, period: string, rankScore: number) {
+export async function countBetter(db: Db, boardId: string, period: string, rankScore: number) {
   const ranges = betterRanges(rankScore)
   if (ranges.length === 0) return 0
   const values: Values = { boardId, period }
@@ -144,7 +144,7 @@ const total = prepared((db, p: { boardId: string; period: string }) =>
     .where('prefix', '=', 0),
 )
 
-export async function totalEntries(db: Kysely<Database>, boardId: string, period: string) {
+export async function totalEntries(db: Db, boardId: string, period: string) {
   const row = await total.first(db, { boardId, period })
   return Number(row?.n ?? 0)
 }
@@ -172,7 +172,7 @@ const tiesBefore = prepared((db, p: { boardId: string; period: string } & SortKe
     ),
 )
 
-export async function positionOf(db: Kysely<Database>, boardId: string, period: string, entry: SortKey) {
+export async function positionOf(db: Db, boardId: string, period: string, entry: SortKey) {
   const better = await countBetter(db, boardId, period, entry.rank_score)
   const ties = await tiesBefore.first(db, { boardId, period, ...entry })
   return better + Number(ties?.n ?? 0) + 1
@@ -182,7 +182,7 @@ export async function positionOf(db: Kysely<Database>, boardId: string, period: 
  * Rebuilds a board's counts from its entries (after the sort order flipped every rank score). One
  * grouped INSERT … SELECT per level; the prefix arithmetic is the same in SQLite and MySQL.
  */
-export async function rebuildCounts(db: Kysely<Database>, boardId: string) {
+export async function rebuildCounts(db: Db, boardId: string) {
   await db.deleteFrom('leaderboard_counts').where('board_id', '=', boardId).execute()
   for (let level = 0; level <= LEVELS; level++) {
     const shift = Number(KEY_BITS) - DIGIT_BITS * level

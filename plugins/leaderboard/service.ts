@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely'
-import type { Database, Leaderboard, LeaderboardEntry } from '../../db/types.js'
-import { forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import type { Transaction } from 'kysely'
+import type { Database, Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
+import { affected, forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
+import { withTransaction } from '../../db/transaction.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -26,20 +26,15 @@ import {
  * Leaderboards: the score write (also used by validated runs) and the reads. Entries hold scores only;
  * names and profiles are read from their features when a page is answered, so a change shows at once.
  */
-type DbOrTrx = Kysely<Database>
 export type Period = 'current' | 'previous'
 
 export const METADATA_MAX_BYTES = 2048
-
-function withTransaction<T>(db: DbOrTrx, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db as Transaction<Database>) : inTransaction(db, work)
-}
 
 const boardByKey = prepared((db, p: { boardKey: string }) =>
   db.selectFrom('leaderboards').selectAll().where('board_key', '=', p.boardKey),
 )
 
-export async function findBoard(db: DbOrTrx, boardKey: string): Promise<Leaderboard | undefined> {
+export async function findBoard(db: Db, boardKey: string): Promise<Leaderboard | undefined> {
   return boardByKey.first(db, { boardKey })
 }
 
@@ -47,7 +42,7 @@ export async function findBoard(db: DbOrTrx, boardKey: string): Promise<Leaderbo
 export const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
 
 /** A board the app routes may use: unknown and inactive boards are both 404 LEADERBOARD_NOT_FOUND. */
-export async function activeBoard(db: DbOrTrx, boardKey: string): Promise<Leaderboard> {
+export async function activeBoard(db: Db, boardKey: string): Promise<Leaderboard> {
   const board = await findBoard(db, boardKey)
   if (!board || board.is_active !== 1) throw boardNotFound(boardKey)
   return board
@@ -79,7 +74,7 @@ const boardForSubmit = prepared((db, p: { boardKey: string; userId: string }) =>
 )
 
 /** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
-export async function isBannedFromBoard(db: DbOrTrx, boardId: string, userId: string): Promise<boolean> {
+export async function isBannedFromBoard(db: Db, boardId: string, userId: string): Promise<boolean> {
   return (await banOf.first(db, { boardId, userId })) !== undefined
 }
 
@@ -108,7 +103,7 @@ type EntryKey = { boardId: string; period: string; userId: string }
 type EntryWrite = EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }
 
 /** Creates a hidden placeholder entry, or write-locks the existing one (see `submitScore`). */
-const placeholderEntry = (db: DbOrTrx, p: EntryWrite) =>
+const placeholderEntry = (db: Db, p: EntryWrite) =>
   insertOrLock(
     db,
     db.insertInto('leaderboard_entries').values({
@@ -167,7 +162,7 @@ export function serializedMetadata(metadata: SubmitInput['metadata']): string | 
  * see: hidden, reached_at −1). Each then compares against the committed score and writes the new one
  * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
  */
-export async function submitScore(db: DbOrTrx, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
+export async function submitScore(db: Db, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
   const { score, now } = input
   const metadata = serializedMetadata(input.metadata)
   return withTransaction(db, async (trx) => {
@@ -214,7 +209,7 @@ export async function submitScore(db: DbOrTrx, events: BoardEvents, input: Submi
       entry.rank_score = rankScoreOf(board, stored)
       entry.reached_at = now
       const written = await writeEntry.execute(trx, { ...key, score: stored, rankScore: entry.rank_score, metadata, now })
-      if (Number(written.numAffectedRows) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
+      if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
       const wasCounted = !isNew && current.hidden === 0
       await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
       events.boardChanged(trx, board.id)
@@ -229,7 +224,7 @@ export async function submitScore(db: DbOrTrx, events: BoardEvents, input: Submi
 type EntryRow = Pick<LeaderboardEntry, 'user_id' | 'score' | 'reached_at'> & { position: number }
 
 /** Names and profiles for a page of entries: two queries whatever the page size. */
-async function toEntries(db: DbOrTrx, rows: EntryRow[]): Promise<Entry[]> {
+async function toEntries(db: Db, rows: EntryRow[]): Promise<Entry[]> {
   const ids = rows.map((r) => r.user_id)
   const [names, profiles] = await Promise.all([userNames(db, ids), publicProfiles(db, ids)])
   return rows.map((r) => ({
@@ -246,7 +241,7 @@ const entryColumns = ['user_id', 'score', 'rank_score', 'reached_at'] as const
 
 type BoardPeriod = { boardId: string; period: string }
 
-function visible(db: DbOrTrx, boardId: string, period: string) {
+function visible(db: Db, boardId: string, period: string) {
   return db
     .selectFrom('leaderboard_entries')
     .select(entryColumns)
@@ -266,7 +261,7 @@ const entryOf = prepared((db, p: BoardPeriod & { userId: string }) =>
 
 type TopOptions = { limit: number; offset: number; period: Period }
 
-async function topOfBoard(db: DbOrTrx, board: Leaderboard, period: string | null, options: TopOptions): Promise<TopResponse> {
+async function topOfBoard(db: Db, board: Leaderboard, period: string | null, options: TopOptions): Promise<TopResponse> {
   if (period === null) return { leaderboardKey: board.board_key, entries: [], total: 0 }
   const [rows, total] = await Promise.all([
     topPage(options.limit).all(db, { boardId: board.id, period, offset: options.offset }),
@@ -282,7 +277,7 @@ async function topOfBoard(db: DbOrTrx, board: Leaderboard, period: string | null
  * (an unknown or inactive board) are never cached.
  */
 export async function topEntries(
-  db: DbOrTrx,
+  db: Db,
   cache: TopPageCache,
   boardKey: string,
   options: TopOptions,
@@ -303,7 +298,7 @@ export async function topEntries(
   return copy ? refreshedOrLast(read.json, copy.page.json, read.startedAt) : read.json
 }
 
-async function playerEntry(db: DbOrTrx, board: Leaderboard, period: string | null, userId: string) {
+async function playerEntry(db: Db, board: Leaderboard, period: string | null, userId: string) {
   const [names, row] = await Promise.all([
     userNames(db, [userId]),
     period === null
@@ -315,7 +310,7 @@ async function playerEntry(db: DbOrTrx, board: Leaderboard, period: string | nul
   return { username, row }
 }
 
-export async function rankOf(db: DbOrTrx, boardKey: string, userId: string, which: Period, now: number) {
+export async function rankOf(db: Db, boardKey: string, userId: string, which: Period, now: number) {
   const board = await activeBoard(db, boardKey)
   const period = readPeriod(board, which, now)
   const { username, row } = await playerEntry(db, board, period, userId)
@@ -372,7 +367,7 @@ const entriesBelow = preparedFamily((range: number) => (db, p: BoardPeriod & Sor
 
 /** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
 export async function aroundOf(
-  db: DbOrTrx,
+  db: Db,
   boardKey: string,
   userId: string,
   range: number,
@@ -419,7 +414,7 @@ export function toBoardSummary(board: Leaderboard, scoreCount: number): BoardSum
 }
 
 /** Entries in each board's current period, read from the level-0 rows of the count tree (one query). */
-export async function scoreCounts(db: DbOrTrx, boards: Leaderboard[], now: number): Promise<Map<string, number>> {
+export async function scoreCounts(db: Db, boards: Leaderboard[], now: number): Promise<Map<string, number>> {
   if (boards.length === 0) return new Map()
   const periods = new Map(boards.map((b) => [b.id, periodKey(b.reset_schedule, now)]))
   const rows = await db
@@ -433,7 +428,7 @@ export async function scoreCounts(db: DbOrTrx, boards: Leaderboard[], now: numbe
   return new Map(rows.filter((r) => periods.get(r.board_id) === r.period).map((r) => [r.board_id, Number(r.n)]))
 }
 
-export async function listActiveBoards(db: DbOrTrx, now: number) {
+export async function listActiveBoards(db: Db, now: number) {
   const boards = await db
     .selectFrom('leaderboards')
     .selectAll()
@@ -459,7 +454,7 @@ export async function removeDeletedUserEntries(trx: Transaction<Database>, event
  * whether an entry was removed. Runs in the caller's transaction when given one.
  */
 export async function withdrawScore(
-  db: DbOrTrx,
+  db: Db,
   events: BoardEvents,
   input: { boardKey: string; userId: string; score: number; at: number },
 ): Promise<boolean> {
