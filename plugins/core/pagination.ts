@@ -14,20 +14,25 @@ export function clamp(value: number, bounds: { readonly min: number; readonly ma
   return Math.min(bounds.max, Math.max(bounds.min, value))
 }
 
-export interface KeyCursor {
-  at: number
-  id: string
-}
+/** The sort key of a page's last row: one value per sort column, the unique column last. */
+export type KeyCursor = Array<number | string>
 
 export function encodeCursor(cursor: KeyCursor): string {
-  return Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url')
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url')
 }
 
-export function decodeCursor(value: string | undefined): KeyCursor | undefined {
+/** A cursor of `length` values, each a number or a string; anything else is a 400. */
+export function decodeCursor(value: string | undefined, length = 2): KeyCursor | undefined {
   if (value === undefined || value === '') return undefined
   try {
-    const [at, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[]
-    if (typeof at === 'number' && typeof id === 'string') return { at, id }
+    const values = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown
+    if (
+      Array.isArray(values) &&
+      values.length === length &&
+      values.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+    ) {
+      return values as KeyCursor
+    }
   } catch {
     // fall through to the error below
   }
@@ -45,35 +50,37 @@ export interface KeysetOptions {
   cursor?: string
   limit: number
   /**
-   * The sort column (a timestamp or a count) and the unique column that breaks its ties, qualified
-   * (`r.issued_at`) where the query joins tables.
+   * The sort columns, most significant first, the last one unique (it breaks every tie); qualified
+   * (`r.issued_at`) where the query joins tables. Most lists sort by a timestamp and the id.
    */
-  at: string
-  id: string
+  keys: readonly string[]
   /** Newest (or largest) first by default. */
   direction?: 'asc' | 'desc'
 }
 
 /**
- * Runs an admin list query as one keyset page: ordered by (at, id), starting after the cursor, one
- * row more than `limit` fetched to know whether another page follows.
+ * Runs an admin list query as one keyset page: ordered by `keys`, starting after the cursor (the
+ * last row's keys: rows that tie on the first i keys and come after it on key i+1), one row more
+ * than `limit` fetched to know whether another page follows.
  */
 export async function keysetPage<O>(
   query: SelectQueryBuilder<any, any, O>,
-  { cursor, limit, at, id, direction = 'desc' }: KeysetOptions,
+  { cursor, limit, keys, direction = 'desc' }: KeysetOptions,
 ): Promise<{ items: O[]; nextCursor: string | null }> {
-  const after = decodeCursor(cursor)
+  const after = decodeCursor(cursor, keys.length)
   const beyond = direction === 'desc' ? '<' : '>'
   let q = query
   if (after) {
-    q = q.where((eb) => eb.or([eb(at, beyond, after.at), eb.and([eb(at, '=', after.at), eb(id, beyond, after.id)])]))
+    q = q.where((eb) =>
+      eb.or(keys.map((key, i) => eb.and([...keys.slice(0, i).map((tied, j) => eb(tied, '=', after[j])), eb(key, beyond, after[i])]))),
+    )
   }
-  const rows = await q.orderBy(at, direction).orderBy(id, direction).limit(limit + 1).execute()
+  for (const key of keys) q = q.orderBy(key, direction)
+  const rows = await q.limit(limit + 1).execute()
   // A row's keys are the bare column names, without the table a qualified reference names.
-  const atKey = at.slice(at.lastIndexOf('.') + 1)
-  const idKey = id.slice(id.lastIndexOf('.') + 1)
+  const names = keys.map((key) => key.slice(key.lastIndexOf('.') + 1))
   return page(rows, limit, (row) => {
     const r = row as Record<string, unknown>
-    return { at: Number(r[atKey]), id: String(r[idKey]) }
+    return names.map((name) => (typeof r[name] === 'string' ? (r[name] as string) : Number(r[name])))
   })
 }

@@ -68,7 +68,7 @@ export async function listGroups(db: Db, query: CrashGroupListQuery) {
   const column = query.sort === 'count' ? 'occurrences' : 'last_seen'
   let select = db.selectFrom('crash_groups').selectAll()
   if (query.status) select = select.where('status', '=', query.status)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: column, id: 'id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: [column, 'id'] })
   const extras = await groupExtras(db, items.map((r) => r.id))
   return { items: items.map((row) => toGroupView(row, extras)), nextCursor }
 }

@@ -200,7 +200,7 @@ export async function listEmails(
   let select = db.selectFrom('emails').selectAll()
   if (options.status) select = select.where('status', '=', options.status)
   if (options.userId) select = select.where('user_id', '=', options.userId)
-  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
   return { items: items.map(toAdminEmail), nextCursor }
 }
 

@@ -210,8 +210,7 @@ export async function deleteTemplate(db: Db, slug: string): Promise<void> {
 export async function listTemplates(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('email_templates').selectAll(), {
     ...options,
-    at: 'created_at',
-    id: 'slug',
+    keys: ['created_at', 'slug'],
     direction: 'asc',
   })
   return { items: items.map((row) => toApiTemplate(fromRow(row))), nextCursor }

@@ -353,7 +353,7 @@ export async function listGiftCodes(
   const prefix = present(options.prefix)
   // The pattern allows [A-Za-z0-9-] only: no LIKE wildcard can come in with it.
   if (prefix !== undefined) query = query.where('code', 'like', `${prefix.toUpperCase()}%`)
-  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
+  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
   return { items: items.map((r) => toAdmin(r, now)), nextCursor }
 }
 
@@ -390,8 +390,7 @@ export async function listRedemptions(db: Db, typed: string, options: { limit: n
   const { items, nextCursor } = await keysetPage(query, {
     cursor: options.cursor,
     limit: options.limit,
-    at: 'redeemed_at',
-    id: 'user_id',
+    keys: ['redeemed_at', 'user_id'],
     direction: 'asc',
   })
   return {

@@ -42,8 +42,7 @@ export async function adminBoard(db: Db, boardKey: string, now: number): Promise
 export async function listBoards(db: Db, options: { limit: number; cursor?: string }, now: number) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('leaderboards').selectAll(), {
     ...options,
-    at: 'created_at',
-    id: 'id',
+    keys: ['created_at', 'id'],
     direction: 'asc',
   })
   const counts = await scoreCounts(db, items, now)
@@ -123,30 +122,6 @@ export async function resetBoard(db: Db, events: BoardEvents, boardKey: string, 
   return adminBoard(db, boardKey, now)
 }
 
-interface EntryCursor {
-  hidden: 0 | 1
-  rankScore: number
-  reachedAt: number
-  userId: string
-}
-
-function encodeEntryCursor(c: EntryCursor) {
-  return Buffer.from(JSON.stringify([c.hidden, c.rankScore, c.reachedAt, c.userId])).toString('base64url')
-}
-
-function decodeEntryCursor(value: string | undefined): EntryCursor | undefined {
-  if (value === undefined || value === '') return undefined
-  try {
-    const [hidden, rankScore, reachedAt, userId] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[]
-    if ((hidden === 0 || hidden === 1) && typeof rankScore === 'number' && typeof reachedAt === 'number' && typeof userId === 'string') {
-      return { hidden, rankScore, reachedAt, userId }
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw badRequest('querystring/cursor is not a cursor this server issued', '/cursor')
-}
-
 /** Entries in ranking order (banned players' hidden entries last, without a position), with metadata. */
 export async function listEntries(
   db: Db,
@@ -156,33 +131,11 @@ export async function listEntries(
 ) {
   const board = await boardOrThrow(db, boardKey)
   const period = readPeriod(board, options.period, now)
-  const after = decodeEntryCursor(options.cursor)
   if (period === null) return { items: [], nextCursor: null }
-  let query = db.selectFrom('leaderboard_entries').selectAll().where('board_id', '=', board.id).where('period', '=', period)
-  if (after) {
-    const { hidden, rankScore, reachedAt, userId } = after
-    query = query.where((eb) =>
-      eb.or([
-        eb('hidden', '>', hidden),
-        eb.and([eb('hidden', '=', hidden), eb('rank_score', '>', rankScore)]),
-        eb.and([eb('hidden', '=', hidden), eb('rank_score', '=', rankScore), eb('reached_at', '>', reachedAt)]),
-        eb.and([eb('hidden', '=', hidden), eb('rank_score', '=', rankScore), eb('reached_at', '=', reachedAt), eb('user_id', '>', userId)]),
-      ]),
-    )
-  }
-  const rows = await query
-    .orderBy('hidden')
-    .orderBy('rank_score')
-    .orderBy('reached_at')
-    .orderBy('user_id')
-    .limit(options.limit + 1)
-    .execute()
-  const items = rows.slice(0, options.limit)
-  const last = items[items.length - 1]
-  const nextCursor =
-    rows.length > options.limit && last
-      ? encodeEntryCursor({ hidden: last.hidden, rankScore: last.rank_score, reachedAt: last.reached_at, userId: last.user_id })
-      : null
+  const { items, nextCursor } = await keysetPage(
+    db.selectFrom('leaderboard_entries').selectAll().where('board_id', '=', board.id).where('period', '=', period),
+    { ...options, keys: ['hidden', 'rank_score', 'reached_at', 'user_id'], direction: 'asc' },
+  )
   const firstVisible = items.find((r) => r.hidden === 0)
   let position = firstVisible ? await positionOf(db, board.id, period, firstVisible) : 0
   const names = await userNames(db, items.map((r) => r.user_id))

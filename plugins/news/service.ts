@@ -119,7 +119,7 @@ export async function listNews(db: Db, options: { limit: number; cursor?: string
   const language = languageFilter(options.languageCode, 'querystring/languageCode')
   let select = db.selectFrom('news').selectAll()
   if (language !== undefined) select = select.where('language_code', '=', language)
-  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, at: 'release_date', id: 'id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, keys: ['release_date', 'id'] })
   return { items: items.map((row) => toAdminNews(row, now)), nextCursor }
 }
 

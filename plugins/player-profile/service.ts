@@ -326,8 +326,7 @@ function toAdminCosmetic(row: { id: string; type: Cosmetic['type']; name: string
 export async function listCosmetics(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('cosmetics').selectAll(), {
     ...options,
-    at: 'created_at',
-    id: 'id',
+    keys: ['created_at', 'id'],
     direction: 'asc',
   })
   return { items: items.map(toAdminCosmetic), nextCursor }

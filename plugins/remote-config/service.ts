@@ -115,8 +115,7 @@ async function findConfig(db: Db, key: string) {
 export async function listConfigs(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('remote_configs').selectAll(), {
     ...options,
-    at: 'updated_at',
-    id: 'config_key',
+    keys: ['updated_at', 'config_key'],
   })
   return { items: items.map(toAdminConfig), nextCursor }
 }

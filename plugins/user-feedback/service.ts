@@ -47,6 +47,6 @@ export async function listFeedback(db: Db, query: FeedbackListQuery) {
   if (query.category !== undefined) select = select.where('category', '=', query.category)
   if (from !== undefined) select = select.where('created_at', '>=', from)
   if (to !== undefined) select = select.where('created_at', '<', to)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: 'created_at', id: 'id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: ['created_at', 'id'] })
   return { items: items.map(toAdminFeedback), nextCursor }
 }

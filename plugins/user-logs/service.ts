@@ -38,6 +38,6 @@ export async function listLogs(db: Db, query: UserLogListQuery) {
   if (query.type !== undefined) select = select.where('type', '=', query.type)
   if (from !== undefined) select = select.where('created_at', '>=', from)
   if (to !== undefined) select = select.where('created_at', '<', to)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: 'created_at', id: 'id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: ['created_at', 'id'] })
   return { items: items.map(toAdminLog), nextCursor }
 }

@@ -266,7 +266,7 @@ export async function searchUsers(
       )
     }
   }
-  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
   const counts = await activeSessionCounts(db, items.map((u) => u.id), now)
   return { items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0)), nextCursor }
 }

@@ -91,7 +91,7 @@ export async function listRuns(db: Db, query: RunListQuery, now: number) {
   if (query.outcome === 'ACCEPTED' || query.outcome === 'REJECTED') select = select.where('r.outcome', '=', query.outcome)
   if (query.outcome === 'OPEN') select = select.where('r.outcome', 'is', null).where('r.expires_at', '>', now)
   if (query.outcome === 'EXPIRED') select = select.where('r.outcome', 'is', null).where('r.expires_at', '<=', now)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, at: 'r.issued_at', id: 'r.id' })
+  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: ['r.issued_at', 'r.id'] })
   return { items: (items as RunRow[]).map((r) => toAdminRun(r, now)), nextCursor }
 }
 

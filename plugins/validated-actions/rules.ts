@@ -152,8 +152,7 @@ export async function putRules(db: Db, boardKey: string, body: RulesBody, now: n
 export async function listRules(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('validated_rules').selectAll(), {
     ...options,
-    at: 'created_at',
-    id: 'board_key',
+    keys: ['created_at', 'board_key'],
     direction: 'asc',
   })
   return { items: items.map((r) => toRules(fromRow(r), r)), nextCursor }

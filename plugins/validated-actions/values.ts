@@ -54,8 +54,7 @@ export async function putValue(db: Db, key: string, body: ValueBody, now: number
 export async function listValues(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('validated_values').selectAll(), {
     ...options,
-    at: 'created_at',
-    id: 'value_key',
+    keys: ['created_at', 'value_key'],
     direction: 'asc',
   })
   return { items: items.map(toDefinition), nextCursor }
@@ -255,6 +254,6 @@ export async function adjustBalance(
 export async function listAdjustments(db: Db, options: { limit: number; cursor?: string; userId?: string }) {
   let query = db.selectFrom('validated_adjustments').selectAll()
   if (options.userId) query = query.where('user_id', '=', options.userId)
-  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, at: 'created_at', id: 'id' })
+  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
   return { items: items.map(toAdjustment), nextCursor }
 }
