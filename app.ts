@@ -55,7 +55,10 @@ function ajv(options: AjvOptions) {
  * let a deadline of 10 s run to 40 s): a tenth of the shorter deadline, between 100 ms and 1 s.
  */
 function deadlineCheckInterval(config: Config): number {
-  return Math.min(1000, Math.max(100, Math.floor(Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS) / 10)))
+  return Math.min(
+    1000,
+    Math.max(100, Math.floor(Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS) / 10)),
+  )
 }
 
 /**

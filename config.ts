@@ -10,8 +10,7 @@ export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
 export const PHP_EXAMPLE_API_KEY = 'change-me-to-a-secure-key'
 const PLACEHOLDER_KEYS = [EXAMPLE_API_KEY, PHP_EXAMPLE_API_KEY]
 
-const Bool = (defaultValue: boolean, description: string) =>
-  Type.Boolean({ default: defaultValue, description })
+const Bool = (defaultValue: boolean, description: string) => Type.Boolean({ default: defaultValue, description })
 
 /**
  * Every setting Outpost reads, in one place. `loadConfig` validates it with `env-schema` (with type
@@ -44,7 +43,8 @@ export const ConfigSchema = Type.Object({
     minimum: 100,
     maximum: 600_000,
     default: 5000,
-    description: 'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
+    description:
+      'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
   }),
   RATE_LIMIT_ENABLED: Bool(true, 'Per-IP request limit on /api/v1/*'),
   RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),

@@ -9,7 +9,9 @@ async function main() {
   if (generated) {
     process.stdout.write(
       `No configuration found: wrote ${ENV_FILE} with new keys (shown once, keep them safe):\n` +
-        Object.entries(generated).map(([name, value]) => `  ${name}=${value}\n`).join(''),
+        Object.entries(generated)
+          .map(([name, value]) => `  ${name}=${value}\n`)
+          .join(''),
     )
   }
   let config

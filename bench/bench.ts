@@ -105,14 +105,24 @@ async function startProcess(
 
 async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
   const parsed = new URL(url)
-  const conn = { host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) }
+  const conn = {
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+  }
   const admin = await createConnection(conn)
   await admin.query('DROP DATABASE IF EXISTS outpost_bench')
   await admin.query('CREATE DATABASE outpost_bench CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci')
   await admin.end()
   return {
-    DB_DRIVER: 'mysql', DB_HOST: conn.host, DB_PORT: String(conn.port), DB_USER: conn.user, DB_PASS: conn.password,
-    DB_NAME: 'outpost_bench', DB_POOL_SIZE: '16',
+    DB_DRIVER: 'mysql',
+    DB_HOST: conn.host,
+    DB_PORT: String(conn.port),
+    DB_USER: conn.user,
+    DB_PASS: conn.password,
+    DB_NAME: 'outpost_bench',
+    DB_POOL_SIZE: '16',
   }
 }
 
@@ -146,13 +156,18 @@ interface Seeded {
 
 async function seed(server: Server): Promise<Seeded> {
   const users: string[] = []
-  await pool(Array.from({ length: userCount }, (_, i) => i), 16, async (i) => {
-    const user = await api(server, 'POST', `${APP}/user-management/signup`, { username: `Bench ${i}` })
-    users.push(user.userId)
-    await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score: randomInt(0, 1_000_000) })
-    await api(server, 'POST', `${APP}/cloud-save/save`, { userId: user.userId, saveData: saveData('seed') })
-  })
-  for (let i = 0; i < 8; i++) await api(server, 'PUT', `/api/v1/admin/remote-config/game.setting${i}`, { value: `value-${i}` }, true)
+  await pool(
+    Array.from({ length: userCount }, (_, i) => i),
+    16,
+    async (i) => {
+      const user = await api(server, 'POST', `${APP}/user-management/signup`, { username: `Bench ${i}` })
+      users.push(user.userId)
+      await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score: randomInt(0, 1_000_000) })
+      await api(server, 'POST', `${APP}/cloud-save/save`, { userId: user.userId, saveData: saveData('seed') })
+    },
+  )
+  for (let i = 0; i < 8; i++)
+    await api(server, 'PUT', `/api/v1/admin/remote-config/game.setting${i}`, { value: `value-${i}` }, true)
   return { users }
 }
 
@@ -296,7 +311,8 @@ async function hammer(url: string, scenario: Scenario): Promise<autocannon.Resul
       {
         setupRequest: (_req: unknown, context: Ctx) => scenario.next(context) as never,
         onResponse: (status: number, body: string, context: Ctx) => {
-          if (status >= 300) failures.set(`${status} ${body.slice(0, 120)}`, (failures.get(`${status} ${body.slice(0, 120)}`) ?? 0) + 1)
+          if (status >= 300)
+            failures.set(`${status} ${body.slice(0, 120)}`, (failures.get(`${status} ${body.slice(0, 120)}`) ?? 0) + 1)
           scenario.onResponse?.(status, body, context)
         },
       } as never,
@@ -306,14 +322,24 @@ async function hammer(url: string, scenario: Scenario): Promise<autocannon.Resul
 
 function printTable(results: Result[], meta: Record<string, unknown>) {
   const rows = results.map((r) => [
-    r.scenario, r.rps.toFixed(0), `${r.p50} ms`, `${r.p99} ms`, String(r.non2xx), String(r.errors),
-    r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`, `${(r.cpuPerRequestMs * 1000).toFixed(0)} µs`,
+    r.scenario,
+    r.rps.toFixed(0),
+    `${r.p50} ms`,
+    `${r.p99} ms`,
+    String(r.non2xx),
+    String(r.errors),
+    r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`,
+    `${(r.cpuPerRequestMs * 1000).toFixed(0)} µs`,
     `${r.peakRssMb.toFixed(0)} MB`,
   ])
   const head = ['scenario', 'rps', 'p50', 'p99', 'non-2xx', 'errors', 'of ceiling', 'cpu/req', 'peak RSS']
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
-  process.stdout.write(`\n${Object.entries(meta).map(([k, v]) => `${k}: ${v}`).join(', ')}\n`)
+  process.stdout.write(
+    `\n${Object.entries(meta)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}\n`,
+  )
   process.stdout.write(`${line(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`)
   for (const row of rows) process.stdout.write(`${line(row)}\n`)
   for (const r of results) if (r.check) process.stdout.write(`check ${r.scenario}: ${r.check}\n`)
@@ -321,28 +347,66 @@ function printTable(results: Result[], meta: Record<string, unknown>) {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
-  const dbEnv = args.db === 'mysql' ? await freshMysqlDatabase(args['mysql-url']!) : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
+  const dbEnv =
+    args.db === 'mysql'
+      ? await freshMysqlDatabase(args['mysql-url']!)
+      : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
   const port = 18000 + randomInt(0, 1000)
-  const env = { ...dbEnv, API_KEY, ADMIN_API_KEY: ADMIN_KEY, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn' }
+  const env = {
+    ...dbEnv,
+    API_KEY,
+    ADMIN_API_KEY: ADMIN_KEY,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+  }
   const serverLog = join(dir, 'server.log')
   const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
   const server = await startProcess(join(root, 'dist/server.js'), [], env, port, serverLog, profile)
   try {
     if (args.scale) {
-      await runScale({ url: server.url, apiKey: API_KEY, dbEnv, entries: Number(args.scale), resultsDir: join(root, 'bench/results') })
+      await runScale({
+        url: server.url,
+        apiKey: API_KEY,
+        dbEnv,
+        entries: Number(args.scale),
+        resultsDir: join(root, 'bench/results'),
+      })
       return
     }
     const ceilingPort = port + 1000
-    const ceiling = await startProcess(join(root, 'dist/bench/ceiling.js'), [String(ceilingPort), API_KEY], {}, ceilingPort, join(dir, 'ceiling.log'))
+    const ceiling = await startProcess(
+      join(root, 'dist/bench/ceiling.js'),
+      [String(ceilingPort), API_KEY],
+      {},
+      ceilingPort,
+      join(dir, 'ceiling.log'),
+    )
     process.stdout.write(`seeding ${userCount} users…\n`)
     const seeded = await seed(server)
     const ceilingCpuBefore = ceiling.cpuMs()
-    const ceilingRun = await autocannon({ url: `${ceiling.url}/ceiling`, connections, duration, headers: { 'x-api-key': API_KEY } })
+    const ceilingRun = await autocannon({
+      url: `${ceiling.url}/ceiling`,
+      connections,
+      duration,
+      headers: { 'x-api-key': API_KEY },
+    })
     const ceilingCpu = (ceiling.cpuMs() - ceilingCpuBefore) / Math.max(1, ceilingRun.requests.total)
     await ceiling.stop()
     const ceilingRps = ceilingRun.requests.average
     const results: Result[] = [
-      { scenario: 'ceiling', rps: ceilingRps, p50: ceilingRun.latency.p50, p99: ceilingRun.latency.p99, non2xx: ceilingRun.non2xx, errors: ceilingRun.errors, ratio: null, cpuPerRequestMs: ceilingCpu, peakRssMb: ceiling.peakRss() / 2 ** 20 },
+      {
+        scenario: 'ceiling',
+        rps: ceilingRps,
+        p50: ceilingRun.latency.p50,
+        p99: ceilingRun.latency.p99,
+        non2xx: ceilingRun.non2xx,
+        errors: ceilingRun.errors,
+        ratio: null,
+        cpuPerRequestMs: ceilingCpu,
+        peakRssMb: ceiling.peakRss() / 2 ** 20,
+      },
     ]
     const selected = args.scenarios ? args.scenarios.split(',') : null
     for (const scenario of scenarios(seeded)) {
@@ -372,13 +436,21 @@ async function main() {
       results.push(result)
       process.stdout.write(`${scenario.name}: ${result.rps.toFixed(0)} rps, p99 ${result.p99} ms\n`)
     }
-    const meta = { db: args.db, connections, duration: `${duration} s`, users: userCount, node: process.version, cpus: 2 }
+    const meta = {
+      db: args.db,
+      connections,
+      duration: `${duration} s`,
+      users: userCount,
+      node: process.version,
+      cpus: 2,
+    }
     printTable(results, meta)
     mkdirSync(join(root, 'bench/results'), { recursive: true })
     const file = join(root, 'bench/results', `bench-${args.db}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
     writeFileSync(file, JSON.stringify({ meta, results }, null, 2))
     process.stdout.write(`\nwritten: ${file}\n`)
-    if (args.db === 'sqlite') process.stdout.write(`database size: ${(statSync(join(dir, 'bench.db')).size / 2 ** 20).toFixed(1)} MB\n`)
+    if (args.db === 'sqlite')
+      process.stdout.write(`database size: ${(statSync(join(dir, 'bench.db')).size / 2 ** 20).toFixed(1)} MB\n`)
   } finally {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })

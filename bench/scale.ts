@@ -49,7 +49,11 @@ async function fillSqlite(path: string, boardId: string, n: number, now: number)
 
 async function fillMysql(env: Record<string, string>, boardId: string, n: number, now: number) {
   const conn = await createConnection({
-    host: env.DB_HOST, port: Number(env.DB_PORT), user: env.DB_USER, password: env.DB_PASS, database: env.DB_NAME,
+    host: env.DB_HOST,
+    port: Number(env.DB_PORT),
+    user: env.DB_USER,
+    password: env.DB_PASS,
+    database: env.DB_NAME,
   })
   for (let from = 0; from < n; from += CHUNK) {
     const to = Math.min(n, from + CHUNK)
@@ -94,7 +98,11 @@ export async function runScale(options: ScaleOptions) {
   const config = loadConfig({ API_KEY: apiKey, ...dbEnv })
   // Filling and recounting a board of millions is no request: no per-query bound.
   const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
-  const board = await db.selectFrom('leaderboards').select('id').where('board_key', '=', 'default').executeTakeFirstOrThrow()
+  const board = await db
+    .selectFrom('leaderboards')
+    .select('id')
+    .where('board_key', '=', 'default')
+    .executeTakeFirstOrThrow()
   const now = Date.now() - 60_000
 
   process.stdout.write(`filling the default board with ${n} entries…\n`)
@@ -110,7 +118,11 @@ export async function runScale(options: ScaleOptions) {
     const files = [config.DB_PATH, `${config.DB_PATH}-wal`].filter((f) => existsSync(f))
     sizeMb = files.reduce((sum, f) => sum + statSync(f).size, 0) / 2 ** 20
   } else {
-    const size = await sql<{ bytes: number }>`select sum(data_length + index_length) as bytes from information_schema.TABLES where TABLE_SCHEMA = database()`.execute(db)
+    const size = await sql<{
+      bytes: number
+    }>`select sum(data_length + index_length) as bytes from information_schema.TABLES where TABLE_SCHEMA = database()`.execute(
+      db,
+    )
     sizeMb = Number(size.rows[0]?.bytes ?? 0) / 2 ** 20
   }
 
@@ -136,7 +148,7 @@ export async function runScale(options: ScaleOptions) {
   // On this 2-core VM a loopback request between two processes takes about a millisecond by itself.
   results['health (floor)'] = await timed(SAMPLES, () => fetch(`${url}/health`))
   for (const [name, i] of Object.entries(positions)) {
-    const check = await (await get(`/leaderboard/rank?userId=${userId(i)}`)).json() as { position: number }
+    const check = (await (await get(`/leaderboard/rank?userId=${userId(i)}`)).json()) as { position: number }
     process.stdout.write(`${name}: user ${i} is at position ${check.position}\n`)
     results[`rank ${name}`] = await timed(SAMPLES, () => get(`/leaderboard/rank?userId=${userId(i)}`))
     results[`around ${name}`] = await timed(SAMPLES, () => get(`/leaderboard/around?userId=${userId(i)}&range=10`))
@@ -152,11 +164,19 @@ export async function runScale(options: ScaleOptions) {
   )
   await db.destroy()
 
-  process.stdout.write(`\nscale: ${n} entries on ${config.DB_DRIVER}; fill ${(fillMs / 1000).toFixed(1)} s (rows ${(insertedMs / 1000).toFixed(1)} s, counts ${((fillMs - insertedMs) / 1000).toFixed(1)} s); database ${sizeMb.toFixed(0)} MB\n`)
+  process.stdout.write(
+    `\nscale: ${n} entries on ${config.DB_DRIVER}; fill ${(fillMs / 1000).toFixed(1)} s (rows ${(insertedMs / 1000).toFixed(1)} s, counts ${((fillMs - insertedMs) / 1000).toFixed(1)} s); database ${sizeMb.toFixed(0)} MB\n`,
+  )
   process.stdout.write('| request | median | p99 |\n|---|---|---|\n')
   for (const [name, r] of Object.entries(results)) process.stdout.write(`| ${name} | ${r.median} ms | ${r.p99} ms |\n`)
   mkdirSync(options.resultsDir, { recursive: true })
-  const file = join(options.resultsDir, `scale-${config.DB_DRIVER}-${n}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, JSON.stringify({ entries: n, driver: config.DB_DRIVER, fillSeconds: fillMs / 1000, sizeMb, results }, null, 2))
+  const file = join(
+    options.resultsDir,
+    `scale-${config.DB_DRIVER}-${n}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
+  )
+  writeFileSync(
+    file,
+    JSON.stringify({ entries: n, driver: config.DB_DRIVER, fillSeconds: fillMs / 1000, sizeMb, results }, null, 2),
+  )
   process.stdout.write(`written: ${file}\n`)
 }

@@ -38,7 +38,9 @@ export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
       let waiting = true
       const timer = setTimeout(() => {
         waiting = false
-        const error = Object.assign(new Error(`No database connection came free within ${timeoutMs} ms`), { code: POOL_WAIT_TIMEOUT })
+        const error = Object.assign(new Error(`No database connection came free within ${timeoutMs} ms`), {
+          code: POOL_WAIT_TIMEOUT,
+        })
         callback(error, undefined as never)
       }, timeoutMs)
       pool.getConnection((error, raw) => {

@@ -14,9 +14,7 @@ export const flag = (value: boolean): Flag => (value ? 1 : 0)
 /** A unique or primary key was violated: the database settled a race or a duplicate. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number }
-  return (
-    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.errno === 1062
-  )
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.errno === 1062
 }
 
 /** A row referenced a parent that does not exist (or no longer does). */
@@ -111,9 +109,10 @@ export async function upsert<TB extends keyof Database & string>(
   }
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK) {
     const insert = anyDb.insertInto(table as string).values(rows.slice(start, start + UPSERT_CHUNK) as any[])
-    await (mysql
-      ? insert.onDuplicateKeyUpdate(assignments as any)
-      : insert.onConflict((oc) => oc.columns(options.key).doUpdateSet(assignments as any))
+    await (
+      mysql
+        ? insert.onDuplicateKeyUpdate(assignments as any)
+        : insert.onConflict((oc) => oc.columns(options.key).doUpdateSet(assignments as any))
     ).execute()
   }
 }

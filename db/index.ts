@@ -22,7 +22,15 @@ import { boundedPool } from './bounded-pool.js'
 
 type DbConfig = Pick<
   Config,
-  'DB_DRIVER' | 'DB_PATH' | 'DB_HOST' | 'DB_PORT' | 'DB_NAME' | 'DB_USER' | 'DB_PASS' | 'DB_POOL_SIZE' | 'DB_QUERY_TIMEOUT_MS'
+  | 'DB_DRIVER'
+  | 'DB_PATH'
+  | 'DB_HOST'
+  | 'DB_PORT'
+  | 'DB_NAME'
+  | 'DB_USER'
+  | 'DB_PASS'
+  | 'DB_POOL_SIZE'
+  | 'DB_QUERY_TIMEOUT_MS'
 >
 
 /** SQLite's wait for another process's write lock: 5 s, never longer than DB_QUERY_TIMEOUT_MS. */
@@ -155,7 +163,9 @@ export function createDb(config: DbConfig): Db {
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
   sqlite.pragma('foreign_keys = ON')
   const statements = withStatementCache(sqlite)
-  const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)) })
+  const db = new Kysely<Database>({
+    dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)),
+  })
   registerSqliteDirect(db, {
     inTransaction: () => sqlite.inTransaction,
     run(sqlText, parameters) {

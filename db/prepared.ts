@@ -52,8 +52,7 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
     const query = build(db, placeholders).compile()
     return { sql: query.sql, slots: [...query.parameters] }
   }
-  const compiledFor = (db: Db): Compiled =>
-    isMysql(db) ? (mysql ??= compile(db)) : (sqlite ??= compile(db))
+  const compiledFor = (db: Db): Compiled => (isMysql(db) ? (mysql ??= compile(db)) : (sqlite ??= compile(db)))
 
   async function execute(db: Db, values: P): Promise<QueryResult<R>> {
     const { sql, slots } = compiledFor(db)
@@ -96,11 +95,17 @@ export function preparedFamily<K extends string | number, P extends object, R>(
 export function preparedCounterUpsert<R extends Record<string, unknown>>(
   table: string,
   columns: ReadonlyArray<keyof R & string>,
-  { key, counter, keep = [] }: { key: keyof R & string; counter: keyof R & string; keep?: ReadonlyArray<keyof R & string> },
+  {
+    key,
+    counter,
+    keep = [],
+  }: { key: keyof R & string; counter: keyof R & string; keep?: ReadonlyArray<keyof R & string> },
 ): (db: Db, row: R) => Promise<number> {
   const updated = columns.filter((c) => c !== key && c !== counter && !keep.includes(c))
   const query = prepared((db: Db, p: R) => {
-    const insert = (db as unknown as Kysely<any>).insertInto(table).values(Object.fromEntries(columns.map((c) => [c, p[c]])))
+    const insert = (db as unknown as Kysely<any>)
+      .insertInto(table)
+      .values(Object.fromEntries(columns.map((c) => [c, p[c]])))
     const ref = sql.ref(counter)
     if (isMysql(db)) {
       const set: Record<string, unknown> = Object.fromEntries(updated.map((c) => [c, sql`values(${sql.ref(c)})`]))

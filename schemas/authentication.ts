@@ -13,7 +13,11 @@ export const SignupBodySchema = Type.Object({
     pattern: '^[A-Za-z0-9_-]{8,64}$',
     description: 'Client-chosen token (8–64 of [A-Za-z0-9_-]); issued by the server when absent',
   }),
-  email: OptionalString({ maxLength: 254, format: 'email', description: 'type EMAIL: the address (unique case-insensitively)' }),
+  email: OptionalString({
+    maxLength: 254,
+    format: 'email',
+    description: 'type EMAIL: the address (unique case-insensitively)',
+  }),
   password: OptionalString({ minLength: 8, maxLength: 128, description: 'type EMAIL: 8–128 characters' }),
   includeRefreshToken: Nullable(Type.Boolean()),
 })

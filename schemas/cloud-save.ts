@@ -55,4 +55,7 @@ export const LoadResponseSchema = Type.Object({
 })
 export type LoadResponse = Static<typeof LoadResponseSchema>
 
-export const RawBytesSchema = Type.String({ format: 'binary', description: 'The raw save bytes (a text save: its UTF-8 bytes)' })
+export const RawBytesSchema = Type.String({
+  format: 'binary',
+  description: 'The raw save bytes (a text save: its UTF-8 bytes)',
+})

@@ -33,8 +33,10 @@ export const UuidSchema = Type.String({ ...UUID_OPTIONS, description: 'UUID' })
 export const TimestampSchema = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' })
 
 /** One of a fixed set of strings; a plain JSON Schema `enum`, so errors list the allowed values. */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 
 /** An optional field the SDKs may also send as `null`. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))

@@ -12,10 +12,13 @@ export const SETTABLE_STATUSES = ['OPEN', 'RESOLVED', 'IGNORED'] as const
 const LenientString = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
 
 export const CrashSessionBodySchema = Type.Object({
-  sessionId: Type.String({ minLength: 1, description: 'The client\'s id for this app run (over 128 characters: shortened)' }),
+  sessionId: Type.String({
+    minLength: 1,
+    description: "The client's id for this app run (over 128 characters: shortened)",
+  }),
   appVersion: LenientString('App version; absent = ""'),
   platform: LenientString('Platform; absent = ""'),
-  userId: LenientString('Any string (a known user\'s UUID links the session to the user)'),
+  userId: LenientString("Any string (a known user's UUID links the session to the user)"),
 })
 export type CrashSessionBody = Static<typeof CrashSessionBodySchema>
 
@@ -67,11 +70,13 @@ export const CrashGroupSchema = Type.Object({
   id: Type.String(),
   fingerprint: Type.String(),
   type: Type.String(),
-  message: Type.String({ description: 'The first report\'s message (up to 500 characters)' }),
+  message: Type.String({ description: "The first report's message (up to 500 characters)" }),
   status: StringEnum(GROUP_STATUSES),
   resolvedInVersion: Type.Union([Type.String(), Type.Null()]),
   occurrences: Type.Integer({ description: 'Reports received' }),
-  affectedUsers: Type.Integer({ description: 'Distinct userIds (not "" or "anonymous") of the stored reports\' senders' }),
+  affectedUsers: Type.Integer({
+    description: 'Distinct userIds (not "" or "anonymous") of the stored reports\' senders',
+  }),
   affectedVersions: Type.Array(Type.String(), { description: 'App versions that reported it, newest version first' }),
   firstSeen: TimestampSchema,
   lastSeen: TimestampSchema,
@@ -83,7 +88,10 @@ export const CrashGroupListQuerySchema = Type.Composite([
   AdminListQuerySchema,
   Type.Object({
     status: Type.Optional(StringEnum(GROUP_STATUSES)),
-    sort: StringEnum(['lastSeen', 'count'] as const, { default: 'lastSeen', description: 'Newest last occurrence, or most occurrences, first' }),
+    sort: StringEnum(['lastSeen', 'count'] as const, {
+      default: 'lastSeen',
+      description: 'Newest last occurrence, or most occurrences, first',
+    }),
   }),
 ])
 export type CrashGroupListQuery = Static<typeof CrashGroupListQuerySchema>
@@ -121,7 +129,12 @@ export const CrashGroupDetailSchema = Type.Composite([
   CrashGroupSchema,
   Type.Object({
     versions: Type.Array(
-      Type.Object({ appVersion: Type.String(), occurrences: Type.Integer(), firstSeen: TimestampSchema, lastSeen: TimestampSchema }),
+      Type.Object({
+        appVersion: Type.String(),
+        occurrences: Type.Integer(),
+        firstSeen: TimestampSchema,
+        lastSeen: TimestampSchema,
+      }),
       { description: 'Per app version, newest version first' },
     ),
     recentOccurrences: Type.Array(CrashOccurrenceSchema, { description: 'The latest reports, newest first' }),
@@ -132,7 +145,8 @@ export const CrashGroupUpdateSchema = Type.Object({
   status: StringEnum(SETTABLE_STATUSES),
   resolvedInVersion: Type.Optional(
     Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()], {
-      description: 'With RESOLVED only: reports from a newer version turn the group REGRESSED; without it any new report does',
+      description:
+        'With RESOLVED only: reports from a newer version turn the group REGRESSED; without it any new report does',
     }),
   ),
 })
@@ -145,7 +159,9 @@ export const CrashStatsQuerySchema = Type.Object({
 const StatsLineSchema = Type.Object({
   sessions: Type.Integer(),
   crashedSessions: Type.Integer(),
-  crashFreeRate: Type.Union([Type.Number(), Type.Null()], { description: '(sessions − crashed) / sessions, 0–1; null with no sessions' }),
+  crashFreeRate: Type.Union([Type.Number(), Type.Null()], {
+    description: '(sessions − crashed) / sessions, 0–1; null with no sessions',
+  }),
 })
 
 export const CrashStatsSchema = Type.Composite([

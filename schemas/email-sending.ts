@@ -28,7 +28,11 @@ export const EmailStatusSchema = Type.Union([
 export const SendEmailBodySchema = Type.Object({
   userId: UuidSchema,
   templateSlug: Type.String({ minLength: 1, maxLength: 64 }),
-  language: Type.String({ minLength: 1, maxLength: 35, description: 'Language of the e-mail; falls back to the template default' }),
+  language: Type.String({
+    minLength: 1,
+    maxLength: 35,
+    description: 'Language of the e-mail; falls back to the template default',
+  }),
   variables: Nullable(VariableValuesSchema),
   scheduledAt: OptionalString({ format: 'date-time', description: 'ISO 8601, at most 1 year ahead; past means now' }),
 })

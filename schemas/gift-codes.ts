@@ -9,12 +9,22 @@ export const GENERATE_MAX = 10_000
 export const PREFIX_MAX = 16
 
 /** Why a code cannot be redeemed, in the order the checks run (plugins/gift-codes/service.ts). */
-export const GIFT_CODE_REASONS = ['NOT_FOUND', 'REVOKED', 'ALREADY_REDEEMED', 'NOT_STARTED', 'EXPIRED', 'EXHAUSTED'] as const
+export const GIFT_CODE_REASONS = [
+  'NOT_FOUND',
+  'REVOKED',
+  'ALREADY_REDEEMED',
+  'NOT_STARTED',
+  'EXPIRED',
+  'EXHAUSTED',
+] as const
 export type GiftCodeReason = (typeof GIFT_CODE_REASONS)[number]
 const ReasonSchema = StringEnum(GIFT_CODE_REASONS)
 
 // Players type codes by hand: any string is accepted here; trimmed, upper-cased, and a malformed one is NOT_FOUND.
-const TypedCodeSchema = Type.String({ maxLength: 256, description: 'The code as the player typed it (case-insensitive)' })
+const TypedCodeSchema = Type.String({
+  maxLength: 256,
+  description: 'The code as the player typed it (case-insensitive)',
+})
 
 export const GiftCodeRequestSchema = Type.Object({ code: TypedCodeSchema, userId: UuidSchema })
 export type GiftCodeRequest = Static<typeof GiftCodeRequestSchema>
@@ -46,9 +56,16 @@ export type RedeemResponse = Static<typeof RedeemResponseSchema>
 
 // ---- admin ----------------------------------------------------------------------------------
 
-const GiftDataSchema = Type.String({ maxLength: GIFT_DATA_MAX, description: 'Handed to the game on redemption, usually JSON text' })
+const GiftDataSchema = Type.String({
+  maxLength: GIFT_DATA_MAX,
+  description: 'Handed to the game on redemption, usually JSON text',
+})
 const GrantsSchema = Nullable(
-  Type.Array(CosmeticIdSchema, { maxItems: GRANTS_MAX, uniqueItems: true, description: 'Catalog cosmetics unlocked on redemption' }),
+  Type.Array(CosmeticIdSchema, {
+    maxItems: GRANTS_MAX,
+    uniqueItems: true,
+    description: 'Catalog cosmetics unlocked on redemption',
+  }),
 )
 const MaxRedemptionsSchema = Type.Integer({ minimum: 1, maximum: MAX_REDEMPTIONS_MAX })
 const WhenSchema = Nullable(Type.String({ format: 'date-time', description: 'ISO 8601' }))
@@ -107,7 +124,10 @@ export const AdminGiftCodeListSchema = Type.Object({
 export const AdminGiftCodeListQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  prefix: OptionalString({ pattern: '^[A-Za-z0-9-]{1,32}$', description: 'Only codes starting with this (case-insensitive)' }),
+  prefix: OptionalString({
+    pattern: '^[A-Za-z0-9-]{1,32}$',
+    description: 'Only codes starting with this (case-insensitive)',
+  }),
 })
 
 export const GeneratedGiftCodesSchema = Type.Object({

@@ -4,10 +4,17 @@ import { PublicProfileSchema } from './player-profile.js'
 
 export const MAX_SCORE = Number.MAX_SAFE_INTEGER
 export const BOARD_KEY_PATTERN = '^[A-Za-z0-9 ._-]{1,64}$'
-export const BoardKeySchema = Type.String({ pattern: BOARD_KEY_PATTERN, description: 'Board key (URL-encoded in paths)' })
+export const BoardKeySchema = Type.String({
+  pattern: BOARD_KEY_PATTERN,
+  description: 'Board key (URL-encoded in paths)',
+})
 export const ScoreSchema = Type.Integer({ minimum: -MAX_SCORE, maximum: MAX_SCORE })
 export const SortOrderSchema = Type.Union([Type.Literal('desc'), Type.Literal('asc')])
-export const UpdateStrategySchema = Type.Union([Type.Literal('best'), Type.Literal('latest'), Type.Literal('increment')])
+export const UpdateStrategySchema = Type.Union([
+  Type.Literal('best'),
+  Type.Literal('latest'),
+  Type.Literal('increment'),
+])
 export const ResetScheduleSchema = Type.Union([
   Type.Literal('none'),
   Type.Literal('daily'),
@@ -60,7 +67,10 @@ const SelfHostedKey = { leaderboardKey: OptionalString({ pattern: BOARD_KEY_PATT
 
 export const TopQuerySchema = Type.Object({
   // Clamped, not refused (API.md §5.2): clients written for the PHP server ask for more than 100.
-  limit: Type.Integer({ default: 10, description: `${TOP_LIMIT.min}–${TOP_LIMIT.max}; an integer out of range is clamped (500 reads 100, 0 reads 1)` }),
+  limit: Type.Integer({
+    default: 10,
+    description: `${TOP_LIMIT.min}–${TOP_LIMIT.max}; an integer out of range is clamped (500 reads 100, 0 reads 1)`,
+  }),
   offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
   userId: Type.Optional(Type.String({ maxLength: 64, description: 'Sent by some SDKs; ignored' })),
   period: PeriodSchema,
@@ -88,7 +98,10 @@ export const RankResponseSchema = Type.Object({
 
 export const AroundQuerySchema = Type.Object({
   userId: UuidSchema,
-  range: Type.Integer({ default: 10, description: `${AROUND_RANGE.min}–${AROUND_RANGE.max} entries either side; an integer out of range is clamped` }),
+  range: Type.Integer({
+    default: 10,
+    description: `${AROUND_RANGE.min}–${AROUND_RANGE.max} entries either side; an integer out of range is clamped`,
+  }),
   period: PeriodSchema,
   ...SelfHostedKey,
 })
@@ -143,7 +156,9 @@ export const AdminEntriesQuerySchema = Type.Object({
 })
 
 export const AdminEntrySchema = Type.Object({
-  position: Type.Union([Type.Integer(), Type.Null()], { description: 'null while the player is banned from the board' }),
+  position: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'null while the player is banned from the board',
+  }),
   userId: Type.String(),
   username: Type.String(),
   score: Type.Integer(),

@@ -10,7 +10,8 @@ export { NotModifiedSchema }
 
 export const LocalizationKeySchema = Type.String({
   pattern: CONFIG_KEY_PATTERN,
-  description: 'Letters, digits, `.`, `_`, `-`; 1–128 characters, case-sensitive; `all`, `filter` and `languages` are reserved',
+  description:
+    'Letters, digits, `.`, `_`, `-`; 1–128 characters, case-sensitive; `all`, `filter` and `languages` are reserved',
 })
 export const LanguageTagSchema = Type.String({
   minLength: 1,
@@ -84,4 +85,7 @@ export const TranslationDeletedSchema = Type.Object({
   deleted: Type.Literal(true),
 })
 
-export const LanguageDeletedSchema = Type.Object({ language: Type.String(), deleted: Type.Integer({ description: 'Values removed' }) })
+export const LanguageDeletedSchema = Type.Object({
+  language: Type.String(),
+  deleted: Type.Integer({ description: 'Values removed' }),
+})

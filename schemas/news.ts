@@ -14,7 +14,10 @@ export const NewsQuerySchema = Type.Object({
     default: 20,
     description: `${NEWS_LIMIT.min}–${NEWS_LIMIT.max}; 0 answers []; an integer out of range is clamped (500 reads 100)`,
   }),
-  languageCode: OptionalString({ maxLength: 35, description: 'BCP 47 tag, matched case-insensitively; absent or "" = all languages' }),
+  languageCode: OptionalString({
+    maxLength: 35,
+    description: 'BCP 47 tag, matched case-insensitively; absent or "" = all languages',
+  }),
 })
 
 export const NewsItemSchema = Type.Object({
@@ -30,16 +33,28 @@ export const NewsListSchema = Type.Array(NewsItemSchema, { description: 'Release
 
 // ---- admin ----------------------------------------------------------------------------------
 
-const TitleSchema = Type.String({ minLength: 1, maxLength: TITLE_MAX, pattern: NoControl, description: '1–200 characters, one line' })
+const TitleSchema = Type.String({
+  minLength: 1,
+  maxLength: TITLE_MAX,
+  pattern: NoControl,
+  description: '1–200 characters, one line',
+})
 const MessageSchema = Type.String({ minLength: 1, maxLength: MESSAGE_MAX, description: '1–10,000 characters' })
-const LanguageCodeSchema = Type.String({ minLength: 1, maxLength: 35, description: 'BCP 47 tag (`en`, `pt-BR`), stored canonical' })
+const LanguageCodeSchema = Type.String({
+  minLength: 1,
+  maxLength: 35,
+  description: 'BCP 47 tag (`en`, `pt-BR`), stored canonical',
+})
 
 export const CreateNewsBodySchema = Type.Object({
   title: TitleSchema,
   message: MessageSchema,
   languageCode: LanguageCodeSchema,
   releaseDate: Nullable(
-    Type.String({ format: 'date-time', description: 'ISO 8601; absent = now; in the future = scheduled (hidden until then)' }),
+    Type.String({
+      format: 'date-time',
+      description: 'ISO 8601; absent = now; in the future = scheduled (hidden until then)',
+    }),
   ),
 })
 

@@ -14,7 +14,10 @@ export const PublicProfileSchema = Type.Object({
 })
 export type PublicProfile = Static<typeof PublicProfileSchema>
 
-export const CustomDataSchema = Type.Object({}, { additionalProperties: true, description: 'JSON object, ≤ 16 KiB serialized' })
+export const CustomDataSchema = Type.Object(
+  {},
+  { additionalProperties: true, description: 'JSON object, ≤ 16 KiB serialized' },
+)
 
 export const ProfileDocumentSchema = Type.Object({
   userId: Type.String(),

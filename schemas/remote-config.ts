@@ -10,7 +10,10 @@ export const ConfigKeySchema = Type.String({
   pattern: CONFIG_KEY_PATTERN,
   description: 'Letters, digits, `.`, `_`, `-`; 1–128 characters, case-sensitive; `all` and `filter` are reserved',
 })
-export const ConfigValueSchema = Type.String({ maxLength: CONFIG_VALUE_MAX, description: 'A string of at most 65,536 characters' })
+export const ConfigValueSchema = Type.String({
+  maxLength: CONFIG_VALUE_MAX,
+  description: 'A string of at most 65,536 characters',
+})
 
 export const ConfigKeyParamsSchema = Type.Object({ configKey: ConfigKeySchema })
 
@@ -48,7 +51,9 @@ export const FilterResponseSchema = Type.Object({
   matchType: MatchTypeSchema,
 })
 
-export const NotModifiedSchema = Type.Null({ description: 'Not modified: the ETag in If-None-Match is current (no body)' })
+export const NotModifiedSchema = Type.Null({
+  description: 'Not modified: the ETag in If-None-Match is current (no body)',
+})
 
 // ---- admin ----------------------------------------------------------------------------------
 

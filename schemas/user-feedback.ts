@@ -6,7 +6,10 @@ export const DEFAULT_CATEGORY = 'GENERAL'
 const NoControl = '^[^\\u0000-\\u001F\\u007F]*$'
 
 export const FeedbackBodySchema = Type.Object({
-  userId: OptionalString({ ...UUID_OPTIONS, description: 'The player, when signed in (then user-scoped); absent or "" = anonymous' }),
+  userId: OptionalString({
+    ...UUID_OPTIONS,
+    description: 'The player, when signed in (then user-scoped); absent or "" = anonymous',
+  }),
   title: Type.String({ minLength: 1, maxLength: 100 }),
   message: Type.String({ minLength: 1, maxLength: 2048 }),
   category: OptionalString({
@@ -14,7 +17,11 @@ export const FeedbackBodySchema = Type.Object({
     pattern: NoControl,
     description: 'BUG, FEATURE, GENERAL or another label (≤ 32 characters); absent = GENERAL',
   }),
-  email: OptionalString({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'A contact address (checked lightly)' }),
+  email: OptionalString({
+    maxLength: 254,
+    pattern: '^[^\\s@]+@[^\\s@]+$',
+    description: 'A contact address (checked lightly)',
+  }),
   deviceInfo: OptionalString({ maxLength: 500 }),
 })
 export type FeedbackBody = Static<typeof FeedbackBodySchema>

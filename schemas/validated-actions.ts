@@ -23,14 +23,21 @@ const NullableNumber = Type.Union([Type.Number(), Type.Null()])
 
 // ---- app routes -------------------------------------------------------------------------------
 
-const ContextText = OptionalString({ maxLength: 64, pattern: '^[\\x20-\\x7E]*$', description: 'At most 64 printable ASCII characters' })
+const ContextText = OptionalString({
+  maxLength: 64,
+  pattern: '^[\\x20-\\x7E]*$',
+  description: 'At most 64 printable ASCII characters',
+})
 
 export const RunContextSchema = Type.Object({
   gameVersion: ContextText,
   contentVersion: ContextText,
   simulationVersion: ContextText,
   replayFormatVersion: ContextText,
-  contentDigest: OptionalString({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the game content, 64 hex digits' }),
+  contentDigest: OptionalString({
+    pattern: '^[0-9a-fA-F]{64}$',
+    description: 'SHA-256 of the game content, 64 hex digits',
+  }),
   initialState: OptionalString({ description: 'Standard base64; decoded at most evidenceMaxBytes' }),
 })
 export type RunContext = Static<typeof RunContextSchema>
@@ -55,13 +62,20 @@ export type StartRunResponse = Static<typeof StartRunResponseSchema>
 
 export const EarnedSchema = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 64 }),
-  amount: Type.Integer({ minimum: -MAX_SCORE, maximum: MAX_SCORE, description: 'Not 0: positive credits, negative spends' }),
+  amount: Type.Integer({
+    minimum: -MAX_SCORE,
+    maximum: MAX_SCORE,
+    description: 'Not 0: positive credits, negative spends',
+  }),
 })
 
 export const SubmitBodySchema = Type.Object({
   userId: UuidSchema,
   ticket: Type.String({ minLength: 1, maxLength: 256 }),
-  inputLogHash: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the input log, 64 hex digits (any case)' }),
+  inputLogHash: Type.String({
+    pattern: '^[0-9a-fA-F]{64}$',
+    description: 'SHA-256 of the input log, 64 hex digits (any case)',
+  }),
   score: ScoreSchema,
   stage: OptionalString({ maxLength: 64 }),
   leaderboardKey: OptionalString({ pattern: BOARD_KEY_PATTERN }),
@@ -124,7 +138,8 @@ export const EvidenceUploadedSchema = Type.Object({
 
 // ---- operator ---------------------------------------------------------------------------------
 
-const Count = (description?: string) => Type.Optional(Nullish(Type.Integer({ minimum: 1, maximum: 1_000_000, description })))
+const Count = (description?: string) =>
+  Type.Optional(Nullish(Type.Integer({ minimum: 1, maximum: 1_000_000, description })))
 const NonNegativeRate = Type.Optional(Nullish(Type.Number({ minimum: 0, maximum: MAX_SCORE })))
 
 export const StageRuleSchema = Type.Object(
@@ -176,7 +191,10 @@ export const RulesSchema = Type.Object({
   updatedAt: Type.Union([TimestampSchema, Type.Null()]),
 })
 export type Rules = Static<typeof RulesSchema>
-export const RulesListSchema = Type.Object({ items: Type.Array(RulesSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) })
+export const RulesListSchema = Type.Object({
+  items: Type.Array(RulesSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
 
 export const ValueParamsSchema = Type.Object({ key: Type.String({ pattern: VALUE_KEY_PATTERN }) })
 export const ValueBodySchema = Type.Object({
@@ -194,7 +212,10 @@ export const ValueDefinitionSchema = Type.Object({
   updatedAt: TimestampSchema,
 })
 export type ValueDefinition = Static<typeof ValueDefinitionSchema>
-export const ValueListSchema = Type.Object({ items: Type.Array(ValueDefinitionSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) })
+export const ValueListSchema = Type.Object({
+  items: Type.Array(ValueDefinitionSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
 
 export const AdjustParamsSchema = Type.Object({ userId: UuidSchema })
 export const AdjustBodySchema = Type.Object({
@@ -217,7 +238,10 @@ export const AdjustmentListQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
   userId: Type.Optional(UuidSchema),
 })
-export const AdjustmentListSchema = Type.Object({ items: Type.Array(AdjustmentSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) })
+export const AdjustmentListSchema = Type.Object({
+  items: Type.Array(AdjustmentSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
 
 export const RUN_OUTCOMES = ['OPEN', 'EXPIRED', 'ACCEPTED', 'REJECTED'] as const
 export type RunListOutcome = (typeof RUN_OUTCOMES)[number]
@@ -284,6 +308,9 @@ export const AdminRunDetailSchema = Type.Object({
   submissions: Type.Array(Type.Object({ code: Type.String(), status: Type.Integer(), at: TimestampSchema })),
 })
 export type AdminRunDetail = Static<typeof AdminRunDetailSchema>
-export const AdminRunListSchema = Type.Object({ items: Type.Array(AdminRunSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) })
+export const AdminRunListSchema = Type.Object({
+  items: Type.Array(AdminRunSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
 
 export const ReviewBodySchema = Type.Object({ verdict: StringEnum(['APPROVED', 'REJECTED'] as const) })

@@ -5,7 +5,18 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
 const OUTPUT = 'dist/server.js'
-const ROOTS = ['app.ts', 'server.ts', 'config.ts', 'tsconfig.json', 'package.json', 'plugins', 'schemas', 'db', 'test', 'bench']
+const ROOTS = [
+  'app.ts',
+  'server.ts',
+  'config.ts',
+  'tsconfig.json',
+  'package.json',
+  'plugins',
+  'schemas',
+  'db',
+  'test',
+  'bench',
+]
 
 function newest(path) {
   let stats

@@ -13,7 +13,10 @@ const top = async (ctx: TestApp, key: string) => {
 }
 const names = (page: { entries: Array<{ username: string }> }) => page.entries.map((e) => e.username)
 const rank = async (ctx: TestApp, key: string, user: SignedUpUser) =>
-  (await ctx.call({ method: 'GET', url: `${board(key)}/rank?userId=${user.userId}` })).json() as { position: number; total: number }
+  (await ctx.call({ method: 'GET', url: `${board(key)}/rank?userId=${user.userId}` })).json() as {
+    position: number
+    total: number
+  }
 const rename = async (ctx: TestApp, user: SignedUpUser, newName: string) => {
   const response = await ctx.call({
     method: 'POST',
@@ -30,7 +33,10 @@ eachDialect(t, async (t, dialect) => {
     const b = await buildTestApp(t, dialect, { env: { LEADERBOARD_CACHE_MS: '60000' } })
     t.not(a.app.events, b.app.events, 'each app has its own hub')
     const heard = { a: [] as string[], b: [] as string[] }
-    for (const [name, ctx] of [['a', a], ['b', b]] as const) {
+    for (const [name, ctx] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       ctx.app.events.onPublicPlayerChanged(() => heard[name].push('player'))
       ctx.app.events.onBoardChanged(() => heard[name].push('board'))
     }
@@ -62,8 +68,16 @@ eachDialect(t, async (t, dialect) => {
     const put = await a.admin({ method: 'PUT', url: '/remote-config/motd', payload: { value: 'from A' } })
     t.equal(put.statusCode, 200)
     t.equal((await a.call({ method: 'GET', url: '/remote-config/motd' })).json().configValue, 'from A')
-    t.same((await b.call({ method: 'GET', url: '/remote-config/motd' })).json(), { configKey: 'motd', configValue: null, found: false })
-    t.same((await b.call({ method: 'GET', url: '/remote-config/all' })).json().configs, {}, "B's copy holds none of A's values")
+    t.same((await b.call({ method: 'GET', url: '/remote-config/motd' })).json(), {
+      configKey: 'motd',
+      configValue: null,
+      found: false,
+    })
+    t.same(
+      (await b.call({ method: 'GET', url: '/remote-config/all' })).json().configs,
+      {},
+      "B's copy holds none of A's values",
+    )
   })
 
   t.test('a delete and a rename reach the leaderboard through the hub the plugin subscribed to', async (t) => {
@@ -83,7 +97,11 @@ eachDialect(t, async (t, dialect) => {
 
     t.equal((await ctx.admin({ method: 'DELETE', url: `/users/${p1.userId}` })).statusCode, 200)
     const page = await top(ctx, 'hub')
-    t.same([names(page), page.entries.map((e) => e.position), page.total], [['Renamed', 'P3', 'P4'], [1, 2, 3], 3], 'the deleted player left the page')
+    t.same(
+      [names(page), page.entries.map((e) => e.position), page.total],
+      [['Renamed', 'P3', 'P4'], [1, 2, 3], 3],
+      'the deleted player left the page',
+    )
     t.match(await rank(ctx, 'hub', p4), { position: 3, total: 3 }, 'the count tree lost the entry: ranks exact')
     t.match(await rank(ctx, 'hub', p2), { position: 1, total: 3 })
 
@@ -104,13 +122,32 @@ t.test('app.ts registers core and the 14 features, one plugin each', async (t) =
     .sort()
   t.equal(features.length, 14)
   for (const name of features) t.ok(app.hasPlugin(name), `feature plugin '${name}'`)
-  const core = ['config', 'surfaces', 'clock', 'events', 'errors', 'db', 'http', 'rate-limit', 'api-key', 'admin-auth', 'sessions', 'openapi', 'health']
+  const core = [
+    'config',
+    'surfaces',
+    'clock',
+    'events',
+    'errors',
+    'db',
+    'http',
+    'rate-limit',
+    'api-key',
+    'admin-auth',
+    'sessions',
+    'openapi',
+    'health',
+  ]
   for (const name of core) t.ok(app.hasPlugin(name), `core plugin '${name}'`)
 
   const registered = (app as unknown as Record<symbol, string[]>)[Symbol.for('registered-plugin')]
   t.same(registered.filter((name) => features.includes(name)).sort(), features, 'each feature registered once')
-  const known = (name: string) => core.includes(name) || features.includes(name) || name === 'email-worker' || name.startsWith('@fastify/')
-  t.same(registered.filter((name) => !known(name)), [], 'nothing else at the top level')
+  const known = (name: string) =>
+    core.includes(name) || features.includes(name) || name === 'email-worker' || name.startsWith('@fastify/')
+  t.same(
+    registered.filter((name) => !known(name)),
+    [],
+    'nothing else at the top level',
+  )
 
   // What a feature's route files add stays inside them; what the feature plugin decorates is shared.
   t.notOk(app.hasContentTypeParser('application/octet-stream'), "cloud-save's body parser is its routes' own")

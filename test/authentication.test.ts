@@ -5,9 +5,23 @@ import { bearer, createUser } from './fixtures/users.js'
 const SIGNUP = '/user-management/signup'
 const SIGNIN = '/user-management/signin'
 const AUTH_FIELDS = [
-  'userId', 'username', 'displayName', 'email', 'isAnonymous', 'isVerified', 'anonymousToken', 'accessToken',
-  'expiresAt', 'refreshToken', 'refreshExpiresAt', 'authStatus', 'googleId', 'appleUserId',
-  'isPrivateRelayEmail', 'message', 'createdAt',
+  'userId',
+  'username',
+  'displayName',
+  'email',
+  'isAnonymous',
+  'isVerified',
+  'anonymousToken',
+  'accessToken',
+  'expiresAt',
+  'refreshToken',
+  'refreshExpiresAt',
+  'authStatus',
+  'googleId',
+  'appleUserId',
+  'isPrivateRelayEmail',
+  'message',
+  'createdAt',
 ]
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -17,14 +31,28 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('anonymous signup as the Godot SDK sends it keeps the client token', async (t) => {
     const token = 'a'.repeat(16) + '0123456789abcdef'
-    const res = await call({ method: 'POST', url: SIGNUP, payload: { type: 'ANONYMOUS', anonymousToken: token, username: 'Hero' } })
+    const res = await call({
+      method: 'POST',
+      url: SIGNUP,
+      payload: { type: 'ANONYMOUS', anonymousToken: token, username: 'Hero' },
+    })
     t.equal(res.statusCode, 201)
     const body = res.json()
     t.same(Object.keys(body).sort(), [...AUTH_FIELDS].sort(), 'every field of the auth response is present')
     t.match(body, {
-      username: 'Hero', displayName: 'Hero', email: null, isAnonymous: true, isVerified: false,
-      anonymousToken: token, refreshToken: null, refreshExpiresAt: null, authStatus: 'AUTHENTICATED',
-      googleId: null, appleUserId: null, isPrivateRelayEmail: false, message: null,
+      username: 'Hero',
+      displayName: 'Hero',
+      email: null,
+      isAnonymous: true,
+      isVerified: false,
+      anonymousToken: token,
+      refreshToken: null,
+      refreshExpiresAt: null,
+      authStatus: 'AUTHENTICATED',
+      googleId: null,
+      appleUserId: null,
+      isPrivateRelayEmail: false,
+      message: null,
     })
     t.match(body.userId, /^[0-9a-f-]{36}$/)
     t.match(body.expiresAt, ISO_MS)
@@ -46,10 +74,16 @@ eachDialect(t, async (t, dialect) => {
   })
 
   t.test('an empty JSON body and "" or null optionals count as absent', async (t) => {
-    const empty = await call({ method: 'POST', url: SIGNUP, headers: { 'content-type': 'application/json' }, payload: '' })
+    const empty = await call({
+      method: 'POST',
+      url: SIGNUP,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    })
     t.equal(empty.statusCode, 201)
     const blanks = await call({
-      method: 'POST', url: SIGNUP,
+      method: 'POST',
+      url: SIGNUP,
       payload: { type: null, username: '', displayName: null, anonymousToken: '', includeRefreshToken: null },
     })
     t.equal(blanks.statusCode, 201)
@@ -63,14 +97,27 @@ eachDialect(t, async (t, dialect) => {
     t.equal(both.json().username, 'Hosted')
     const fifty = await call({ method: 'POST', url: SIGNUP, payload: { username: 'é'.repeat(50) } })
     t.equal(fifty.statusCode, 201, '50 characters (100 bytes) is fine')
-    assertError(t, await call({ method: 'POST', url: SIGNUP, payload: { username: 'x'.repeat(51) } }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNUP, payload: { username: 'x'.repeat(51) } }),
+      400,
+      'VALIDATION_ERROR',
+    )
     assertError(t, await call({ method: 'POST', url: SIGNUP, payload: { username: '   ' } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'POST', url: SIGNUP, payload: { username: 'a\u0007b' } }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNUP, payload: { username: 'a\u0007b' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
     assertError(t, await call({ method: 'POST', url: SIGNUP, payload: { username: 42 } }), 400, 'VALIDATION_ERROR')
   })
 
   t.test('bad input is 400 in the shared shape and stores nothing', async (t) => {
-    const before = await app.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const before = await app.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     const cases: Array<[unknown, string]> = [
       [{ type: 'FACEBOOK' }, 'VALIDATION_ERROR'],
       [{ anonymousToken: 'short' }, 'VALIDATION_ERROR'],
@@ -84,15 +131,42 @@ eachDialect(t, async (t, dialect) => {
       const body = assertError(t, await call({ method: 'POST', url: SIGNUP, payload: payload as object }), 400, code)
       t.ok(Array.isArray(body.details), `details for ${JSON.stringify(payload)}`)
     }
-    assertError(t, await call({ method: 'POST', url: SIGNUP, headers: { 'content-type': 'application/json' }, payload: '{"type":' }), 400, 'INVALID_JSON')
-    assertError(t, await call({ method: 'POST', url: SIGNUP, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username: 'x'.repeat(2_000_000) }) }), 413, 'PAYLOAD_TOO_LARGE')
-    const after = await app.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNUP, headers: { 'content-type': 'application/json' }, payload: '{"type":' }),
+      400,
+      'INVALID_JSON',
+    )
+    assertError(
+      t,
+      await call({
+        method: 'POST',
+        url: SIGNUP,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ username: 'x'.repeat(2_000_000) }),
+      }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    )
+    const after = await app.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     t.equal(Number(after.n), Number(before.n), 'no user was created')
   })
 
   t.test('social sign-up is refused with a clear 400', async (t) => {
     for (const type of ['GOOGLE', 'APPLE']) {
-      const body = assertError(t, await call({ method: 'POST', url: SIGNUP, payload: { type, googleAuthorizationCode: 'x', email: 'a@b.c', password: 'password1' } }), 400, 'VALIDATION_ERROR')
+      const body = assertError(
+        t,
+        await call({
+          method: 'POST',
+          url: SIGNUP,
+          payload: { type, googleAuthorizationCode: 'x', email: 'a@b.c', password: 'password1' },
+        }),
+        400,
+        'VALIDATION_ERROR',
+      )
       t.match(body.message, /not enabled/)
     }
   })
@@ -104,12 +178,22 @@ eachDialect(t, async (t, dialect) => {
     )
     const codes = results.map((r) => r.statusCode).sort()
     t.same(codes, [201, 409, 409, 409, 409, 409, 409, 409])
-    assertError(t, results.find((r) => r.statusCode === 409)!, 409, 'CONFLICT')
+    assertError(
+      t,
+      results.find((r) => r.statusCode === 409)!,
+      409,
+      'CONFLICT',
+    )
     assertError(t, await call({ method: 'POST', url: SIGNUP, payload: { anonymousToken: token } }), 409, 'CONFLICT')
   })
 
   t.test('signin with an unknown anonymous token is 404 with authStatus', async (t) => {
-    const body = assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { type: 'ANONYMOUS', anonymousToken: 'never-issued-token' } }), 404, 'USER_NOT_FOUND')
+    const body = assertError(
+      t,
+      await call({ method: 'POST', url: SIGNIN, payload: { type: 'ANONYMOUS', anonymousToken: 'never-issued-token' } }),
+      404,
+      'USER_NOT_FOUND',
+    )
     t.equal(body.authStatus, 'USER_NOT_FOUND')
     assertError(t, await call({ method: 'POST', url: SIGNIN, payload: {} }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { anonymousToken: 5 } }), 400, 'VALIDATION_ERROR')
@@ -117,30 +201,52 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('several sessions at once, each a new access token', async (t) => {
     const user = await createUser(ctx)
-    const second = (await call({ method: 'POST', url: SIGNIN, payload: { anonymousToken: user.anonymousToken } })).json()
+    const second = (
+      await call({ method: 'POST', url: SIGNIN, payload: { anonymousToken: user.anonymousToken } })
+    ).json()
     t.not(second.accessToken, user.accessToken)
     for (const session of [user, second]) {
-      const res = await call({ method: 'POST', url: '/user-management/check-auth', payload: { userId: user.userId }, headers: bearer(session) })
+      const res = await call({
+        method: 'POST',
+        url: '/user-management/check-auth',
+        payload: { userId: user.userId },
+        headers: bearer(session),
+      })
       t.equal(res.json().authStatus, 'AUTHENTICATED')
     }
   })
 
-  t.test('a refresh answers the anonymous token only when it comes along (the server keeps only its hash)', async (t) => {
-    const user = await createUser(ctx, { includeRefreshToken: true })
-    const bare = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })
-    t.equal(bare.statusCode, 200)
-    t.equal(bare.json().anonymousToken, null, 'not recoverable from its hash')
-    const withToken = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: bare.json().refreshToken, anonymousToken: user.anonymousToken } })
-    t.equal(withToken.statusCode, 200)
-    t.equal(withToken.json().anonymousToken, user.anonymousToken, 'as a sign-in with it answers it')
-    const other = await createUser(ctx)
-    const foreign = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: withToken.json().refreshToken, anonymousToken: other.anonymousToken } })
-    t.equal(foreign.statusCode, 200)
-    t.equal(foreign.json().userId, user.userId, 'the refresh token decides the user')
-    t.equal(foreign.json().anonymousToken, null, "another user's token is never echoed")
-    const stored = await ctx.app.db.selectFrom('users').select('anonymous_token_hash').where('id', '=', user.userId).executeTakeFirstOrThrow()
-    t.not(stored.anonymous_token_hash, user.anonymousToken, 'still stored only hashed')
-  })
+  t.test(
+    'a refresh answers the anonymous token only when it comes along (the server keeps only its hash)',
+    async (t) => {
+      const user = await createUser(ctx, { includeRefreshToken: true })
+      const bare = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })
+      t.equal(bare.statusCode, 200)
+      t.equal(bare.json().anonymousToken, null, 'not recoverable from its hash')
+      const withToken = await call({
+        method: 'POST',
+        url: SIGNIN,
+        payload: { refreshToken: bare.json().refreshToken, anonymousToken: user.anonymousToken },
+      })
+      t.equal(withToken.statusCode, 200)
+      t.equal(withToken.json().anonymousToken, user.anonymousToken, 'as a sign-in with it answers it')
+      const other = await createUser(ctx)
+      const foreign = await call({
+        method: 'POST',
+        url: SIGNIN,
+        payload: { refreshToken: withToken.json().refreshToken, anonymousToken: other.anonymousToken },
+      })
+      t.equal(foreign.statusCode, 200)
+      t.equal(foreign.json().userId, user.userId, 'the refresh token decides the user')
+      t.equal(foreign.json().anonymousToken, null, "another user's token is never echoed")
+      const stored = await ctx.app.db
+        .selectFrom('users')
+        .select('anonymous_token_hash')
+        .where('id', '=', user.userId)
+        .executeTakeFirstOrThrow()
+      t.not(stored.anonymous_token_hash, user.anonymousToken, 'still stored only hashed')
+    },
+  )
 
   t.test('refresh tokens rotate; a replayed one revokes the family', async (t) => {
     const user = await createUser(ctx, { includeRefreshToken: true })
@@ -153,35 +259,67 @@ eachDialect(t, async (t, dialect) => {
     t.not(renewed.refreshToken, user.refreshToken, 'a new refresh token')
     t.match(renewed.refreshExpiresAt, ISO_MS)
     const check = (token: string) =>
-      call({ method: 'POST', url: '/user-management/check-auth', payload: { userId: user.userId, sessionToken: token } })
+      call({
+        method: 'POST',
+        url: '/user-management/check-auth',
+        payload: { userId: user.userId, sessionToken: token },
+      })
     t.equal((await check(user.accessToken)).json().authStatus, 'INVALID_TOKEN', 'the renewed session is retired')
     t.equal((await check(renewed.accessToken)).json().authStatus, 'AUTHENTICATED')
 
     const replay = await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })
     assertError(t, replay, 401, 'SESSION_REQUIRED')
     t.equal((await check(renewed.accessToken)).json().authStatus, 'INVALID_TOKEN', 'the family is revoked')
-    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: renewed.refreshToken } }), 401, 'SESSION_REQUIRED')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: renewed.refreshToken } }),
+      401,
+      'SESSION_REQUIRED',
+    )
 
     const other = await createUser(ctx)
-    t.equal((await check(other.accessToken)).json().authStatus, 'INVALID_TOKEN', "another user's token is not this user's")
-    const otherCheck = await call({ method: 'POST', url: '/user-management/check-auth', payload: { userId: other.userId, sessionToken: other.accessToken } })
+    t.equal(
+      (await check(other.accessToken)).json().authStatus,
+      'INVALID_TOKEN',
+      "another user's token is not this user's",
+    )
+    const otherCheck = await call({
+      method: 'POST',
+      url: '/user-management/check-auth',
+      payload: { userId: other.userId, sessionToken: other.accessToken },
+    })
     t.equal(otherCheck.json().authStatus, 'AUTHENTICATED', 'other families are untouched')
   })
 
   t.test('concurrent uses of one refresh token: one renewal at most', async (t) => {
     const user = await createUser(ctx, { includeRefreshToken: true })
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })),
+      Array.from({ length: 6 }, () =>
+        call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } }),
+      ),
     )
     t.ok(results.filter((r) => r.statusCode === 200).length <= 1, 'never two successors')
-    t.ok(results.every((r) => r.statusCode === 200 || r.statusCode === 401), `only 200 or 401: ${results.map((r) => r.statusCode)}`)
+    t.ok(
+      results.every((r) => r.statusCode === 200 || r.statusCode === 401),
+      `only 200 or 401: ${results.map((r) => r.statusCode)}`,
+    )
   })
 
   t.test('an expired refresh token is refused', async (t) => {
     const user = await createUser(ctx, { includeRefreshToken: true })
     clock.advance(181 * 24 * 3600 * 1000)
-    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } }), 401, 'SESSION_REQUIRED')
-    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: 'made-up' } }), 401, 'SESSION_REQUIRED')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } }),
+      401,
+      'SESSION_REQUIRED',
+    )
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: 'made-up' } }),
+      401,
+      'SESSION_REQUIRED',
+    )
   })
 
   t.test('tokens are stored only as digests', async (t) => {
@@ -198,9 +336,23 @@ eachDialect(t, async (t, dialect) => {
   t.test('a banned user cannot sign in, by token or by refresh', async (t) => {
     const user = await createUser(ctx, { includeRefreshToken: true })
     t.equal((await ctx.admin({ method: 'POST', url: `/users/${user.userId}/ban`, payload: {} })).statusCode, 200)
-    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { anonymousToken: user.anonymousToken } }), 403, 'USER_BANNED')
-    assertError(t, await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } }), 403, 'USER_BANNED')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNIN, payload: { anonymousToken: user.anonymousToken } }),
+      403,
+      'USER_BANNED',
+    )
+    assertError(
+      t,
+      await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } }),
+      403,
+      'USER_BANNED',
+    )
     t.equal((await ctx.admin({ method: 'POST', url: `/users/${user.userId}/unban` })).statusCode, 200)
-    t.equal((await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })).statusCode, 200, 'the refresh token survived the refused attempt')
+    t.equal(
+      (await call({ method: 'POST', url: SIGNIN, payload: { refreshToken: user.refreshToken } })).statusCode,
+      200,
+      'the refresh token survived the refused attempt',
+    )
   })
 })

@@ -46,8 +46,20 @@ eachDialect(t, async (t, dialect) => {
     t.equal((await godot.save(ctx, user, 'second')).json().version, 2, 'Godot form (no bearer)')
     clock.advance(1000)
     const third = await unreal.save(ctx, user, 'third')
-    t.same(third.json(), { success: true, dataSizeBytes: 5, version: 3, revision: 3, updatedAt: '2026-11-22T10:00:02.000Z' })
-    t.same((await unity.load(ctx, user)).json(), { found: true, data: 'third', saveData: 'third', version: 3, updatedAt: '2026-11-22T10:00:02.000Z' })
+    t.same(third.json(), {
+      success: true,
+      dataSizeBytes: 5,
+      version: 3,
+      revision: 3,
+      updatedAt: '2026-11-22T10:00:02.000Z',
+    })
+    t.same((await unity.load(ctx, user)).json(), {
+      found: true,
+      data: 'third',
+      saveData: 'third',
+      version: 3,
+      updatedAt: '2026-11-22T10:00:02.000Z',
+    })
     const row = await stored(user.userId)
     t.equal(row!.is_binary, 0)
     t.equal(row!.size_bytes, 5)
@@ -89,9 +101,19 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await saveJson(ctx, { userId: 'not-a-uuid', data: 'x' }), 400, 'VALIDATION_ERROR')
     assertError(t, await saveJson(ctx, { userId: 17, data: 'x' }), 400, 'VALIDATION_ERROR')
     assertError(t, await saveJson(ctx, { data: 'x' }), 400, 'VALIDATION_ERROR')
-    const malformed = await call({ method: 'POST', url: SAVE, headers: { 'content-type': 'application/json' }, payload: '{"userId": "' })
+    const malformed = await call({
+      method: 'POST',
+      url: SAVE,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"userId": "',
+    })
     assertError(t, malformed, 400, 'INVALID_JSON')
-    const textPlain = await call({ method: 'POST', url: SAVE, headers: { 'content-type': 'text/plain' }, payload: 'hello' })
+    const textPlain = await call({
+      method: 'POST',
+      url: SAVE,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    })
     assertError(t, textPlain, 415, 'UNSUPPORTED_MEDIA_TYPE')
     t.same(await stored(user.userId), before, 'nothing stored by a refused save')
   })
@@ -104,7 +126,11 @@ eachDialect(t, async (t, dialect) => {
     t.equal(unknownLoad.statusCode, 200)
     t.same(unknownLoad.json(), { found: false, data: null, saveData: null })
     t.equal(unknownLoad.headers['x-cloud-save-revision'], '0')
-    t.same((await call({ method: 'GET', url: `${LOAD}?userId=${UNKNOWN_USER}` })).json(), { found: false, data: null, saveData: null })
+    t.same((await call({ method: 'GET', url: `${LOAD}?userId=${UNKNOWN_USER}` })).json(), {
+      found: false,
+      data: null,
+      saveData: null,
+    })
     const unknownBytes = await godot.loadBytes(ctx, UNKNOWN_USER)
     t.equal(unknownBytes.statusCode, 204)
     t.equal(unknownBytes.body, '')
@@ -113,16 +139,41 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await loadJson(ctx, 'nope'), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'GET', url: `${LOAD}?userId=nope` }), 400, 'VALIDATION_ERROR')
     assertError(t, await call({ method: 'GET', url: LOAD }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'POST', url: LOAD, headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'POST', url: LOAD, headers: { 'content-type': 'application/json' }, payload: '{' }), 400, 'INVALID_JSON')
+    assertError(
+      t,
+      await call({ method: 'POST', url: LOAD, headers: { 'content-type': 'application/json' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assertError(
+      t,
+      await call({ method: 'POST', url: LOAD, headers: { 'content-type': 'application/json' }, payload: '{' }),
+      400,
+      'INVALID_JSON',
+    )
 
     const foreign = { ...bearer(other) }
     assertError(t, await saveJson(ctx, { userId: user.userId, data: 'x' }, foreign), 403, 'SESSION_FORBIDDEN')
-    assertError(t, await call({ method: 'POST', url: LOAD, headers: foreign, payload: { userId: user.userId } }), 403, 'SESSION_FORBIDDEN')
-    assertError(t, await call({ method: 'POST', url: LOAD, headers: foreign, payload: { userId: UNKNOWN_USER } }), 403, 'SESSION_FORBIDDEN')
+    assertError(
+      t,
+      await call({ method: 'POST', url: LOAD, headers: foreign, payload: { userId: user.userId } }),
+      403,
+      'SESSION_FORBIDDEN',
+    )
+    assertError(
+      t,
+      await call({ method: 'POST', url: LOAD, headers: foreign, payload: { userId: UNKNOWN_USER } }),
+      403,
+      'SESSION_FORBIDDEN',
+    )
     const forged = { authorization: 'Bearer forged' }
     assertError(t, await saveJson(ctx, { userId: user.userId, data: 'x' }, forged), 401, 'SESSION_REQUIRED')
-    assertError(t, await call({ method: 'GET', url: `${LOAD}?userId=${UNKNOWN_USER}`, headers: forged }), 401, 'SESSION_REQUIRED')
+    assertError(
+      t,
+      await call({ method: 'GET', url: `${LOAD}?userId=${UNKNOWN_USER}`, headers: forged }),
+      401,
+      'SESSION_REQUIRED',
+    )
     const noKey = await app.inject({ method: 'POST', url: `${APP}${LOAD}`, payload: { userId: user.userId } })
     assertError(t, noKey, 401, 'UNAUTHORIZED')
 
@@ -138,7 +189,8 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('expectedVersion: 0 means no save yet; a stale one is 409 with currentVersion', async (t) => {
     const user = await createUser(ctx)
-    const save = (data: string, expectedVersion?: unknown) => saveJson(ctx, { userId: user.userId, data, expectedVersion })
+    const save = (data: string, expectedVersion?: unknown) =>
+      saveJson(ctx, { userId: user.userId, data, expectedVersion })
     const stale = await save('a', 3)
     assertError(t, stale, 409, 'CONFLICT')
     t.equal(stale.json().currentVersion, 0)
@@ -165,7 +217,11 @@ eachDialect(t, async (t, dialect) => {
     const conflict = await unity.save(ctx, user, 'two', { 'if-match': '0' })
     assertError(t, conflict, 409, 'CONFLICT')
     t.equal(conflict.json().currentVersion, 1)
-    t.equal((await unity.saveBytes(ctx, user, Buffer.from([1, 2]), { 'if-match': '"1"' })).json().version, 2, 'quoted ETag form')
+    t.equal(
+      (await unity.saveBytes(ctx, user, Buffer.from([1, 2]), { 'if-match': '"1"' })).json().version,
+      2,
+      'quoted ETag form',
+    )
     assertError(t, await unity.saveBytes(ctx, user, Buffer.from([3]), { 'if-match': '1' }), 409, 'CONFLICT')
     const viaQuery = await call({
       method: 'POST',
@@ -178,40 +234,59 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await unity.save(ctx, user, 'x', { 'if-match': 'abc' }), 400, 'VALIDATION_ERROR')
     const disagree = await saveJson(ctx, { userId: user.userId, data: 'x', expectedVersion: 3 }, { 'if-match': '2' })
     assertError(t, disagree, 400, 'VALIDATION_ERROR')
-    t.equal((await saveJson(ctx, { userId: user.userId, data: 'x', expectedVersion: 3 }, { 'if-match': '3' })).json().version, 4, 'agreeing')
+    t.equal(
+      (await saveJson(ctx, { userId: user.userId, data: 'x', expectedVersion: 3 }, { 'if-match': '3' })).json().version,
+      4,
+      'agreeing',
+    )
     const snapshot = await unity.loadBytes(ctx, user)
     t.equal(snapshot.headers['x-cloud-save-revision'], '4')
   })
 
-  t.test('concurrent saves: exactly one of those expecting one version wins; unconditional ones all count', async (t) => {
-    const user = await createUser(ctx)
-    const fresh = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => saveJson(ctx, { userId: user.userId, data: `first-${i}`, expectedVersion: 0 })),
-    )
-    t.same(fresh.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)], 'one insert wins')
-    for (const r of fresh.filter((r) => r.statusCode === 409)) t.equal(r.json().currentVersion, 1)
-    const winner = fresh.findIndex((r) => r.statusCode === 200)
-    t.equal((await stored(user.userId))!.data.toString(), `first-${winner}`)
+  t.test(
+    'concurrent saves: exactly one of those expecting one version wins; unconditional ones all count',
+    async (t) => {
+      const user = await createUser(ctx)
+      const fresh = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          saveJson(ctx, { userId: user.userId, data: `first-${i}`, expectedVersion: 0 }),
+        ),
+      )
+      t.same(fresh.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)], 'one insert wins')
+      for (const r of fresh.filter((r) => r.statusCode === 409)) t.equal(r.json().currentVersion, 1)
+      const winner = fresh.findIndex((r) => r.statusCode === 200)
+      t.equal((await stored(user.userId))!.data.toString(), `first-${winner}`)
 
-    const racing = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => saveJson(ctx, { userId: user.userId, data: `second-${i}`, expectedVersion: 1 })),
-    )
-    t.same(racing.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)], 'one update wins')
-    const won = racing.findIndex((r) => r.statusCode === 200)
-    t.equal(racing[won]!.json().version, 2)
-    const row = await stored(user.userId)
-    t.equal(row!.data.toString(), `second-${won}`)
-    t.equal(row!.version, 2)
+      const racing = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          saveJson(ctx, { userId: user.userId, data: `second-${i}`, expectedVersion: 1 }),
+        ),
+      )
+      t.same(racing.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)], 'one update wins')
+      const won = racing.findIndex((r) => r.statusCode === 200)
+      t.equal(racing[won]!.json().version, 2)
+      const row = await stored(user.userId)
+      t.equal(row!.data.toString(), `second-${won}`)
+      t.equal(row!.version, 2)
 
-    const blind = await Promise.all(Array.from({ length: 20 }, (_, i) => godot.save(ctx, user, `blind-${i}`)))
-    t.ok(blind.every((r) => r.statusCode === 200))
-    t.same(blind.map((r) => r.json().version).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 3), 'each save its own version')
-    t.equal((await stored(user.userId))!.version, 22)
+      const blind = await Promise.all(Array.from({ length: 20 }, (_, i) => godot.save(ctx, user, `blind-${i}`)))
+      t.ok(blind.every((r) => r.statusCode === 200))
+      t.same(
+        blind.map((r) => r.json().version).sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i + 3),
+        'each save its own version',
+      )
+      t.equal((await stored(user.userId))!.version, 22)
 
-    const newcomer = await createUser(ctx)
-    const firstSaves = await Promise.all(Array.from({ length: 10 }, (_, i) => godot.save(ctx, newcomer, `n-${i}`)))
-    t.same(firstSaves.map((r) => r.json().version).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'racing first saves')
-  })
+      const newcomer = await createUser(ctx)
+      const firstSaves = await Promise.all(Array.from({ length: 10 }, (_, i) => godot.save(ctx, newcomer, `n-${i}`)))
+      t.same(
+        firstSaves.map((r) => r.json().version).sort((a, b) => a - b),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        'racing first saves',
+      )
+    },
+  )
 
   t.test('size: CLOUD_SAVE_MAX_BYTES counts UTF-8 bytes; 300,001 bytes is 413 and the old save stays', async (t) => {
     const user = await createUser(ctx)
@@ -246,7 +321,12 @@ eachDialect(t, async (t, dialect) => {
     const user = await createUser(ctx)
     await godot.save(ctx, user, 'keep me')
     const hugeJson = JSON.stringify({ userId: user.userId, data: 'x'.repeat(6 * MAX + 64 * 1024) })
-    assertError(t, await call({ method: 'POST', url: SAVE, headers: { 'content-type': 'application/json' }, payload: hugeJson }), 413, 'PAYLOAD_TOO_LARGE')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SAVE, headers: { 'content-type': 'application/json' }, payload: hugeJson }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    )
     // The limit is read from Content-Length before any byte of the body.
     const declared = await call({
       method: 'POST',
@@ -317,12 +397,31 @@ eachDialect(t, async (t, dialect) => {
     t.equal(bytes.statusCode, 200)
     t.ok(bytes.rawPayload.equals(Buffer.from(text, 'utf8')))
     t.equal((await godot.load(ctx, user)).json().encoding, undefined, 'text saves carry no encoding')
-    const both = await call({ method: 'GET', url: `${LOAD}?userId=${user.userId}`, headers: { accept: `application/json, ${OCTET}` } })
+    const both = await call({
+      method: 'GET',
+      url: `${LOAD}?userId=${user.userId}`,
+      headers: { accept: `application/json, ${OCTET}` },
+    })
     t.equal(both.json().data, text, 'JSON wins when the client accepts both')
 
     assertError(t, await godot.saveBytes(ctx, user, Buffer.alloc(0)), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'POST', url: SAVE, headers: { 'content-type': OCTET }, payload: Buffer.from([1]) }), 400, 'VALIDATION_ERROR')
-    assertError(t, await call({ method: 'POST', url: `${SAVE}?userId=bad`, headers: { 'content-type': OCTET }, payload: Buffer.from([1]) }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SAVE, headers: { 'content-type': OCTET }, payload: Buffer.from([1]) }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assertError(
+      t,
+      await call({
+        method: 'POST',
+        url: `${SAVE}?userId=bad`,
+        headers: { 'content-type': OCTET },
+        payload: Buffer.from([1]),
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
     t.equal((await godot.load(ctx, user)).json().data, text)
   })
 
@@ -336,7 +435,11 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('the routes are in the OpenAPI document under Cloud Save', async (t) => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
-    for (const [path, method] of [[SAVE, 'post'], [LOAD, 'post'], [LOAD, 'get']] as const) {
+    for (const [path, method] of [
+      [SAVE, 'post'],
+      [LOAD, 'post'],
+      [LOAD, 'get'],
+    ] as const) {
       const op = doc.paths[`${APP}${path}`][method]
       t.same(op.tags, ['Cloud Save'], `${method} ${path}`)
       t.ok(op.summary)
@@ -346,7 +449,7 @@ eachDialect(t, async (t, dialect) => {
 })
 
 eachDialect(t, async (t, dialect) => {
-  t.test('strict mode: loads and saves need the user\'s bearer', async (t) => {
+  t.test("strict mode: loads and saves need the user's bearer", async (t) => {
     const ctx = await buildTestApp(t, dialect, { env: { AUTH_MODE: 'strict' } })
     const user = await createUser(ctx)
     assertError(t, await godot.save(ctx, user, 'x'), 401, 'SESSION_REQUIRED')
@@ -363,7 +466,12 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await unity.saveBytes(ctx, user, Buffer.alloc(101)), 413, 'PAYLOAD_TOO_LARGE')
     assertError(t, await unity.save(ctx, user, 'x'.repeat(101)), 413, 'PAYLOAD_TOO_LARGE')
     const overJsonLimit = JSON.stringify({ userId: user.userId, data: 'x'.repeat(700 + 64 * 1024) })
-    const res = await ctx.call({ method: 'POST', url: SAVE, headers: { 'content-type': 'application/json' }, payload: overJsonLimit })
+    const res = await ctx.call({
+      method: 'POST',
+      url: SAVE,
+      headers: { 'content-type': 'application/json' },
+      payload: overJsonLimit,
+    })
     assertError(t, res, 413, 'PAYLOAD_TOO_LARGE')
     t.equal((await godot.load(ctx, user)).json().version, 1)
   })
@@ -376,7 +484,13 @@ eachDialect(t, async (t, dialect) => {
     const send = (chunks: Buffer[]) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request(
-          { host: '127.0.0.1', port, method: 'POST', path: `${APP}${SAVE}?userId=${user.userId}`, headers: { 'x-api-key': API_KEY, 'content-type': OCTET } },
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: `${APP}${SAVE}?userId=${user.userId}`,
+            headers: { 'x-api-key': API_KEY, 'content-type': OCTET },
+          },
           (res) => {
             let body = ''
             res.setEncoding('utf8')
@@ -395,9 +509,12 @@ eachDialect(t, async (t, dialect) => {
     const over = await send([Buffer.alloc(60, 3), Buffer.alloc(41, 4)])
     t.equal(over.status, 413)
     t.equal(JSON.parse(over.body).code, 'PAYLOAD_TOO_LARGE')
-    const row = await ctx.app.db.selectFrom('cloud_saves').select(['data', 'version']).where('user_id', '=', user.userId).executeTakeFirst()
+    const row = await ctx.app.db
+      .selectFrom('cloud_saves')
+      .select(['data', 'version'])
+      .where('user_id', '=', user.userId)
+      .executeTakeFirst()
     t.equal(row!.version, 1)
     t.ok(row!.data.equals(Buffer.concat([Buffer.alloc(60, 1), Buffer.alloc(40, 2)])))
   })
 })
-

@@ -2,23 +2,50 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { describeConfigError, EXAMPLE_API_KEY, ensureEnvFile, loadConfig, parseTrustProxy, PHP_EXAMPLE_API_KEY } from '../config.js'
+import {
+  describeConfigError,
+  EXAMPLE_API_KEY,
+  ensureEnvFile,
+  loadConfig,
+  parseTrustProxy,
+  PHP_EXAMPLE_API_KEY,
+} from '../config.js'
 
 const KEY = 'k'.repeat(20)
 
 t.test('defaults as documented', async (t) => {
   const config = loadConfig({ API_KEY: KEY })
   t.match(config, {
-    HOST: '0.0.0.0', PORT: 8080, DB_DRIVER: 'sqlite', DB_PATH: './data/outpost.db', DB_PORT: 3306,
-    RATE_LIMIT_ENABLED: true, RATE_LIMIT_PER_SECOND: 10, AUTH_MODE: 'compat', CLOUD_SAVE_MAX_BYTES: 300000,
-    DEFAULT_LANGUAGE: 'en', PROFILE_MAX_BADGES: 3, PROFILE_MAX_UNLOCKS: 25, CORS_ORIGINS: '*', MIGRATE_ON_START: true,
-    SESSION_TTL_SECONDS: 2592000, REFRESH_TTL_SECONDS: 15552000, EMAIL_MAX_ATTEMPTS: 5, EMAIL_MAX_PER_USER_PER_HOUR: 10,
+    HOST: '0.0.0.0',
+    PORT: 8080,
+    DB_DRIVER: 'sqlite',
+    DB_PATH: './data/outpost.db',
+    DB_PORT: 3306,
+    RATE_LIMIT_ENABLED: true,
+    RATE_LIMIT_PER_SECOND: 10,
+    AUTH_MODE: 'compat',
+    CLOUD_SAVE_MAX_BYTES: 300000,
+    DEFAULT_LANGUAGE: 'en',
+    PROFILE_MAX_BADGES: 3,
+    PROFILE_MAX_UNLOCKS: 25,
+    CORS_ORIGINS: '*',
+    MIGRATE_ON_START: true,
+    SESSION_TTL_SECONDS: 2592000,
+    REFRESH_TTL_SECONDS: 15552000,
+    EMAIL_MAX_ATTEMPTS: 5,
+    EMAIL_MAX_PER_USER_PER_HOUR: 10,
   })
   t.equal(config.ADMIN_API_KEY, undefined, 'admin API off unless configured')
 })
 
 t.test('values are coerced from strings; empty means default', async (t) => {
-  const config = loadConfig({ API_KEY: KEY, PORT: '9000', RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: '', AUTH_MODE: 'strict' })
+  const config = loadConfig({
+    API_KEY: KEY,
+    PORT: '9000',
+    RATE_LIMIT_ENABLED: 'false',
+    DB_POOL_SIZE: '',
+    AUTH_MODE: 'strict',
+  })
   t.equal(config.PORT, 9000)
   t.equal(config.RATE_LIMIT_ENABLED, false)
   t.equal(config.DB_POOL_SIZE, 10)
@@ -31,8 +58,14 @@ t.test('a bad value stops the start with one line naming the variable', async (t
     [{ API_KEY: 'short' }, /API_KEY/],
     [{ API_KEY: EXAMPLE_API_KEY }, /^Invalid configuration: API_KEY is an example placeholder/],
     [{ API_KEY: PHP_EXAMPLE_API_KEY }, /^Invalid configuration: API_KEY is an example placeholder/],
-    [{ API_KEY: KEY, ADMIN_API_KEY: PHP_EXAMPLE_API_KEY }, /^Invalid configuration: ADMIN_API_KEY is an example placeholder/],
-    [{ API_KEY: KEY, ADMIN_API_KEY: EXAMPLE_API_KEY }, /^Invalid configuration: ADMIN_API_KEY is an example placeholder/],
+    [
+      { API_KEY: KEY, ADMIN_API_KEY: PHP_EXAMPLE_API_KEY },
+      /^Invalid configuration: ADMIN_API_KEY is an example placeholder/,
+    ],
+    [
+      { API_KEY: KEY, ADMIN_API_KEY: EXAMPLE_API_KEY },
+      /^Invalid configuration: ADMIN_API_KEY is an example placeholder/,
+    ],
     [{ API_KEY: KEY, PORT: 'eighty' }, /PORT must be integer/],
     [{ API_KEY: KEY, DB_DRIVER: 'postgres' }, /DB_DRIVER/],
     [{ API_KEY: KEY, AUTH_MODE: 'loose' }, /AUTH_MODE/],

@@ -16,7 +16,11 @@ eachDialect(t, async (t, dialect) => {
     t.match(health.json(), { status: 'ok', database: 'ok', version: /^\d+\.\d+\.\d+/, uptimeSeconds: Number })
     t.match(health.json().timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     t.match((await app.inject({ method: 'GET', url: '/api/v1/app/health' })).json(), { status: 'ok', database: 'ok' })
-    const actuator = await app.inject({ method: 'GET', url: '/actuator/health', headers: { 'x-api-key': 'whatever the Unreal SDK sends' } })
+    const actuator = await app.inject({
+      method: 'GET',
+      url: '/actuator/health',
+      headers: { 'x-api-key': 'whatever the Unreal SDK sends' },
+    })
     t.equal(actuator.statusCode, 200)
     t.equal(actuator.body, '{"status":"UP"}', 'byte-exact compact JSON')
     const plain = await app.inject({ method: 'GET', url: '/api/v1/public/health' })
@@ -27,8 +31,18 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('API key: 401 before routing, 404 after; constant shape', async (t) => {
     assertError(t, await app.inject({ method: 'GET', url: '/api/v1/app/nowhere' }), 401, 'UNAUTHORIZED')
-    assertError(t, await app.inject({ method: 'GET', url: '/api/v1/app/nowhere', headers: { 'x-api-key': 'wrong-key-0123456789' } }), 401, 'UNAUTHORIZED')
-    assertError(t, await app.inject({ method: 'POST', url: '/api/v1/app/user-management/signup', payload: {} }), 401, 'UNAUTHORIZED')
+    assertError(
+      t,
+      await app.inject({ method: 'GET', url: '/api/v1/app/nowhere', headers: { 'x-api-key': 'wrong-key-0123456789' } }),
+      401,
+      'UNAUTHORIZED',
+    )
+    assertError(
+      t,
+      await app.inject({ method: 'POST', url: '/api/v1/app/user-management/signup', payload: {} }),
+      401,
+      'UNAUTHORIZED',
+    )
     assertError(t, await app.inject({ method: 'GET', url: '/api/v1/other', headers: {} }), 401, 'UNAUTHORIZED')
     assertError(t, await call({ method: 'GET', url: '/nowhere' }), 404, 'NOT_FOUND')
     assertError(t, await app.inject({ method: 'GET', url: '/not-api' }), 404, 'NOT_FOUND')
@@ -43,15 +57,43 @@ eachDialect(t, async (t, dialect) => {
       const get = await ctx.admin({ method: 'GET', url: `/users/${user.userId}`, headers: { 'content-type': type } })
       t.equal(get.statusCode, 200, `GET with ${type} and no body`)
     }
-    const slash = await call({ method: 'POST', url: '/user-management/check-auth/', payload: { userId: user.userId, sessionToken: user.accessToken } })
+    const slash = await call({
+      method: 'POST',
+      url: '/user-management/check-auth/',
+      payload: { userId: user.userId, sessionToken: user.accessToken },
+    })
     t.equal(slash.json().authStatus, 'AUTHENTICATED', 'trailing slash')
-    const del = await ctx.admin({ method: 'DELETE', url: `/users/${user.userId}`, headers: { 'content-type': 'application/json' } })
+    const del = await ctx.admin({
+      method: 'DELETE',
+      url: `/users/${user.userId}`,
+      headers: { 'content-type': 'application/json' },
+    })
     t.equal(del.statusCode, 200, 'DELETE with a JSON content type and no body')
     const noBody = await call({ method: 'POST', url: '/user-management/check-auth' })
     const body = assertError(t, noBody, 400, 'VALIDATION_ERROR')
     t.match(body.message, /userId/, 'a POST without a body names the missing field')
-    assertError(t, await call({ method: 'POST', url: '/user-management/signup', headers: { 'content-type': 'text/xml' }, payload: '<a/>' }), 415, 'UNSUPPORTED_MEDIA_TYPE')
-    assertError(t, await call({ method: 'POST', url: '/user-management/signup', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}' }), 400, 'INVALID_JSON')
+    assertError(
+      t,
+      await call({
+        method: 'POST',
+        url: '/user-management/signup',
+        headers: { 'content-type': 'text/xml' },
+        payload: '<a/>',
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    )
+    assertError(
+      t,
+      await call({
+        method: 'POST',
+        url: '/user-management/signup',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"__proto__":{"x":1}',
+      }),
+      400,
+      'INVALID_JSON',
+    )
   })
 
   t.test('validation errors: message and details; bodies are not coerced, query strings are', async (t) => {
@@ -70,28 +112,64 @@ eachDialect(t, async (t, dialect) => {
     const res = await app.inject({
       method: 'OPTIONS',
       url: '/api/v1/app/user-management/signup',
-      headers: { origin: 'https://game.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+      headers: {
+        origin: 'https://game.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key,content-type',
+      },
     })
     t.equal(res.statusCode, 204)
     t.equal(res.headers['access-control-allow-origin'], '*')
     t.match(String(res.headers['access-control-allow-headers']), /X-API-Key/i)
-    const simple = await call({ method: 'POST', url: '/user-management/signup', headers: { origin: 'https://game.example' }, payload: {} })
+    const simple = await call({
+      method: 'POST',
+      url: '/user-management/signup',
+      headers: { origin: 'https://game.example' },
+      payload: {},
+    })
     t.equal(simple.headers['access-control-allow-origin'], '*')
   })
 
   t.test('admin API: its own key only', async (t) => {
     assertError(t, await app.inject({ method: 'GET', url: '/api/v1/admin/users' }), 401, 'UNAUTHORIZED')
-    assertError(t, await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: { 'x-api-key': API_KEY } }), 401, 'UNAUTHORIZED')
+    assertError(
+      t,
+      await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: { 'x-api-key': API_KEY } }),
+      401,
+      'UNAUTHORIZED',
+    )
     assertError(t, await app.inject({ method: 'GET', url: '/api/v1/admin/nowhere' }), 401, 'UNAUTHORIZED')
-    assertError(t, await app.inject({ method: 'GET', url: '/api/v1/admin/nowhere', headers: { 'x-admin-key': ADMIN_KEY } }), 404, 'NOT_FOUND')
-    t.equal((await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: { 'x-admin-key': ADMIN_KEY } })).statusCode, 200)
+    assertError(
+      t,
+      await app.inject({ method: 'GET', url: '/api/v1/admin/nowhere', headers: { 'x-admin-key': ADMIN_KEY } }),
+      404,
+      'NOT_FOUND',
+    )
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: { 'x-admin-key': ADMIN_KEY } }))
+        .statusCode,
+      200,
+    )
   })
 
   t.test('admin API is absent without ADMIN_API_KEY', async (t) => {
     const bare = await buildTestApp(t, dialect, { env: { ADMIN_API_KEY: undefined } })
     assertError(t, await bare.app.inject({ method: 'GET', url: '/api/v1/admin/users' }), 404, 'NOT_FOUND')
-    assertError(t, await bare.app.inject({ method: 'GET', url: '/api/v1/admin/users', headers: { 'x-admin-key': ADMIN_KEY, 'x-api-key': API_KEY } }), 404, 'NOT_FOUND')
-    t.equal((await bare.call({ method: 'POST', url: '/user-management/signup', payload: {} })).statusCode, 201, 'the app API works')
+    assertError(
+      t,
+      await bare.app.inject({
+        method: 'GET',
+        url: '/api/v1/admin/users',
+        headers: { 'x-admin-key': ADMIN_KEY, 'x-api-key': API_KEY },
+      }),
+      404,
+      'NOT_FOUND',
+    )
+    t.equal(
+      (await bare.call({ method: 'POST', url: '/user-management/signup', payload: {} })).statusCode,
+      201,
+      'the app API works',
+    )
   })
 
   t.test('OpenAPI document lists every route with its schemas', async (t) => {
@@ -100,12 +178,20 @@ eachDialect(t, async (t, dialect) => {
     const doc = docs.json()
     t.match(doc.openapi, /^3\./)
     const expected: Array<[string, string]> = [
-      ['/health', 'get'], ['/actuator/health', 'get'], ['/api/v1/public/health', 'get'], ['/api/v1/app/health', 'get'],
-      ['/api/v1/app/user-management/signup', 'post'], ['/api/v1/app/user-management/signin', 'post'],
-      ['/api/v1/app/user-management/check-auth', 'post'], ['/api/v1/app/user-management/change-name', 'post'],
-      ['/api/v1/app/user-management/signout', 'post'], ['/api/v1/admin/users', 'get'],
-      ['/api/v1/admin/users/{userId}', 'get'], ['/api/v1/admin/users/{userId}', 'delete'],
-      ['/api/v1/admin/users/{userId}/ban', 'post'], ['/api/v1/admin/users/{userId}/unban', 'post'],
+      ['/health', 'get'],
+      ['/actuator/health', 'get'],
+      ['/api/v1/public/health', 'get'],
+      ['/api/v1/app/health', 'get'],
+      ['/api/v1/app/user-management/signup', 'post'],
+      ['/api/v1/app/user-management/signin', 'post'],
+      ['/api/v1/app/user-management/check-auth', 'post'],
+      ['/api/v1/app/user-management/change-name', 'post'],
+      ['/api/v1/app/user-management/signout', 'post'],
+      ['/api/v1/admin/users', 'get'],
+      ['/api/v1/admin/users/{userId}', 'get'],
+      ['/api/v1/admin/users/{userId}', 'delete'],
+      ['/api/v1/admin/users/{userId}/ban', 'post'],
+      ['/api/v1/admin/users/{userId}/unban', 'post'],
     ]
     for (const [path, method] of expected) {
       const op = doc.paths[path]?.[method]
@@ -123,11 +209,21 @@ eachDialect(t, async (t, dialect) => {
       for (const [method, op] of Object.entries(operations)) {
         const where = `${method.toUpperCase()} ${path}`
         t.ok(op.summary, `${where} has a summary`)
-        t.ok(op.tags?.length && op.tags.every((tag: string) => allowedTags.has(tag)), `${where} is tagged with a known tag`)
+        t.ok(
+          op.tags?.length && op.tags.every((tag: string) => allowedTags.has(tag)),
+          `${where} is tagged with a known tag`,
+        )
         op.tags?.forEach((tag: string) => usedTags.add(tag))
         const codes = Object.keys(op.responses ?? {})
-        t.ok(codes.some((c) => /^(2..|304)$/.test(c)), `${where} documents its success response`)
-        if (!path.includes('health')) t.ok(codes.some((c) => c.startsWith('4')), `${where} documents its errors`)
+        t.ok(
+          codes.some((c) => /^(2..|304)$/.test(c)),
+          `${where} documents its success response`,
+        )
+        if (!path.includes('health'))
+          t.ok(
+            codes.some((c) => c.startsWith('4')),
+            `${where} documents its errors`,
+          )
       }
     }
     t.same([...usedTags].sort(), [...allowedTags].sort(), 'every feature, Health and Admin have routes in the document')
@@ -151,18 +247,38 @@ t.test('database unreachable: health 503, API 503 with Retry-After', async (t) =
   const plain = await app.inject({ method: 'GET', url: '/api/v1/public/health' })
   t.equal(plain.statusCode, 503)
   t.equal(plain.body, 'DOWN')
-  const api = await app.inject({ method: 'POST', url: '/api/v1/app/user-management/signup', headers: { 'x-api-key': API_KEY }, payload: {} })
+  const api = await app.inject({
+    method: 'POST',
+    url: '/api/v1/app/user-management/signup',
+    headers: { 'x-api-key': API_KEY },
+    payload: {},
+  })
   assertError(t, api, 503, 'SERVICE_UNAVAILABLE')
   t.equal(api.headers['retry-after'], '5')
 })
 
-t.test('MySQL server down: 503, not 500', { skip: !process.env.TEST_MYSQL_URL && 'TEST_MYSQL_URL is not set' }, async (t) => {
-  const app = await buildApp({
-    config: testConfig({ DB_DRIVER: 'mysql', DB_HOST: '127.0.0.1', DB_PORT: '1', DB_NAME: 'nothing', MIGRATE_ON_START: 'false' }),
-    clock: new TestClock(),
-  })
-  t.teardown(() => app.close())
-  t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 503)
-  const api = await app.inject({ method: 'POST', url: '/api/v1/app/user-management/signup', headers: { 'x-api-key': API_KEY }, payload: {} })
-  assertError(t, api, 503, 'SERVICE_UNAVAILABLE')
-})
+t.test(
+  'MySQL server down: 503, not 500',
+  { skip: !process.env.TEST_MYSQL_URL && 'TEST_MYSQL_URL is not set' },
+  async (t) => {
+    const app = await buildApp({
+      config: testConfig({
+        DB_DRIVER: 'mysql',
+        DB_HOST: '127.0.0.1',
+        DB_PORT: '1',
+        DB_NAME: 'nothing',
+        MIGRATE_ON_START: 'false',
+      }),
+      clock: new TestClock(),
+    })
+    t.teardown(() => app.close())
+    t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 503)
+    const api = await app.inject({
+      method: 'POST',
+      url: '/api/v1/app/user-management/signup',
+      headers: { 'x-api-key': API_KEY },
+      payload: {},
+    })
+    assertError(t, api, 503, 'SERVICE_UNAVAILABLE')
+  },
+)

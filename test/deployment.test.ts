@@ -56,7 +56,19 @@ t.test('every setting is documented in .env.example and the README', async (t) =
     t.match(example, new RegExp(`^${name}=`, 'm'), `${name} in .env.example`)
     t.match(readme, new RegExp(`\\| \`${name}\` \\|`), `${name} in the README's table`)
   }
-  t.throws(() => loadConfig(Object.fromEntries(example.split('\n').filter((l) => /^\w+=/.test(l)).map((l) => l.split(/=(.*)/s).slice(0, 2)))), /API_KEY/, 'the example key is refused')
+  t.throws(
+    () =>
+      loadConfig(
+        Object.fromEntries(
+          example
+            .split('\n')
+            .filter((l) => /^\w+=/.test(l))
+            .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+        ),
+      ),
+    /API_KEY/,
+    'the example key is refused',
+  )
 })
 
 t.test('npm scripts: the quick start and the test command', async (t) => {

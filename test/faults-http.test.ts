@@ -52,7 +52,11 @@ function slowClient(target: { host: string; port: number }, head: string, trickl
 
 t.test('a client that sends its headers a byte at a time is cut at the header deadline', async (t) => {
   const target = await listening(t)
-  const cut = await slowClient(target, 'GET /api/v1/app/nowhere HTTP/1.1\r\nHost: x\r\n', 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
+  const cut = await slowClient(
+    target,
+    'GET /api/v1/app/nowhere HTTP/1.1\r\nHost: x\r\n',
+    'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  )
   t.comment(`slow headers cut after ${cut.ms.toFixed(0)} ms (${cut.sent} bytes trickled)`)
   t.ok(cut.sent < MAX_TRICKLE, 'the server closed the connection, not the client')
   t.ok(cut.ms >= HEADERS_MS - 50 && cut.ms < HEADERS_MS + MARGIN_MS, `cut after ${cut.ms.toFixed(0)} ms`)
@@ -61,7 +65,8 @@ t.test('a client that sends its headers a byte at a time is cut at the header de
 
 t.test('a client that sends its body a byte at a time is cut at the request deadline', async (t) => {
   const target = await listening(t)
-  const head = 'POST /api/v1/app/nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n'
+  const head =
+    'POST /api/v1/app/nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n'
   const cut = await slowClient(target, head, '{"a":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')
   t.comment(`slow body cut after ${cut.ms.toFixed(0)} ms (${cut.sent} bytes trickled)`)
   t.ok(cut.sent < MAX_TRICKLE, 'the server closed the connection, not the client')
@@ -99,10 +104,18 @@ t.test('a header deadline past the request deadline is refused at start, naming 
       return e as Error
     }
   })()
-  t.equal(error && describeConfigError(error), 'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
+  t.equal(
+    error && describeConfigError(error),
+    'Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
+  )
   const defaults = loadConfig({ API_KEY: 'k'.repeat(20) })
   t.same(
-    [defaults.HTTP_HEADERS_TIMEOUT_MS, defaults.HTTP_REQUEST_TIMEOUT_MS, defaults.HTTP_KEEP_ALIVE_TIMEOUT_MS, defaults.HTTP_IDLE_TIMEOUT_MS],
+    [
+      defaults.HTTP_HEADERS_TIMEOUT_MS,
+      defaults.HTTP_REQUEST_TIMEOUT_MS,
+      defaults.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      defaults.HTTP_IDLE_TIMEOUT_MS,
+    ],
     [10_000, 30_000, 10_000, 120_000],
     'production defaults',
   )

@@ -12,7 +12,13 @@ const SLACK_MS = 150
 async function limitedApp(t: Test, redisUrl: string) {
   const log = logLines()
   const dbEnv = await freshDatabase(t, 'sqlite')
-  const config = testConfig({ ...dbEnv, RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '5', REDIS_URL: redisUrl, LOG_LEVEL: 'info' })
+  const config = testConfig({
+    ...dbEnv,
+    RATE_LIMIT_ENABLED: 'true',
+    RATE_LIMIT_PER_SECOND: '5',
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: 'info',
+  })
   const app = await buildApp({ config, logStream: log.stream })
   t.teardown(() => app.close())
   const address = await app.listen({ host: '127.0.0.1', port: 0 })

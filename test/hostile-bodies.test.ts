@@ -83,7 +83,10 @@ tap.test('hostile bodies: each is refused or served within 20 ms of event loop, 
   const user = await createUser(ctx)
 
   const child = (code: string, env: Record<string, string> = {}): ChildProcess => {
-    const started = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } })
+    const started = spawn(process.execPath, ['-e', code], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, ...env },
+    })
     t.teardown(() => started.kill())
     return started
   }
@@ -105,7 +108,9 @@ tap.test('hostile bodies: each is refused or served within 20 ms of event loop, 
     })
 
   const health = child(HEALTH, { HEALTH_URL: `${base}/health` })
-  const healthLatencies = new Promise<number[]>((resolve) => health.once('message', (message) => resolve(message as number[])))
+  const healthLatencies = new Promise<number[]>((resolve) =>
+    health.once('message', (message) => resolve(message as number[])),
+  )
 
   /**
    * Sends the shape up to TRIES times: the CPU time this process (the server: its event loop, plus
@@ -127,26 +132,151 @@ tap.test('hostile bodies: each is refused or served within 20 ms of event loop, 
 
   const cloudLimit = jsonBodyLimit(CLOUD_SAVE_MAX_BYTES)
   const save = { userId: user.userId }
-  const cases: Array<{ name: string; path: string; shape: string; size: number; extra?: Record<string, unknown>; status: number; code?: string; message?: RegExp }> = [
-    { name: 'deep arrays (signup)', path: '/user-management/signup', shape: 'deepArrays', size: APP_LIMIT, status: 400, code: 'VALIDATION_ERROR', message: /deeper than 64/ },
-    { name: 'deep arrays (cloud save)', path: '/cloud-save/save', shape: 'deepArrays', size: cloudLimit, status: 400, code: 'VALIDATION_ERROR', message: /deeper than 64/ },
-    { name: 'deep objects (cloud save)', path: '/cloud-save/save', shape: 'deepObjects', size: cloudLimit, status: 400, code: 'VALIDATION_ERROR', message: /deeper than 64/ },
-    { name: 'deep and broken (signup)', path: '/user-management/signup', shape: 'brokenDeep', size: APP_LIMIT, status: 400, code: 'VALIDATION_ERROR', message: /deeper than 64/ },
-    { name: 'wide object of small keys (signup)', path: '/user-management/signup', shape: 'wideObject', size: APP_LIMIT, status: 400, code: 'VALIDATION_ERROR', message: /more than 10000 values/ },
-    { name: 'wide object of small keys (cloud save)', path: '/cloud-save/save', shape: 'wideObject', size: cloudLimit, status: 400, code: 'VALIDATION_ERROR', message: /more than 10000 values/ },
-    { name: 'array of small numbers (cloud save)', path: '/cloud-save/save', shape: 'numbers', size: cloudLimit, status: 400, code: 'VALIDATION_ERROR', message: /more than 10000 values/ },
-    { name: 'just under the value limit (signup, unknown keys dropped)', path: '/user-management/signup', shape: 'justUnderValues', size: JSON_MAX_VALUES - 1, status: 201 },
-    { name: 'long name (signup)', path: '/user-management/signup', shape: 'longName', size: APP_LIMIT, status: 400, code: 'VALIDATION_ERROR' },
+  const cases: Array<{
+    name: string
+    path: string
+    shape: string
+    size: number
+    extra?: Record<string, unknown>
+    status: number
+    code?: string
+    message?: RegExp
+  }> = [
+    {
+      name: 'deep arrays (signup)',
+      path: '/user-management/signup',
+      shape: 'deepArrays',
+      size: APP_LIMIT,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /deeper than 64/,
+    },
+    {
+      name: 'deep arrays (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'deepArrays',
+      size: cloudLimit,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /deeper than 64/,
+    },
+    {
+      name: 'deep objects (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'deepObjects',
+      size: cloudLimit,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /deeper than 64/,
+    },
+    {
+      name: 'deep and broken (signup)',
+      path: '/user-management/signup',
+      shape: 'brokenDeep',
+      size: APP_LIMIT,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /deeper than 64/,
+    },
+    {
+      name: 'wide object of small keys (signup)',
+      path: '/user-management/signup',
+      shape: 'wideObject',
+      size: APP_LIMIT,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /more than 10000 values/,
+    },
+    {
+      name: 'wide object of small keys (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'wideObject',
+      size: cloudLimit,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /more than 10000 values/,
+    },
+    {
+      name: 'array of small numbers (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'numbers',
+      size: cloudLimit,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: /more than 10000 values/,
+    },
+    {
+      name: 'just under the value limit (signup, unknown keys dropped)',
+      path: '/user-management/signup',
+      shape: 'justUnderValues',
+      size: JSON_MAX_VALUES - 1,
+      status: 201,
+    },
+    {
+      name: 'long name (signup)',
+      path: '/user-management/signup',
+      shape: 'longName',
+      size: APP_LIMIT,
+      status: 400,
+      code: 'VALIDATION_ERROR',
+    },
     { name: 'whitespace (signup)', path: '/user-management/signup', shape: 'whitespace', size: APP_LIMIT, status: 201 },
-    { name: 'long string over the save limit (cloud save)', path: '/cloud-save/save', shape: 'longString', size: cloudLimit, extra: save, status: 413, code: 'PAYLOAD_TOO_LARGE' },
-    { name: 'many escapes (cloud save)', path: '/cloud-save/save', shape: 'escapes', size: cloudLimit, extra: save, status: 413, code: 'PAYLOAD_TOO_LARGE' },
-    { name: 'alternating escapes (cloud save)', path: '/cloud-save/save', shape: 'alternatingEscapes', size: cloudLimit, extra: save, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    {
+      name: 'long string over the save limit (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'longString',
+      size: cloudLimit,
+      extra: save,
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    },
+    {
+      name: 'many escapes (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'escapes',
+      size: cloudLimit,
+      extra: save,
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    },
+    {
+      name: 'alternating escapes (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'alternatingEscapes',
+      size: cloudLimit,
+      extra: save,
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    },
     // The largest bodies the validated-actions routes take: a base64 initial state of the largest
     // evidenceMaxBytes, plainly and spelled as escapes. Parsed and validated, then refused for want of a session.
-    { name: 'largest initial state (validated run)', path: '/validated-actions/runs', shape: 'base64State', size: EVIDENCE_BODY, extra: save, status: 401, code: 'SESSION_REQUIRED' },
-    { name: 'largest initial state as escapes (validated run)', path: '/validated-actions/runs', shape: 'escapedState', size: EVIDENCE_BODY, extra: save, status: 401, code: 'SESSION_REQUIRED' },
+    {
+      name: 'largest initial state (validated run)',
+      path: '/validated-actions/runs',
+      shape: 'base64State',
+      size: EVIDENCE_BODY,
+      extra: save,
+      status: 401,
+      code: 'SESSION_REQUIRED',
+    },
+    {
+      name: 'largest initial state as escapes (validated run)',
+      path: '/validated-actions/runs',
+      shape: 'escapedState',
+      size: EVIDENCE_BODY,
+      extra: save,
+      status: 401,
+      code: 'SESSION_REQUIRED',
+    },
     // The biggest save there is: 300,000 bytes, each spelled as a 6-character escape.
-    { name: 'biggest legitimate save (cloud save)', path: '/cloud-save/save', shape: 'controlChars', size: CLOUD_SAVE_MAX_BYTES, extra: save, status: 200 },
+    {
+      name: 'biggest legitimate save (cloud save)',
+      path: '/cloud-save/save',
+      shape: 'controlChars',
+      size: CLOUD_SAVE_MAX_BYTES,
+      extra: save,
+      status: 200,
+    },
   ]
 
   // Let the JIT warm up on a small body first, as it would be in a running server.
@@ -159,7 +289,8 @@ tap.test('hostile bodies: each is refused or served within 20 ms of event loop, 
       const body = JSON.parse(answer.body)
       t.equal(body.code, c.code, `${c.name}: ${c.code}`)
       if (c.message) t.match(body.message, c.message, `${c.name}: the message names the limit`)
-      if (c.code === 'VALIDATION_ERROR') t.ok(Array.isArray(body.details) && body.details.length > 0, `${c.name}: details`)
+      if (c.code === 'VALIDATION_ERROR')
+        t.ok(Array.isArray(body.details) && body.details.length > 0, `${c.name}: details`)
     }
     t.ok(busyMs < BUDGET_MS, `${c.name}: ${busyMs.toFixed(1)} ms of server CPU < ${BUDGET_MS} ms`)
   }
@@ -171,22 +302,41 @@ tap.test('hostile bodies: each is refused or served within 20 ms of event loop, 
   const p95 = latencies[Math.floor(latencies.length * 0.95)]
   t.ok(median < BUDGET_MS, `/health median ${median.toFixed(1)} ms`)
   t.ok(p95 < 5 * BUDGET_MS, `/health p95 ${p95.toFixed(1)} ms`)
-  const stored = await ctx.app.db.selectFrom('cloud_saves').select(['data']).where('user_id', '=', user.userId).executeTakeFirstOrThrow()
+  const stored = await ctx.app.db
+    .selectFrom('cloud_saves')
+    .select(['data'])
+    .where('user_id', '=', user.userId)
+    .executeTakeFirstOrThrow()
   t.equal(stored.data.length, CLOUD_SAVE_MAX_BYTES, 'the biggest save was stored whole')
 })
 
 tap.test('the bounds sit exactly where documented', async (t) => {
   const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
   t.doesNotThrow(() => scanJson(nested(JSON_MAX_DEPTH)), `${JSON_MAX_DEPTH} levels pass`)
-  t.throws(() => scanJson(nested(JSON_MAX_DEPTH + 1)), { code: 'VALIDATION_ERROR' }, `${JSON_MAX_DEPTH + 1} levels do not`)
+  t.throws(
+    () => scanJson(nested(JSON_MAX_DEPTH + 1)),
+    { code: 'VALIDATION_ERROR' },
+    `${JSON_MAX_DEPTH + 1} levels do not`,
+  )
   // [] holds 1 value (the container); each comma adds one more.
   const values = (n: number) => '[' + Array(n).fill('0').join(',') + ']'
   t.doesNotThrow(() => scanJson(values(JSON_MAX_VALUES)), `${JSON_MAX_VALUES} values pass`)
   t.throws(() => scanJson(values(JSON_MAX_VALUES + 1)), { code: 'VALIDATION_ERROR' }, `${JSON_MAX_VALUES + 1} do not`)
   // Brackets, commas and escaped quotes inside strings are text, not structure.
   t.doesNotThrow(() => scanJson(JSON.stringify({ s: '['.repeat(1000) + ','.repeat(20_000) + '\\"['.repeat(100) })))
-  t.same(scanJson('{"a":"\\ud83d\\ude00","b":"\\\\ud800"}'), { loneSurrogate: false }, 'a pair and an escaped backslash are fine')
-  for (const text of ['"\\ud800x"', '"x\\udc00"', '"\\uDBFF"', '{"\\ud800":1}', '"\\ud800\\u0041"', '"\\udc00\\ud800"']) {
+  t.same(
+    scanJson('{"a":"\\ud83d\\ude00","b":"\\\\ud800"}'),
+    { loneSurrogate: false },
+    'a pair and an escaped backslash are fine',
+  )
+  for (const text of [
+    '"\\ud800x"',
+    '"x\\udc00"',
+    '"\\uDBFF"',
+    '{"\\ud800":1}',
+    '"\\ud800\\u0041"',
+    '"\\udc00\\ud800"',
+  ]) {
     t.same(scanJson(text), { loneSurrogate: true }, `${text} holds a lone surrogate`)
   }
 })
@@ -196,12 +346,32 @@ tap.test('route before body: a body sent to no route is never parsed', async (t)
   const json = { 'content-type': 'application/json' }
   for (const url of ['/nope', '/cloud-save/nope', '/user-management']) {
     assertError(t, await ctx.call({ method: 'POST', url, headers: json, payload: '{"broken":' }), 404, 'NOT_FOUND')
-    assertError(t, await ctx.call({ method: 'POST', url, headers: json, payload: '['.repeat(100_000) }), 404, 'NOT_FOUND')
-    assertError(t, await ctx.call({ method: 'POST', url, headers: { 'content-type': 'text/xml' }, payload: '<x/>' }), 404, 'NOT_FOUND')
+    assertError(
+      t,
+      await ctx.call({ method: 'POST', url, headers: json, payload: '['.repeat(100_000) }),
+      404,
+      'NOT_FOUND',
+    )
+    assertError(
+      t,
+      await ctx.call({ method: 'POST', url, headers: { 'content-type': 'text/xml' }, payload: '<x/>' }),
+      404,
+      'NOT_FOUND',
+    )
   }
   // A known path with another method is answered 405 before its body is looked at, too.
-  const wrongMethod = await ctx.call({ method: 'PUT', url: '/user-management/signup', headers: json, payload: '{"broken":' })
+  const wrongMethod = await ctx.call({
+    method: 'PUT',
+    url: '/user-management/signup',
+    headers: json,
+    payload: '{"broken":',
+  })
   assertError(t, wrongMethod, 405, 'METHOD_NOT_ALLOWED')
   // A matched route still parses: broken JSON there is 400.
-  assertError(t, await ctx.call({ method: 'POST', url: '/user-management/signup', headers: json, payload: '{"broken":' }), 400, 'INVALID_JSON')
+  assertError(
+    t,
+    await ctx.call({ method: 'POST', url: '/user-management/signup', headers: json, payload: '{"broken":' }),
+    400,
+    'INVALID_JSON',
+  )
 })

@@ -25,30 +25,87 @@ eachDialect(t, async (t, dialect) => {
     t.same((await get('/localization/languages')).json(), { languages: [], total: 0, defaultLanguage: 'en' })
     t.same((await get('/localization/all?lang=de')).json(), { language: 'de', translations: {}, total: 0 })
     t.same((await get('/localization/menu.start?lang=de')).json(), {
-      localizationKey: 'menu.start', key: 'menu.start', language: 'de', value: null, found: false, resolvedLang: null,
+      localizationKey: 'menu.start',
+      key: 'menu.start',
+      language: 'de',
+      value: null,
+      found: false,
+      resolvedLang: null,
     })
   })
 
   t.test('bulk upsert, then the fields the SDKs read', async (t) => {
-    const res = await putTranslations(ctx, 'en', { 'menu.start': 'Start', 'menu.quit': 'Quit', 'only.en': 'English only' })
-    t.same(res, { language: 'en', upserted: 3, translations: { 'menu.start': 'Start', 'menu.quit': 'Quit', 'only.en': 'English only' } })
+    const res = await putTranslations(ctx, 'en', {
+      'menu.start': 'Start',
+      'menu.quit': 'Quit',
+      'only.en': 'English only',
+    })
+    t.same(res, {
+      language: 'en',
+      upserted: 3,
+      translations: { 'menu.start': 'Start', 'menu.quit': 'Quit', 'only.en': 'English only' },
+    })
     await putTranslations(ctx, 'de', { 'menu.start': 'Starten', 'menu.quit': 'Beenden' })
     await putTranslations(ctx, 'PT-br', { 'menu.start': 'Iniciar' })
     await putTranslations(ctx, 'pt', { 'menu.quit': 'Sair', 'only.pt': 'Só pt' })
     const de = await get('/localization/menu.start?lang=de')
     t.equal(de.statusCode, 200)
-    t.same(de.json(), { localizationKey: 'menu.start', key: 'menu.start', language: 'de', value: 'Starten', found: true, resolvedLang: 'de' })
-    t.same((await get('/localization/only.en?lang=de')).json(), {
-      localizationKey: 'only.en', key: 'only.en', language: 'de', value: 'English only', found: true, resolvedLang: 'en',
-    }, 'missing in de, present in en')
-    t.match((await get('/localization/menu.start?lang=pt-br')).json(), { value: 'Iniciar', resolvedLang: 'pt-BR', language: 'pt-BR' }, 'lower-cased tag (Unreal SDK)')
-    t.match((await get('/localization/menu.quit?lang=pt-BR')).json(), { value: 'Sair', resolvedLang: 'pt' }, 'pt-BR → pt')
-    t.match((await get('/localization/only.en?lang=pt-BR')).json(), { value: 'English only', resolvedLang: 'en' }, 'pt-BR → pt → en')
-    t.match((await get('/localization/menu.start')).json(), { value: 'Start', language: 'en', resolvedLang: 'en' }, 'no lang: default')
-    t.match((await get('/localization/menu.start?lang=')).json(), { value: 'Start', language: 'en' }, 'empty lang: default')
-    t.match((await get('/localization/menu.start?lang=fr-CA')).json(), { value: 'Start', resolvedLang: 'en' }, 'unknown language → default')
+    t.same(de.json(), {
+      localizationKey: 'menu.start',
+      key: 'menu.start',
+      language: 'de',
+      value: 'Starten',
+      found: true,
+      resolvedLang: 'de',
+    })
+    t.same(
+      (await get('/localization/only.en?lang=de')).json(),
+      {
+        localizationKey: 'only.en',
+        key: 'only.en',
+        language: 'de',
+        value: 'English only',
+        found: true,
+        resolvedLang: 'en',
+      },
+      'missing in de, present in en',
+    )
+    t.match(
+      (await get('/localization/menu.start?lang=pt-br')).json(),
+      { value: 'Iniciar', resolvedLang: 'pt-BR', language: 'pt-BR' },
+      'lower-cased tag (Unreal SDK)',
+    )
+    t.match(
+      (await get('/localization/menu.quit?lang=pt-BR')).json(),
+      { value: 'Sair', resolvedLang: 'pt' },
+      'pt-BR → pt',
+    )
+    t.match(
+      (await get('/localization/only.en?lang=pt-BR')).json(),
+      { value: 'English only', resolvedLang: 'en' },
+      'pt-BR → pt → en',
+    )
+    t.match(
+      (await get('/localization/menu.start')).json(),
+      { value: 'Start', language: 'en', resolvedLang: 'en' },
+      'no lang: default',
+    )
+    t.match(
+      (await get('/localization/menu.start?lang=')).json(),
+      { value: 'Start', language: 'en' },
+      'empty lang: default',
+    )
+    t.match(
+      (await get('/localization/menu.start?lang=fr-CA')).json(),
+      { value: 'Start', resolvedLang: 'en' },
+      'unknown language → default',
+    )
     t.match((await get('/localization/Menu.Start?lang=en')).json(), { found: false }, 'keys are case-sensitive')
-    t.same((await get('/localization/languages')).json(), { languages: ['de', 'en', 'pt', 'pt-BR'], total: 4, defaultLanguage: 'en' })
+    t.same((await get('/localization/languages')).json(), {
+      languages: ['de', 'en', 'pt', 'pt-BR'],
+      total: 4,
+      defaultLanguage: 'en',
+    })
   })
 
   t.test('all: gaps filled along the chain', async (t) => {
@@ -57,9 +114,15 @@ eachDialect(t, async (t, dialect) => {
       translations: { 'menu.quit': 'Sair', 'menu.start': 'Iniciar', 'only.en': 'English only', 'only.pt': 'Só pt' },
       total: 4,
     })
-    t.same((await get('/localization/all?lang=de')).json().translations, { 'menu.quit': 'Beenden', 'menu.start': 'Starten', 'only.en': 'English only' })
+    t.same((await get('/localization/all?lang=de')).json().translations, {
+      'menu.quit': 'Beenden',
+      'menu.start': 'Starten',
+      'only.en': 'English only',
+    })
     t.same((await get('/localization/all')).json(), {
-      language: 'en', translations: { 'menu.quit': 'Quit', 'menu.start': 'Start', 'only.en': 'English only' }, total: 3,
+      language: 'en',
+      translations: { 'menu.quit': 'Quit', 'menu.start': 'Start', 'only.en': 'English only' },
+      total: 3,
     })
     t.equal((await get('/localization/all?lang=DE')).json().language, 'de')
   })
@@ -77,13 +140,24 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await put('/localization/en/ok.key', { value: 7 }), 400, 'VALIDATION_ERROR')
     assertError(t, await put('/localization/en/ok.key', { value: 'x'.repeat(16_385) }), 400, 'VALIDATION_ERROR')
     assertError(t, await put('/localization/en/ok.key', {}), 400, 'VALIDATION_ERROR')
-    assertError(t, await admin({ method: 'PUT', url: '/localization/en', headers: { 'content-type': 'application/json' }, payload: '{"translations":{' }), 400, 'INVALID_JSON')
+    assertError(
+      t,
+      await admin({
+        method: 'PUT',
+        url: '/localization/en',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"translations":{',
+      }),
+      400,
+      'INVALID_JSON',
+    )
     t.match((await get('/localization/ok.key?lang=en')).json(), { found: false }, 'nothing stored')
   })
 
   t.test('bulk upsert is all or nothing', async (t) => {
     const before = (await get('/localization/all?lang=en')).json()
-    const bulk = (translations: unknown) => admin({ method: 'PUT', url: '/localization/en', payload: { translations } as object })
+    const bulk = (translations: unknown) =>
+      admin({ method: 'PUT', url: '/localization/en', payload: { translations } as object })
     assertError(t, await bulk({ 'menu.start': 'CHANGED', 'bad key': 'x' }), 400, 'VALIDATION_ERROR')
     assertError(t, await bulk({ 'menu.start': 'CHANGED', languages: 'x' }), 400, 'VALIDATION_ERROR')
     assertError(t, await bulk({ 'menu.start': 'CHANGED', 'menu.quit': null }), 400, 'VALIDATION_ERROR')
@@ -92,8 +166,16 @@ eachDialect(t, async (t, dialect) => {
     t.same((await get('/localization/all?lang=en')).json(), before, 'nothing stored')
     const upd = await putTranslations(ctx, 'en', { 'menu.start': 'Play', 'new.key': 'New' })
     t.equal(upd.upserted, 2)
-    t.match((await get('/localization/all?lang=en')).json().translations, { 'menu.start': 'Play', 'new.key': 'New', 'menu.quit': 'Quit' }, 'others kept')
-    const big = await admin({ method: 'PUT', url: '/localization/ja/long.text', payload: { value: '語'.repeat(16_384) } })
+    t.match(
+      (await get('/localization/all?lang=en')).json().translations,
+      { 'menu.start': 'Play', 'new.key': 'New', 'menu.quit': 'Quit' },
+      'others kept',
+    )
+    const big = await admin({
+      method: 'PUT',
+      url: '/localization/ja/long.text',
+      payload: { value: '語'.repeat(16_384) },
+    })
     t.equal(big.statusCode, 200, '16,384 characters of three bytes each fit')
   })
 
@@ -101,14 +183,29 @@ eachDialect(t, async (t, dialect) => {
     const one = await admin({ method: 'PUT', url: '/localization/FR/menu.start', payload: { value: 'Démarrer' } })
     t.equal(one.statusCode, 200)
     t.same(one.json(), { language: 'fr', key: 'menu.start', value: 'Démarrer', updatedAt: '2026-11-22T10:00:00.000Z' })
-    t.match((await get('/localization/menu.start?lang=fr')).json(), { value: 'Démarrer', resolvedLang: 'fr' }, 'at once')
+    t.match(
+      (await get('/localization/menu.start?lang=fr')).json(),
+      { value: 'Démarrer', resolvedLang: 'fr' },
+      'at once',
+    )
     await admin({ method: 'PUT', url: '/localization/fr/menu.quit', payload: { value: 'Quitter' } })
-    t.same((await admin({ method: 'DELETE', url: '/localization/fr/menu.start' })).json(), { language: 'fr', key: 'menu.start', deleted: true })
-    t.match((await get('/localization/menu.start?lang=fr')).json(), { value: 'Play', resolvedLang: 'en' }, 'falls back after delete')
+    t.same((await admin({ method: 'DELETE', url: '/localization/fr/menu.start' })).json(), {
+      language: 'fr',
+      key: 'menu.start',
+      deleted: true,
+    })
+    t.match(
+      (await get('/localization/menu.start?lang=fr')).json(),
+      { value: 'Play', resolvedLang: 'en' },
+      'falls back after delete',
+    )
     assertError(t, await admin({ method: 'DELETE', url: '/localization/fr/menu.start' }), 404, 'NOT_FOUND')
     t.ok((await get('/localization/languages')).json().languages.includes('fr'))
     t.same((await admin({ method: 'DELETE', url: '/localization/FR' })).json(), { language: 'fr', deleted: 1 })
-    t.notOk((await get('/localization/languages')).json().languages.includes('fr'), 'a language without values is not listed')
+    t.notOk(
+      (await get('/localization/languages')).json().languages.includes('fr'),
+      'a language without values is not listed',
+    )
     assertError(t, await admin({ method: 'DELETE', url: '/localization/fr' }), 404, 'NOT_FOUND')
     assertError(t, await admin({ method: 'DELETE', url: '/localization/f_r' }), 400, 'VALIDATION_ERROR')
   })
@@ -134,12 +231,21 @@ eachDialect(t, async (t, dialect) => {
     const keys = Array.from({ length: 30 }, (_, i) => `race.k${i}`)
     const writes = Array.from({ length: 8 }, (_, w) => {
       const order = w % 2 === 0 ? keys : [...keys].reverse()
-      return admin({ method: 'PUT', url: '/localization/es', payload: { translations: Object.fromEntries(order.map((k) => [k, `w${w}`])) } })
+      return admin({
+        method: 'PUT',
+        url: '/localization/es',
+        payload: { translations: Object.fromEntries(order.map((k) => [k, `w${w}`])) },
+      })
     })
     const reads = Array.from({ length: 8 }, () => get('/localization/all?lang=es'))
     const results = await Promise.all([...writes, ...reads])
-    t.same(results.map((r) => r.statusCode), results.map(() => 200))
-    const values = Object.entries((await get('/localization/all?lang=es')).json().translations).filter(([k]) => k.startsWith('race.'))
+    t.same(
+      results.map((r) => r.statusCode),
+      results.map(() => 200),
+    )
+    const values = Object.entries((await get('/localization/all?lang=es')).json().translations).filter(([k]) =>
+      k.startsWith('race.'),
+    )
     t.equal(values.length, 30)
     t.equal(new Set(values.map(([, v]) => v)).size, 1, 'each transaction applied whole: one writer won every key')
   })
@@ -150,14 +256,30 @@ eachDialect(t, async (t, dialect) => {
     const dbEnv = await freshDatabase(t, dialect)
     const a = await buildTestApp(t, dialect, { dbEnv })
     const b = await buildTestApp(t, dialect, { dbEnv, env: { DEFAULT_LANGUAGE: 'DE' } })
-    t.same((await b.call({ method: 'GET', url: '/localization/languages' })).json(), { languages: [], total: 0, defaultLanguage: 'de' })
+    t.same((await b.call({ method: 'GET', url: '/localization/languages' })).json(), {
+      languages: [],
+      total: 0,
+      defaultLanguage: 'de',
+    })
     await putTranslations(a, 'de', { hello: 'Hallo' })
     await putTranslations(a, 'en', { hello: 'Hello', bye: 'Bye' })
     b.clock.advance(CONTENT_CHECK_INTERVAL_MS - 1)
-    t.equal((await b.call({ method: 'GET', url: '/localization/hello?lang=fr' })).json().found, false, 'B inside the interval')
+    t.equal(
+      (await b.call({ method: 'GET', url: '/localization/hello?lang=fr' })).json().found,
+      false,
+      'B inside the interval',
+    )
     b.clock.advance(1)
-    t.match((await b.call({ method: 'GET', url: '/localization/hello?lang=fr' })).json(), { value: 'Hallo', resolvedLang: 'de' }, 'B after: its own default language')
-    t.match((await a.call({ method: 'GET', url: '/localization/hello?lang=fr' })).json(), { value: 'Hello', resolvedLang: 'en' }, 'A: its default language')
+    t.match(
+      (await b.call({ method: 'GET', url: '/localization/hello?lang=fr' })).json(),
+      { value: 'Hallo', resolvedLang: 'de' },
+      'B after: its own default language',
+    )
+    t.match(
+      (await a.call({ method: 'GET', url: '/localization/hello?lang=fr' })).json(),
+      { value: 'Hello', resolvedLang: 'en' },
+      'A: its default language',
+    )
     t.same((await b.call({ method: 'GET', url: '/localization/all?lang=fr' })).json().translations, { hello: 'Hallo' })
   })
 })

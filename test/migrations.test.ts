@@ -18,7 +18,10 @@ eachDialect(t, async (t, dialect) => {
     t.same([...ranA, ...ranB].sort(), Object.keys(migrations).sort(), 'each migration applied exactly once')
     t.same(await migrateToLatest(a), [], 'a later start has nothing to do')
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(a)
-    t.same(applied.rows.map((r) => r.name), Object.keys(migrations))
+    t.same(
+      applied.rows.map((r) => r.name),
+      Object.keys(migrations),
+    )
   })
 
   if (dialect === 'mysql') {
@@ -32,10 +35,21 @@ eachDialect(t, async (t, dialect) => {
           and TABLE_NAME in ('users', 'sessions')`.execute(db)
       t.equal(tables.rows.length, 2)
       for (const row of tables.rows) t.equal(row.TABLE_COLLATION, 'utf8mb4_unicode_ci', row.TABLE_NAME)
-      await db.insertInto('users').values({
-        id: '00000000-0000-4000-8000-000000000001', username: 'Emoji 🎮 名前', email: null, is_anonymous: 1,
-        is_verified: 0, anonymous_token_hash: null, banned_at: null, ban_reason: null, created_at: 1, updated_at: 1,
-      }).execute()
+      await db
+        .insertInto('users')
+        .values({
+          id: '00000000-0000-4000-8000-000000000001',
+          username: 'Emoji 🎮 名前',
+          email: null,
+          is_anonymous: 1,
+          is_verified: 0,
+          anonymous_token_hash: null,
+          banned_at: null,
+          ban_reason: null,
+          created_at: 1,
+          updated_at: 1,
+        })
+        .execute()
       const back = await db.selectFrom('users').select('username').executeTakeFirstOrThrow()
       t.equal(back.username, 'Emoji 🎮 名前', 'four-byte characters survive')
     })

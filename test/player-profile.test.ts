@@ -38,22 +38,53 @@ eachDialect(t, async (t, dialect) => {
       limits: { maxBadges: 3, maxUnlocks: 4 },
       customData: null,
     })
-    t.same(doc.cosmetics.map((c: any) => c.id), ['b1', 'b2', 'b3', 'b4', 'cat', 'champion', 'dragon', 'gold'], 'the catalog sorted by id')
-    t.same(doc.cosmetics.find((c: any) => c.id === 'dragon'), { id: 'dragon', type: 'avatar', locked: true, available: false })
-    t.same(doc.cosmetics.find((c: any) => c.id === 'cat'), { id: 'cat', type: 'avatar', locked: false, available: true })
+    t.same(
+      doc.cosmetics.map((c: any) => c.id),
+      ['b1', 'b2', 'b3', 'b4', 'cat', 'champion', 'dragon', 'gold'],
+      'the catalog sorted by id',
+    )
+    t.same(
+      doc.cosmetics.find((c: any) => c.id === 'dragon'),
+      { id: 'dragon', type: 'avatar', locked: true, available: false },
+    )
+    t.same(
+      doc.cosmetics.find((c: any) => c.id === 'cat'),
+      { id: 'cat', type: 'avatar', locked: false, available: true },
+    )
     t.type(doc.createdAt, 'string')
     assertError(t, await call({ method: 'GET', url: `${PROFILE}?userId=${user.userId}` }), 401, 'SESSION_REQUIRED')
     const other = await createUser(ctx)
-    assertError(t, await call({ method: 'GET', url: `${PROFILE}?userId=${user.userId}`, headers: bearer(other) }), 403, 'SESSION_FORBIDDEN')
-    assertError(t, await call({ method: 'GET', url: `${PROFILE}?userId=nope`, headers: bearer(user) }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await call({ method: 'GET', url: `${PROFILE}?userId=${user.userId}`, headers: bearer(other) }),
+      403,
+      'SESSION_FORBIDDEN',
+    )
+    assertError(
+      t,
+      await call({ method: 'GET', url: `${PROFILE}?userId=nope`, headers: bearer(user) }),
+      400,
+      'VALIDATION_ERROR',
+    )
   })
 
   t.test('PUT replaces the slots together; name and customData only when sent', async (t) => {
     const user = await createUser(ctx, { username: 'Bo' })
     clock.advance(1000)
-    const res = await put(user, { avatarId: 'cat', frameId: 'gold', badges: ['b2', 'b1'], displayName: '  Bob ', customData: { level: 3 } })
+    const res = await put(user, {
+      avatarId: 'cat',
+      frameId: 'gold',
+      badges: ['b2', 'b1'],
+      displayName: '  Bob ',
+      customData: { level: 3 },
+    })
     t.equal(res.statusCode, 200)
-    t.match(res.json(), { username: 'Bob', displayName: 'Bob', profile: { avatarId: 'cat', frameId: 'gold', badges: ['b2', 'b1'] }, customData: { level: 3 } })
+    t.match(res.json(), {
+      username: 'Bob',
+      displayName: 'Bob',
+      profile: { avatarId: 'cat', frameId: 'gold', badges: ['b2', 'b1'] },
+      customData: { level: 3 },
+    })
     clock.advance(1000)
     const cleared = (await put(user, { avatarId: '', frameId: null })).json()
     t.same(cleared.profile, { avatarId: null, frameId: null, badges: [] }, 'missing, null and "" slots clear them')
@@ -81,8 +112,19 @@ eachDialect(t, async (t, dialect) => {
       [{ avatarId: 7 }, 400, 'VALIDATION_ERROR'],
       [{ badges: 'b1' }, 400, 'VALIDATION_ERROR'],
     ]
-    for (const [body, status, code] of cases) assertError(t, await put(user, { ...body, displayName: (body as any).displayName ?? 'Changed' }), status, code)
-    assertError(t, await call({ method: 'PUT', url: PROFILE, headers: { ...bearer(user), 'content-type': 'application/json' }, payload: '{"userId":' }), 400, 'INVALID_JSON')
+    for (const [body, status, code] of cases)
+      assertError(t, await put(user, { ...body, displayName: (body as any).displayName ?? 'Changed' }), status, code)
+    assertError(
+      t,
+      await call({
+        method: 'PUT',
+        url: PROFILE,
+        headers: { ...bearer(user), 'content-type': 'application/json' },
+        payload: '{"userId":',
+      }),
+      400,
+      'INVALID_JSON',
+    )
     const doc = (await get(user)).json()
     t.same(doc.profile, { avatarId: 'cat', frameId: null, badges: ['b1'] }, 'profile unchanged')
     t.equal(doc.username, 'Keep', 'name unchanged')
@@ -95,7 +137,11 @@ eachDialect(t, async (t, dialect) => {
     const grant = await admin({ method: 'POST', url: `/users/${user.userId}/unlocks`, payload: { ids: ['champion'] } })
     t.equal(grant.statusCode, 200)
     t.same(grant.json(), { userId: user.userId, unlocks: ['champion'], maxUnlocks: 4, granted: ['champion'] })
-    const again = await admin({ method: 'POST', url: `/users/${user.userId}/unlocks`, payload: { ids: ['champion', 'dragon'] } })
+    const again = await admin({
+      method: 'POST',
+      url: `/users/${user.userId}/unlocks`,
+      payload: { ids: ['champion', 'dragon'] },
+    })
     t.same(again.json().granted, ['dragon'], 'owned ids are not granted twice')
     const res = await put(user, { avatarId: 'dragon', badges: ['champion'] })
     t.equal(res.statusCode, 200)
@@ -122,11 +168,20 @@ eachDialect(t, async (t, dialect) => {
     t.equal((await grant(['b1', 'b2', 'b3'])).statusCode, 200)
     const over = await grant(['b4', 'cat'])
     assertError(t, over, 409, 'UNLOCK_LIMIT_REACHED')
-    t.same((await admin({ method: 'GET', url: `/users/${user.userId}/unlocks` })).json().unlocks, ['b1', 'b2', 'b3'], 'nothing granted')
+    t.same(
+      (await admin({ method: 'GET', url: `/users/${user.userId}/unlocks` })).json().unlocks,
+      ['b1', 'b2', 'b3'],
+      'nothing granted',
+    )
     assertError(t, await grant(['ghost']), 400, 'COSMETIC_NOT_FOUND')
     assertError(t, await grant(['Bad Id']), 400, 'VALIDATION_ERROR')
     assertError(t, await grant([]), 400, 'VALIDATION_ERROR')
-    assertError(t, await admin({ method: 'POST', url: `/users/${UNKNOWN_USER}/unlocks`, payload: { ids: ['b1'] } }), 404, 'USER_NOT_FOUND')
+    assertError(
+      t,
+      await admin({ method: 'POST', url: `/users/${UNKNOWN_USER}/unlocks`, payload: { ids: ['b1'] } }),
+      404,
+      'USER_NOT_FOUND',
+    )
 
     const racer = await createUser(ctx)
     const ids = ['b1', 'b2', 'b3', 'b4', 'cat', 'gold', 'dragon', 'champion']
@@ -135,10 +190,14 @@ eachDialect(t, async (t, dialect) => {
     )
     t.equal(results.filter((r) => r.status === 'fulfilled').length, 4, 'exactly the limit granted')
     t.ok(
-      results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'UNLOCK_LIMIT_REACHED'),
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r as PromiseRejectedResult).reason.code === 'UNLOCK_LIMIT_REACHED'),
       'the rest refused with UNLOCK_LIMIT_REACHED',
     )
-    const same = await Promise.all(Array.from({ length: 10 }, () => grantUnlocks(ctx.app.db, user.userId, ['cat', 'b1'], 5, clock.now())))
+    const same = await Promise.all(
+      Array.from({ length: 10 }, () => grantUnlocks(ctx.app.db, user.userId, ['cat', 'b1'], 5, clock.now())),
+    )
     t.equal(same.flat().length, 1, 'a concurrent grant of one id lands once')
     t.same((await admin({ method: 'GET', url: `/users/${racer.userId}/unlocks` })).json().unlocks.length, 4)
   })
@@ -150,22 +209,52 @@ eachDialect(t, async (t, dialect) => {
     const rest = await admin({ method: 'GET', url: `/cosmetics?limit=100&cursor=${list.json().nextCursor}` })
     t.ok(rest.json().items.length >= 5)
     t.equal(rest.json().nextCursor, null)
-    const updated = await admin({ method: 'PUT', url: '/cosmetics/gold', payload: { type: 'frame', name: 'Gold frame', locked: false } })
+    const updated = await admin({
+      method: 'PUT',
+      url: '/cosmetics/gold',
+      payload: { type: 'frame', name: 'Gold frame', locked: false },
+    })
     t.match(updated.json(), { id: 'gold', type: 'frame', name: 'Gold frame', locked: false })
-    assertError(t, await admin({ method: 'PUT', url: '/cosmetics/Gold', payload: { type: 'frame', name: 'x' } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await admin({ method: 'PUT', url: '/cosmetics/hat', payload: { type: 'hat', name: 'x' } }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await admin({ method: 'PUT', url: '/cosmetics/Gold', payload: { type: 'frame', name: 'x' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assertError(
+      t,
+      await admin({ method: 'PUT', url: '/cosmetics/hat', payload: { type: 'hat', name: 'x' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
 
     await createCosmetic(ctx, 'temp-badge', 'badge', true)
     await createCosmetic(ctx, 'temp.avatar', 'avatar')
     const user = await createUser(ctx)
     await admin({ method: 'POST', url: `/users/${user.userId}/unlocks`, payload: { ids: ['temp-badge'] } })
     await put(user, { avatarId: 'temp.avatar', badges: ['b1', 'temp-badge'] })
-    t.same((await admin({ method: 'DELETE', url: '/cosmetics/temp-badge' })).json(), { id: 'temp-badge', deleted: true })
-    t.same((await admin({ method: 'DELETE', url: '/cosmetics/temp.avatar' })).json(), { id: 'temp.avatar', deleted: true })
+    t.same((await admin({ method: 'DELETE', url: '/cosmetics/temp-badge' })).json(), {
+      id: 'temp-badge',
+      deleted: true,
+    })
+    t.same((await admin({ method: 'DELETE', url: '/cosmetics/temp.avatar' })).json(), {
+      id: 'temp.avatar',
+      deleted: true,
+    })
     const doc = (await get(user)).json()
     t.same(doc.profile, { avatarId: null, frameId: null, badges: ['b1'] })
     t.same(doc.unlocks, [])
     assertError(t, await admin({ method: 'DELETE', url: '/cosmetics/temp-badge' }), 404, 'NOT_FOUND')
-    t.equal((await admin({ method: 'POST', url: `/users/${user.userId}/unlocks`, payload: { ids: ['b1', 'b2', 'b3', 'b4'] } })).statusCode, 200, 'the freed unlock counts again')
+    t.equal(
+      (
+        await admin({
+          method: 'POST',
+          url: `/users/${user.userId}/unlocks`,
+          payload: { ids: ['b1', 'b2', 'b3', 'b4'] },
+        })
+      ).statusCode,
+      200,
+      'the freed unlock counts again',
+    )
   })
 })

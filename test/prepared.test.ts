@@ -23,10 +23,13 @@ const addUser = (db: Db, id: string, username: string) =>
     .values({ id, username, is_anonymous: 1, is_verified: 0, created_at: 1, updated_at: 1 })
     .execute()
 
-const nameById = prepared((db, p: { id: string }) => db.selectFrom('users').select(['id', 'username']).where('id', '=', p.id))
+const nameById = prepared((db, p: { id: string }) =>
+  db.selectFrom('users').select(['id', 'username']).where('id', '=', p.id),
+)
 
-const firstNames = preparedFamily((limit: number) => (db, p: { after: string }) =>
-  db.selectFrom('users').select('username').where('username', '>', p.after).orderBy('username').limit(limit),
+const firstNames = preparedFamily(
+  (limit: number) => (db, p: { after: string }) =>
+    db.selectFrom('users').select('username').where('username', '>', p.after).orderBy('username').limit(limit),
 )
 
 eachDialect(t, async (t, dialect) => {
@@ -44,45 +47,61 @@ eachDialect(t, async (t, dialect) => {
   t.test('a family keeps one shape per key (here the LIMIT), each with its own values', async (t) => {
     const db = await database(t, dialect)
     for (const name of ['Ann', 'Ben', 'Cid', 'Dee']) await addUser(db, randomUUID(), name)
-    t.same((await firstNames(2).all(db, { after: 'A' })).map((r) => r.username), ['Ann', 'Ben'])
-    t.same((await firstNames(3).all(db, { after: 'Ann' })).map((r) => r.username), ['Ben', 'Cid', 'Dee'])
-    t.same((await firstNames(2).all(db, { after: 'Cid' })).map((r) => r.username), ['Dee'])
+    t.same(
+      (await firstNames(2).all(db, { after: 'A' })).map((r) => r.username),
+      ['Ann', 'Ben'],
+    )
+    t.same(
+      (await firstNames(3).all(db, { after: 'Ann' })).map((r) => r.username),
+      ['Ben', 'Cid', 'Dee'],
+    )
+    t.same(
+      (await firstNames(2).all(db, { after: 'Cid' })).map((r) => r.username),
+      ['Dee'],
+    )
     t.equal(firstNames(2), firstNames(2), 'the same member is reused')
   })
 
-  t.test('inside a transaction a prepared query sees the transaction; outside it never sees uncommitted rows', async (t) => {
-    const db = await database(t, dialect)
-    const inside = randomUUID()
-    const rolledBack = randomUUID()
-    let outsideRead: Promise<unknown> | undefined
-    const order: string[] = []
-    await db.transaction().execute(async (trx) => {
-      await addUser(trx, inside, 'Inside')
-      t.same(await nameById.first(trx, { id: inside }), { id: inside, username: 'Inside' }, 'the transaction reads its own write')
-      // Issued while the transaction is open: it must wait for the commit (SQLite) or read the
-      // last committed state (MySQL), and in neither case see the row before the commit.
-      outsideRead = nameById.first(db, { id: inside }).then((row) => {
-        order.push('outside read')
-        return row
+  t.test(
+    'inside a transaction a prepared query sees the transaction; outside it never sees uncommitted rows',
+    async (t) => {
+      const db = await database(t, dialect)
+      const inside = randomUUID()
+      const rolledBack = randomUUID()
+      let outsideRead: Promise<unknown> | undefined
+      const order: string[] = []
+      await db.transaction().execute(async (trx) => {
+        await addUser(trx, inside, 'Inside')
+        t.same(
+          await nameById.first(trx, { id: inside }),
+          { id: inside, username: 'Inside' },
+          'the transaction reads its own write',
+        )
+        // Issued while the transaction is open: it must wait for the commit (SQLite) or read the
+        // last committed state (MySQL), and in neither case see the row before the commit.
+        outsideRead = nameById.first(db, { id: inside }).then((row) => {
+          order.push('outside read')
+          return row
+        })
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        order.push('commit')
       })
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      order.push('commit')
-    })
-    const seen = await outsideRead
-    if (dialect === 'sqlite') {
-      t.same(order, ['commit', 'outside read'], 'SQLite: the read waited for the transaction')
-      t.same(seen, { id: inside, username: 'Inside' })
-    } else {
-      t.equal(seen, undefined, 'MySQL: the read saw the committed state, without the row')
-    }
-    await t.rejects(
-      db.transaction().execute(async (trx) => {
-        await addUser(trx, rolledBack, 'Gone')
-        throw new Error('roll back')
-      }),
-    )
-    t.equal(await nameById.first(db, { id: rolledBack }), undefined, 'a rolled-back row is never read')
-  })
+      const seen = await outsideRead
+      if (dialect === 'sqlite') {
+        t.same(order, ['commit', 'outside read'], 'SQLite: the read waited for the transaction')
+        t.same(seen, { id: inside, username: 'Inside' })
+      } else {
+        t.equal(seen, undefined, 'MySQL: the read saw the committed state, without the row')
+      }
+      await t.rejects(
+        db.transaction().execute(async (trx) => {
+          await addUser(trx, rolledBack, 'Gone')
+          throw new Error('roll back')
+        }),
+      )
+      t.equal(await nameById.first(db, { id: rolledBack }), undefined, 'a rolled-back row is never read')
+    },
+  )
 
   t.test('a counter upsert answers 1 for a new row and one more on each write after it', async (t) => {
     const db = await database(t, dialect)
@@ -101,11 +120,27 @@ eachDialect(t, async (t, dialect) => {
       counter: 'version',
       keep: ['created_at'],
     })
-    const row = (n: number) => ({ user_id: userId, data: Buffer.from(`v${n}`), is_binary: 0 as const, size_bytes: 2, updated_at: n, version: 1, created_at: n })
+    const row = (n: number) => ({
+      user_id: userId,
+      data: Buffer.from(`v${n}`),
+      is_binary: 0 as const,
+      size_bytes: 2,
+      updated_at: n,
+      version: 1,
+      created_at: n,
+    })
     t.equal(await save(db, row(1)), 1)
     t.equal(await save(db, row(2)), 2)
-    t.same(await Promise.all([3, 4, 5].map((n) => save(db, row(n)))).then((v) => v.sort()), [3, 4, 5], 'concurrent writes each get their own version')
-    const stored = await db.selectFrom('cloud_saves').select(['version', 'created_at']).where('user_id', '=', userId).executeTakeFirstOrThrow()
+    t.same(
+      await Promise.all([3, 4, 5].map((n) => save(db, row(n)))).then((v) => v.sort()),
+      [3, 4, 5],
+      'concurrent writes each get their own version',
+    )
+    const stored = await db
+      .selectFrom('cloud_saves')
+      .select(['version', 'created_at'])
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow()
     t.same(stored, { version: 5, created_at: 1 }, 'created_at is kept from the first write')
   })
 })

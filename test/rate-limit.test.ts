@@ -5,8 +5,15 @@ import { API_KEY, buildTestApp, freshDatabase } from './helpers/app.js'
 type Ctx = Awaited<ReturnType<typeof buildTestApp>>
 
 /** Rate limits are about client addresses: these tests go through a real listening socket. */
-async function listening(t: Parameters<typeof buildTestApp>[0], env: Record<string, string>, dbEnv?: Record<string, string>) {
-  const ctx: Ctx = await buildTestApp(t, 'sqlite', { env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '5', ...env }, dbEnv })
+async function listening(
+  t: Parameters<typeof buildTestApp>[0],
+  env: Record<string, string>,
+  dbEnv?: Record<string, string>,
+) {
+  const ctx: Ctx = await buildTestApp(t, 'sqlite', {
+    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '5', ...env },
+    dbEnv,
+  })
   const address = await ctx.app.listen({ host: '127.0.0.1', port: 0 })
   return (path: string, headers: Record<string, string> = {}) =>
     fetch(`${address}${path}`, { headers: { 'x-api-key': API_KEY, ...headers } })
@@ -26,7 +33,11 @@ t.test('the 6th request within a second is 429 with an empty body and the header
   t.equal(limited.headers.get('x-ratelimit-remaining'), '0')
   t.ok(limited.headers.get('x-ratelimit-reset'))
   t.ok(Number(limited.headers.get('retry-after')) >= 0, 'Retry-After in seconds')
-  t.equal((await get('/api/v1/app/nowhere', { 'x-api-key': 'wrong' })).status, 429, 'the limit comes before the API key')
+  t.equal(
+    (await get('/api/v1/app/nowhere', { 'x-api-key': 'wrong' })).status,
+    429,
+    'the limit comes before the API key',
+  )
   for (const path of ['/health', '/actuator/health', '/api/v1/public/health', '/api/v1/app/health', '/docs/json']) {
     t.equal((await get(path)).status, 200, `${path} is never limited`)
   }
@@ -37,14 +48,16 @@ t.test('the 6th request within a second is 429 with an empty body and the header
 t.test('a forged X-Forwarded-For does not escape the limit', async (t) => {
   const get = await listening(t, {})
   const statuses = []
-  for (let i = 0; i < 6; i++) statuses.push((await get('/api/v1/app/nowhere', { 'x-forwarded-for': randomIp() })).status)
+  for (let i = 0; i < 6; i++)
+    statuses.push((await get('/api/v1/app/nowhere', { 'x-forwarded-for': randomIp() })).status)
   t.same(statuses, [404, 404, 404, 404, 404, 429])
 })
 
 t.test('behind a trusted proxy each client has its own limit', async (t) => {
   const get = await listening(t, { TRUST_PROXY: '127.0.0.1' })
   const distinct = []
-  for (let i = 0; i < 8; i++) distinct.push((await get('/api/v1/app/nowhere', { 'x-forwarded-for': randomIp() })).status)
+  for (let i = 0; i < 8; i++)
+    distinct.push((await get('/api/v1/app/nowhere', { 'x-forwarded-for': randomIp() })).status)
   t.same(distinct, Array(8).fill(404), 'eight clients, one request each')
   const ip = randomIp()
   const same = []
@@ -53,16 +66,21 @@ t.test('behind a trusted proxy each client has its own limit', async (t) => {
 })
 
 const REDIS_URL = process.env.TEST_REDIS_URL
-t.test('with Redis the limit holds across instances', { skip: !REDIS_URL && 'TEST_REDIS_URL is not set' }, async (t) => {
-  const dbEnv = await freshDatabase(t, 'sqlite')
-  const env = { TRUST_PROXY: '127.0.0.1', REDIS_URL: REDIS_URL! }
-  const first = await listening(t, env, dbEnv)
-  const second = await listening(t, env, dbEnv)
-  const ip = randomIp()
-  const statuses = []
-  for (let i = 0; i < 6; i++) statuses.push((await (i % 2 ? second : first)('/api/v1/app/nowhere', { 'x-forwarded-for': ip })).status)
-  t.same(statuses, [404, 404, 404, 404, 404, 429])
-})
+t.test(
+  'with Redis the limit holds across instances',
+  { skip: !REDIS_URL && 'TEST_REDIS_URL is not set' },
+  async (t) => {
+    const dbEnv = await freshDatabase(t, 'sqlite')
+    const env = { TRUST_PROXY: '127.0.0.1', REDIS_URL: REDIS_URL! }
+    const first = await listening(t, env, dbEnv)
+    const second = await listening(t, env, dbEnv)
+    const ip = randomIp()
+    const statuses = []
+    for (let i = 0; i < 6; i++)
+      statuses.push((await (i % 2 ? second : first)('/api/v1/app/nowhere', { 'x-forwarded-for': ip })).status)
+    t.same(statuses, [404, 404, 404, 404, 404, 429])
+  },
+)
 
 t.test('limit off: no 429', async (t) => {
   const ctx = await buildTestApp(t, 'sqlite')

@@ -26,7 +26,14 @@ t.teardown(() => agent.destroy())
 function send(base: URL, method: string, target: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: base.hostname, port: base.port, method, path: target, headers: { ...headers, connection: 'keep-alive' }, agent },
+      {
+        host: base.hostname,
+        port: base.port,
+        method,
+        path: target,
+        headers: { ...headers, connection: 'keep-alive' },
+        agent,
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8')
@@ -61,8 +68,7 @@ function concretePath(path: string, params: Array<{ name: string; in: string; sc
 }
 
 const hex = (char: string) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
-const mixedCase = (segment: string) =>
-  [...segment].map((c, i) => (i % 2 ? hex(c).toLowerCase() : hex(c))).join('')
+const mixedCase = (segment: string) => [...segment].map((c, i) => (i % 2 ? hex(c).toLowerCase() : hex(c))).join('')
 
 /** Every spelling of one path that an attacker might send; each names the route, or nothing. */
 function spellings(path: string): Array<[string, string]> {
@@ -74,7 +80,8 @@ function spellings(path: string): Array<[string, string]> {
     if (firstAlnum < 0) return
     const encoded = segment.slice(0, firstAlnum) + hex(segment[firstAlnum]) + segment.slice(firstAlnum + 1)
     out.push([`escape in segment ${i}`, join(segments.map((s, j) => (j === i ? encoded : s)))])
-    const doubled = segment.slice(0, firstAlnum) + hex(segment[firstAlnum]).replace('%', '%25') + segment.slice(firstAlnum + 1)
+    const doubled =
+      segment.slice(0, firstAlnum) + hex(segment[firstAlnum]).replace('%', '%25') + segment.slice(firstAlnum + 1)
     out.push([`double escape in segment ${i}`, join(segments.map((s, j) => (j === i ? doubled : s)))])
   })
   out.push(['mixed-case escapes', join(segments.map((s, i) => (i === 2 || i === 3 ? mixedCase(s) : s)))])
@@ -126,13 +133,16 @@ eachDialect(t, async (t: Test, dialect) => {
       for (const [name, target] of spellings(route.path)) {
         const where = `${route.method} ${target} (${name})`
         const bare = await send(base, route.method, target)
-        if (bare.status !== 401 || bare.code !== 'UNAUTHORIZED') failures.push(`${where} without a key: ${bare.status} ${bare.code}`)
+        if (bare.status !== 401 || bare.code !== 'UNAUTHORIZED')
+          failures.push(`${where} without a key: ${bare.status} ${bare.code}`)
         const wrongKey: Record<string, string> = route.admin ? { 'x-api-key': API_KEY } : { 'x-admin-key': ADMIN_KEY }
         const wrong = await send(base, route.method, target, wrongKey)
-        if (wrong.status !== 401 || wrong.code !== 'UNAUTHORIZED') failures.push(`${where} with the other API's key: ${wrong.status} ${wrong.code}`)
+        if (wrong.status !== 401 || wrong.code !== 'UNAUTHORIZED')
+          failures.push(`${where} with the other API's key: ${wrong.status} ${wrong.code}`)
         const rightKey: Record<string, string> = route.admin ? { 'x-admin-key': ADMIN_KEY } : { 'x-api-key': API_KEY }
         const right = await send(base, route.method, target, rightKey)
-        if (right.code === 'UNAUTHORIZED' || right.status >= 500) failures.push(`${where} with its key: ${right.status} ${right.code}`)
+        if (right.code === 'UNAUTHORIZED' || right.status >= 500)
+          failures.push(`${where} with its key: ${right.status} ${right.code}`)
         checked++
       }
     }
@@ -142,7 +152,12 @@ eachDialect(t, async (t: Test, dialect) => {
 
 t.test('the rate limits count every spelling', async (t) => {
   const ctx = await buildTestApp(t, 'sqlite', {
-    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '5', ADMIN_RATE_LIMIT_PER_SECOND: '7', TRUST_PROXY: '127.0.0.1' },
+    env: {
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_PER_SECOND: '5',
+      ADMIN_RATE_LIMIT_PER_SECOND: '7',
+      TRUST_PROXY: '127.0.0.1',
+    },
   })
   const base = new URL(await ctx.app.listen({ host: '127.0.0.1', port: 0 }))
   let clients = 0
@@ -152,7 +167,11 @@ t.test('the rate limits count every spelling', async (t) => {
     const from = client()
     const statuses = []
     for (let i = 0; i < 8; i++) statuses.push((await send(base, 'GET', target, from)).status)
-    t.same(statuses, [...Array(7).fill(401), 429], `admin without a key, ${name}: counted per IP against the admin limit`)
+    t.same(
+      statuses,
+      [...Array(7).fill(401), 429],
+      `admin without a key, ${name}: counted per IP against the admin limit`,
+    )
   }
   for (const [name, target] of spellings('/api/v1/app/leaderboards/default/top')) {
     const from = client()
@@ -164,7 +183,12 @@ t.test('the rate limits count every spelling', async (t) => {
 
 t.test('the admin limit counts per credential once the key is checked', async (t) => {
   const ctx = await buildTestApp(t, 'sqlite', {
-    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '2', ADMIN_RATE_LIMIT_PER_SECOND: '4', TRUST_PROXY: '127.0.0.1' },
+    env: {
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_PER_SECOND: '2',
+      ADMIN_RATE_LIMIT_PER_SECOND: '4',
+      TRUST_PROXY: '127.0.0.1',
+    },
   })
   const base = new URL(await ctx.app.listen({ host: '127.0.0.1', port: 0 }))
   const statuses = []
@@ -173,14 +197,20 @@ t.test('the admin limit counts per credential once the key is checked', async (t
     const headers = { 'x-admin-key': ADMIN_KEY, 'x-forwarded-for': `198.51.100.${i + 1}` }
     statuses.push((await send(base, 'GET', '/api/v1/admin/users', headers)).status)
   }
-  t.same(statuses, [200, 200, 200, 200, 429], 'admin calls are outside the players’ limit of 2 and inside their own of 4')
+  t.same(
+    statuses,
+    [200, 200, 200, 200, 429],
+    'admin calls are outside the players’ limit of 2 and inside their own of 4',
+  )
 })
 
 t.test('without ADMIN_API_KEY the admin API is absent under every spelling', async (t) => {
   const ctx = await buildTestApp(t, 'sqlite', { env: { ADMIN_API_KEY: undefined } })
   const base = new URL(await ctx.app.listen({ host: '127.0.0.1', port: 0 }))
   for (const [name, target] of spellings('/api/v1/admin/users')) {
-    for (const headers of [{}, { 'x-admin-key': ADMIN_KEY }, { 'x-api-key': API_KEY }] as Array<Record<string, string>>) {
+    for (const headers of [{}, { 'x-admin-key': ADMIN_KEY }, { 'x-api-key': API_KEY }] as Array<
+      Record<string, string>
+    >) {
       const answer = await send(base, 'GET', target, headers)
       t.same(answer, { status: 404, code: 'NOT_FOUND' }, `${name} with ${Object.keys(headers)[0] ?? 'no key'}`)
     }

@@ -87,8 +87,13 @@ t.test('SIGTERM lets an in-flight request finish', async (t) => {
   const body = JSON.stringify({ username: 'Late' })
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: p, method: 'POST', path: '/api/v1/app/user-management/signup',
-        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port: p,
+        method: 'POST',
+        path: '/api/v1/app/user-management/signup',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = ''
         res.on('data', (d) => (text += d))

@@ -91,15 +91,28 @@ eachDialect(t, async (t, dialect) => {
     await submit(ctx, 'menu', alice.userId, 30)
     t.same(names(await top(ctx, 'menu')), ['Alice', 'Bob'], 'a better score')
 
-    await ctx.call({ method: 'POST', url: '/user-management/change-name', headers: bearer(bob), payload: { userId: bob.userId, newName: 'Robert' } })
+    await ctx.call({
+      method: 'POST',
+      url: '/user-management/change-name',
+      headers: bearer(bob),
+      payload: { userId: bob.userId, newName: 'Robert' },
+    })
     t.same(names(await top(ctx, 'menu')), ['Alice', 'Robert'], 'a rename')
     await createCosmetic(ctx, 'cache-frame', 'frame')
-    await ctx.call({ method: 'PUT', url: '/player-profile', headers: bearer(alice), payload: { userId: alice.userId, frameId: 'cache-frame' } })
+    await ctx.call({
+      method: 'PUT',
+      url: '/player-profile',
+      headers: bearer(alice),
+      payload: { userId: alice.userId, frameId: 'cache-frame' },
+    })
     t.equal((await top(ctx, 'menu')).entries[0].profile.frameId, 'cache-frame', 'a profile change')
     await ctx.admin({ method: 'DELETE', url: '/cosmetics/cache-frame' })
     t.equal((await top(ctx, 'menu')).entries[0].profile.frameId, null, 'a cosmetic taken off by the operator')
 
-    t.equal((await ctx.admin({ method: 'PUT', url: `/leaderboards/menu/bans/${bob.userId}`, payload: {} })).statusCode, 200)
+    t.equal(
+      (await ctx.admin({ method: 'PUT', url: `/leaderboards/menu/bans/${bob.userId}`, payload: {} })).statusCode,
+      200,
+    )
     t.same(names(await top(ctx, 'menu')), ['Alice'], 'a ban hides the entry')
     await ctx.admin({ method: 'DELETE', url: `/leaderboards/menu/bans/${bob.userId}` })
     t.same(names(await top(ctx, 'menu')), ['Alice', 'Robert'], 'an unban shows it again')
@@ -142,7 +155,11 @@ eachDialect(t, async (t, dialect) => {
     await submit(slow, 'default', user.userId, 1)
     for (const instance of [slow, quick, uncached]) t.equal((await top(instance, 'default')).entries[0].score, 1)
     // Another process's write: straight to the database, so this process hears nothing of it.
-    await slow.app.db.updateTable('leaderboard_entries').set({ score: 2, rank_score: -2 }).where('user_id', '=', user.userId).execute()
+    await slow.app.db
+      .updateTable('leaderboard_entries')
+      .set({ score: 2, rank_score: -2 })
+      .where('user_id', '=', user.userId)
+      .execute()
     t.equal((await top(slow, 'default')).entries[0].score, 1, 'an instance serves its copy until it expires')
     t.equal((await top(uncached, 'default')).entries[0].score, 2, 'an instance without the cache reads the database')
     await sleep(250)
@@ -156,7 +173,13 @@ eachDialect(t, async (t, dialect) => {
       const user = await createUser(ctx, { username: 'Slow' })
       await submit(ctx, 'default', user.userId, 10)
       await inTransaction(ctx.app.db, async (trx) => {
-        await submitScore(trx, ctx.app.events, { boardKey: 'default', userId: user.userId, score: 50, validated: false, now: ctx.clock.now() })
+        await submitScore(trx, ctx.app.events, {
+          boardKey: 'default',
+          userId: user.userId,
+          score: 50,
+          validated: false,
+          now: ctx.clock.now(),
+        })
         t.equal((await top(ctx, 'default')).entries[0].score, 10, 'another connection still reads the committed score')
       })
       t.equal((await top(ctx, 'default')).entries[0].score, 50, 'after the commit the new one')
@@ -178,10 +201,20 @@ eachDialect(t, async (t, dialect) => {
       }
     }
     const responses = (await Promise.all(work)) as Array<{ statusCode: number }>
-    t.ok(responses.every((r) => r.statusCode === 200), 'every request answered 200')
-    const expected = [...best.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([userId]) => userId)
+    t.ok(
+      responses.every((r) => r.statusCode === 200),
+      'every request answered 200',
+    )
+    const expected = [...best.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([userId]) => userId)
     const final = await top(ctx, 'race', '?limit=5')
-    t.same(final.entries.map((e: { userId: string }) => e.userId), expected, 'the cached page is the final top 5')
+    t.same(
+      final.entries.map((e: { userId: string }) => e.userId),
+      expected,
+      'the cached page is the final top 5',
+    )
     t.equal(final.total, 12)
   })
 })

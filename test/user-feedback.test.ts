@@ -50,11 +50,21 @@ eachDialect(t, async (t, dialect) => {
       clock.advance(1)
       return ctx.call({ method: 'POST', url: FEEDBACK, payload: { title: 'T', message: 'M', ...body } })
     }
-    t.equal((await submit({ title: 'x'.repeat(100), message: '🎮'.repeat(2048), deviceInfo: 'd'.repeat(500) })).statusCode, 200, 'at the limits')
-    t.equal((await submit({ category: 'PERFORMANCE', email: 'player@example.com', userId: user.userId })).statusCode, 200)
+    t.equal(
+      (await submit({ title: 'x'.repeat(100), message: '🎮'.repeat(2048), deviceInfo: 'd'.repeat(500) })).statusCode,
+      200,
+      'at the limits',
+    )
+    t.equal(
+      (await submit({ category: 'PERFORMANCE', email: 'player@example.com', userId: user.userId })).statusCode,
+      200,
+    )
     t.equal((await submit({ category: 'c'.repeat(32), email: 'a@b' })).statusCode, 200, 'light e-mail check')
     const last = (await rows()).slice(-3)
-    t.same(last.map((r) => r.category), ['GENERAL', 'PERFORMANCE', 'c'.repeat(32)])
+    t.same(
+      last.map((r) => r.category),
+      ['GENERAL', 'PERFORMANCE', 'c'.repeat(32)],
+    )
     t.equal(last[1]!.email, 'player@example.com')
 
     const before = await count()
@@ -77,9 +87,29 @@ eachDialect(t, async (t, dialect) => {
     ]) {
       assertError(t, await submit(body), 400, 'VALIDATION_ERROR')
     }
-    assertError(t, await ctx.call({ method: 'POST', url: FEEDBACK, payload: { message: 'M' } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await ctx.call({ method: 'POST', url: FEEDBACK, headers: { 'content-type': 'application/json' }, payload: '{"title":' }), 400, 'INVALID_JSON')
-    assertError(t, await ctx.call({ method: 'POST', url: FEEDBACK, headers: { 'content-type': 'application/json' }, payload: '' }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await ctx.call({ method: 'POST', url: FEEDBACK, payload: { message: 'M' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assertError(
+      t,
+      await ctx.call({
+        method: 'POST',
+        url: FEEDBACK,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"title":',
+      }),
+      400,
+      'INVALID_JSON',
+    )
+    assertError(
+      t,
+      await ctx.call({ method: 'POST', url: FEEDBACK, headers: { 'content-type': 'application/json' }, payload: '' }),
+      400,
+      'VALIDATION_ERROR',
+    )
     t.equal(await count(), before, 'nothing stored')
   })
 
@@ -89,9 +119,17 @@ eachDialect(t, async (t, dialect) => {
     const before = await count()
     assertError(t, await feedback.unity(ctx, UNKNOWN_USER), 404, 'USER_NOT_FOUND')
     assertError(t, await feedback.godot(ctx, user.userId, bearer(other)), 403, 'SESSION_FORBIDDEN')
-    assertError(t, await feedback.godot(ctx, user.userId, { authorization: 'Bearer nonsense' }), 401, 'SESSION_REQUIRED')
+    assertError(
+      t,
+      await feedback.godot(ctx, user.userId, { authorization: 'Bearer nonsense' }),
+      401,
+      'SESSION_REQUIRED',
+    )
     const anonymousWithBadBearer = await ctx.call({
-      method: 'POST', url: FEEDBACK, headers: { authorization: 'Bearer nonsense' }, payload: { title: 'T', message: 'M' },
+      method: 'POST',
+      url: FEEDBACK,
+      headers: { authorization: 'Bearer nonsense' },
+      payload: { title: 'T', message: 'M' },
     })
     assertError(t, anonymousWithBadBearer, 401, 'SESSION_REQUIRED')
     const banned = await createUser(ctx)
@@ -100,7 +138,12 @@ eachDialect(t, async (t, dialect) => {
     t.equal(await count(), before, 'nothing stored')
 
     clock.advance(1)
-    const viaBearer = await ctx.call({ method: 'POST', url: FEEDBACK, headers: bearer(user), payload: { title: 'T', message: 'M' } })
+    const viaBearer = await ctx.call({
+      method: 'POST',
+      url: FEEDBACK,
+      headers: bearer(user),
+      payload: { title: 'T', message: 'M' },
+    })
     t.equal(viaBearer.statusCode, 200)
     t.equal((await rows()).at(-1)!.user_id, user.userId, 'a bearer without userId files it as that user')
   })
@@ -121,29 +164,56 @@ eachDialect(t, async (t, dialect) => {
     const bob = await createUser(fresh)
     const start = fresh.clock.now()
     for (let i = 0; i < 7; i++) {
-      await feedback.unity(fresh, i % 2 ? alice.userId : bob.userId, { title: `t${i}`, category: i < 3 ? 'BUG' : 'FEATURE' })
+      await feedback.unity(fresh, i % 2 ? alice.userId : bob.userId, {
+        title: `t${i}`,
+        category: i < 3 ? 'BUG' : 'FEATURE',
+      })
       fresh.clock.advance(1000)
     }
     await feedback.unreal(fresh)
     const since = `from=${encodeURIComponent(new Date(start).toISOString())}`
-    const list = (q: string) => fresh.admin({ method: 'GET', url: `/user-feedback${q}${q.includes('from=') ? '' : `${q ? '&' : '?'}${since}`}` })
+    const list = (q: string) =>
+      fresh.admin({ method: 'GET', url: `/user-feedback${q}${q.includes('from=') ? '' : `${q ? '&' : '?'}${since}`}` })
     const all = (await list('')).json()
     t.equal(all.items.length, 8)
     t.equal(all.nextCursor, null)
-    t.same(all.items.map((i: { title: string }) => i.title), ['Hello', 't6', 't5', 't4', 't3', 't2', 't1', 't0'])
+    t.same(
+      all.items.map((i: { title: string }) => i.title),
+      ['Hello', 't6', 't5', 't4', 't3', 't2', 't1', 't0'],
+    )
     t.match(all.items[1], {
-      userId: bob.userId, title: 't6', category: 'FEATURE', email: null,
-      createdAt: new Date(start + 6000).toISOString(), message: 'The game freezes when I open the map.',
+      userId: bob.userId,
+      title: 't6',
+      category: 'FEATURE',
+      email: null,
+      createdAt: new Date(start + 6000).toISOString(),
+      message: 'The game freezes when I open the map.',
     })
     t.equal(all.items[0].userId, null, 'anonymous')
 
-    t.same((await list(`?userId=${alice.userId}`)).json().items.map((i: { title: string }) => i.title), ['t5', 't3', 't1'])
-    t.same((await list('?category=BUG')).json().items.map((i: { title: string }) => i.title), ['t2', 't1', 't0'])
+    t.same(
+      (await list(`?userId=${alice.userId}`)).json().items.map((i: { title: string }) => i.title),
+      ['t5', 't3', 't1'],
+    )
+    t.same(
+      (await list('?category=BUG')).json().items.map((i: { title: string }) => i.title),
+      ['t2', 't1', 't0'],
+    )
     const from = new Date(start + 2000).toISOString().replace('.000Z', '.0000000Z')
     const to = new Date(start + 5000).toISOString().replace('Z', '+00:00')
-    t.same((await list(`?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`)).json().items.map((i: { title: string }) => i.title), ['t4', 't3', 't2'], '[from, to)')
+    t.same(
+      (await list(`?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`))
+        .json()
+        .items.map((i: { title: string }) => i.title),
+      ['t4', 't3', 't2'],
+      '[from, to)',
+    )
     const offset = new Date(start + 3000 + 2 * 3_600_000).toISOString().replace('Z', '+02:00') // = start + 3 s
-    t.same((await list(`?to=${encodeURIComponent(offset)}`)).json().items.map((i: { title: string }) => i.title), ['t2', 't1', 't0'], 'an offset form')
+    t.same(
+      (await list(`?to=${encodeURIComponent(offset)}`)).json().items.map((i: { title: string }) => i.title),
+      ['t2', 't1', 't0'],
+      'an offset form',
+    )
 
     const pages: string[] = []
     let cursor: string | null = null
@@ -153,9 +223,20 @@ eachDialect(t, async (t, dialect) => {
       cursor = res.json().nextCursor
       if (!cursor) break
     }
-    t.same(pages, all.items.map((i: { title: string }) => i.title), 'pages add up to the list')
+    t.same(
+      pages,
+      all.items.map((i: { title: string }) => i.title),
+      'pages add up to the list',
+    )
 
-    for (const q of ['?from=yesterday', '?to=2026-13-45T00:00:00Z', '?userId=abc', '?limit=101', '?cursor=abc', '?category=']) {
+    for (const q of [
+      '?from=yesterday',
+      '?to=2026-13-45T00:00:00Z',
+      '?userId=abc',
+      '?limit=101',
+      '?cursor=abc',
+      '?category=',
+    ]) {
       assertError(t, await list(q), 400, 'VALIDATION_ERROR')
     }
     t.equal((await fresh.app.inject({ method: 'GET', url: '/api/v1/admin/user-feedback' })).statusCode, 401)
@@ -164,7 +245,9 @@ eachDialect(t, async (t, dialect) => {
   t.test('concurrent submissions are all stored', async (t) => {
     const user = await createUser(ctx)
     const before = await count()
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => feedback.unity(ctx, i % 2 ? user.userId : '')))
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => feedback.unity(ctx, i % 2 ? user.userId : '')),
+    )
     t.same([...new Set(results.map((r) => r.statusCode))], [200])
     t.equal(await count(), before + 15)
     clock.advance(1)

@@ -30,10 +30,20 @@ eachDialect(t, async (t, dialect) => {
     clock.advance(30 * SECOND)
     const res = (await submitRun(ctx, user, started.ticket, 900)).json()
     t.match(res, { accepted: true, rank: 1, sus: false })
-    t.same(res.evidence, { required: true, runId: started.runId, uploadBefore: new Date(clock.now() + DAY).toISOString(), maxBytes: 32768 })
+    t.same(res.evidence, {
+      required: true,
+      runId: started.runId,
+      uploadBefore: new Date(clock.now() + DAY).toISOString(),
+      maxBytes: 32768,
+    })
     t.equal((await runDetail(ctx, started.runId)).evidence.status, 'REQUESTED')
 
-    const wrong = assertError(t, await uploadEvidence(ctx, user, started.runId, WRONG_LOG_BASE64), 422, 'EVIDENCE_HASH_MISMATCH')
+    const wrong = assertError(
+      t,
+      await uploadEvidence(ctx, user, started.runId, WRONG_LOG_BASE64),
+      422,
+      'EVIDENCE_HASH_MISMATCH',
+    )
     t.equal(wrong.runId, started.runId)
     assertError(t, await uploadEvidence(ctx, user, started.runId, 'not base64!'), 400, 'EVIDENCE_INVALID_ENCODING')
     assertError(t, await uploadEvidence(ctx, user, started.runId, 'UjE6TDI6SjM'), 400, 'EVIDENCE_INVALID_ENCODING')
@@ -50,7 +60,12 @@ eachDialect(t, async (t, dialect) => {
     t.equal(download.statusCode, 200)
     t.match(download.headers['content-type'], /^application\/octet-stream/)
     t.same(download.rawPayload, LOG, 'the stored log, byte-exact')
-    t.match((await runDetail(ctx, started.runId)).evidence, { status: 'UPLOADED', bytes: 8, maxBytes: 32768, uploadedAt: new Date(clock.now()).toISOString() })
+    t.match((await runDetail(ctx, started.runId)).evidence, {
+      status: 'UPLOADED',
+      bytes: 8,
+      maxBytes: 32768,
+      uploadedAt: new Date(clock.now()).toISOString(),
+    })
   })
 
   t.test('after the window: 410 EVIDENCE_EXPIRED', async (t) => {
@@ -62,7 +77,12 @@ eachDialect(t, async (t, dialect) => {
     clock.advance(DAY)
     assertError(t, await uploadEvidence(ctx, user, started.runId, LOG_BASE64), 410, 'EVIDENCE_EXPIRED')
     t.equal((await runDetail(ctx, started.runId)).evidence.status, 'EXPIRED')
-    assertError(t, await admin({ method: 'GET', url: `/validated-actions/runs/${started.runId}/evidence` }), 404, 'NOT_FOUND')
+    assertError(
+      t,
+      await admin({ method: 'GET', url: `/validated-actions/runs/${started.runId}/evidence` }),
+      404,
+      'NOT_FOUND',
+    )
   })
 
   t.test('no request outside the top N and for unbound runs: 404 EVIDENCE_NOT_REQUESTED', async (t) => {
@@ -85,7 +105,12 @@ eachDialect(t, async (t, dialect) => {
     clock.advance(10 * SECOND)
     const res = (await submitRun(ctx, user, started.ticket, 101)).json()
     t.match(res, { accepted: true, sus: true, rank: 1 })
-    t.same(res.evidence, { required: true, runId: started.runId, uploadBefore: new Date(clock.now() + DAY).toISOString(), maxBytes: 4 })
+    t.same(res.evidence, {
+      required: true,
+      runId: started.runId,
+      uploadBefore: new Date(clock.now() + DAY).toISOString(),
+      maxBytes: 4,
+    })
     assertError(t, await uploadEvidence(ctx, user, started.runId, LOG_BASE64), 413, 'EVIDENCE_TOO_LARGE')
     t.same((await runDetail(ctx, started.runId)).susReasons, ['susScorePerSecond'])
     const plain = await run(ctx, user, 'tiny')
@@ -99,10 +124,16 @@ eachDialect(t, async (t, dialect) => {
     const user = await createUser(ctx)
     const started = await run(ctx, user, 'solo')
     t.ok((await submitRun(ctx, user, started.ticket, 3, { inputLogHash: sha256(LOG) })).json().evidence.required)
-    const results = await Promise.all(Array.from({ length: 5 }, () => uploadEvidence(ctx, user, started.runId, LOG_BASE64)))
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => uploadEvidence(ctx, user, started.runId, LOG_BASE64)),
+    )
     t.equal(results.filter((r) => r.statusCode === 200).length, 1)
     t.equal(results.filter((r) => r.statusCode === 409).length, 4)
-    const rows = await ctx.app.db.selectFrom('validated_evidence').select('bytes').where('run_id', '=', started.runId).execute()
+    const rows = await ctx.app.db
+      .selectFrom('validated_evidence')
+      .select('bytes')
+      .where('run_id', '=', started.runId)
+      .execute()
     t.same(rows, [{ bytes: 8 }])
   })
 
@@ -121,23 +152,48 @@ eachDialect(t, async (t, dialect) => {
     await submitRun(ctx, user, short.ticket, 5)
     clock.advance(SECOND)
     const open = await run(ctx, user, 'listed')
-    const list = (url: string) => admin({ method: 'GET', url: `/validated-actions/runs?userId=${user.userId}${url}` }).then((r) => r.json())
+    const list = (url: string) =>
+      admin({ method: 'GET', url: `/validated-actions/runs?userId=${user.userId}${url}` }).then((r) => r.json())
     const all = await list('')
-    t.same(all.items.map((r: any) => r.runId), [open.runId, short.runId, ids[2], ids[1], ids[0]])
-    t.same((await list('&outcome=ACCEPTED')).items.map((r: any) => r.runId), [ids[2], ids[1], ids[0]])
+    t.same(
+      all.items.map((r: any) => r.runId),
+      [open.runId, short.runId, ids[2], ids[1], ids[0]],
+    )
+    t.same(
+      (await list('&outcome=ACCEPTED')).items.map((r: any) => r.runId),
+      [ids[2], ids[1], ids[0]],
+    )
     const rejected = (await list('&outcome=REJECTED')).items
-    t.same(rejected.map((r: any) => [r.runId, r.reason]), [[short.runId, 'DURATION_TOO_SHORT']])
-    t.same((await list('&outcome=OPEN')).items.map((r: any) => r.runId), [open.runId])
-    t.same((await list('&sus=true')).items.map((r: any) => r.runId), [ids[1]])
-    t.same((await list('&sus=false&outcome=ACCEPTED')).items.map((r: any) => r.runId), [ids[2], ids[0]])
+    t.same(
+      rejected.map((r: any) => [r.runId, r.reason]),
+      [[short.runId, 'DURATION_TOO_SHORT']],
+    )
+    t.same(
+      (await list('&outcome=OPEN')).items.map((r: any) => r.runId),
+      [open.runId],
+    )
+    t.same(
+      (await list('&sus=true')).items.map((r: any) => r.runId),
+      [ids[1]],
+    )
+    t.same(
+      (await list('&sus=false&outcome=ACCEPTED')).items.map((r: any) => r.runId),
+      [ids[2], ids[0]],
+    )
     const first = await list('&limit=2')
     t.equal(first.items.length, 2)
     const second = await list(`&limit=2&cursor=${first.nextCursor}`)
     const third = await list(`&limit=2&cursor=${second.nextCursor}`)
-    t.same([...first.items, ...second.items, ...third.items].map((r: any) => r.runId), all.items.map((r: any) => r.runId))
+    t.same(
+      [...first.items, ...second.items, ...third.items].map((r: any) => r.runId),
+      all.items.map((r: any) => r.runId),
+    )
     t.equal(third.nextCursor, null)
     clock.advance(7200 * SECOND)
-    t.same((await list('&outcome=EXPIRED')).items.map((r: any) => r.runId), [open.runId])
+    t.same(
+      (await list('&outcome=EXPIRED')).items.map((r: any) => r.runId),
+      [open.runId],
+    )
     assertError(t, await admin({ method: 'GET', url: '/validated-actions/runs?outcome=LOST' }), 400, 'VALIDATION_ERROR')
     assertError(t, await admin({ method: 'GET', url: '/validated-actions/runs?cursor=zzz' }), 400, 'VALIDATION_ERROR')
     assertError(t, await admin({ method: 'GET', url: `/validated-actions/runs/${randomUUID()}` }), 404, 'NOT_FOUND')
@@ -151,16 +207,25 @@ eachDialect(t, async (t, dialect) => {
     await submitRun(ctx, cheat, bad.ticket, 9999)
     const good = await run(ctx, honest, 'judged')
     await submitRun(ctx, honest, good.ticket, 50)
-    const review = (runId: string, verdict: string) => admin({ method: 'POST', url: `/validated-actions/runs/${runId}/review`, payload: { verdict } })
+    const review = (runId: string, verdict: string) =>
+      admin({ method: 'POST', url: `/validated-actions/runs/${runId}/review`, payload: { verdict } })
 
     const approved = await review(good.runId, 'APPROVED')
     t.equal(approved.statusCode, 200)
     t.match(approved.json().review, { verdict: 'APPROVED', scoreRemoved: false })
     const rejected = await review(bad.runId, 'REJECTED')
     t.equal(rejected.statusCode, 200)
-    t.match(rejected.json().review, { verdict: 'REJECTED', reviewedAt: new Date(clock.now()).toISOString(), scoreRemoved: true })
+    t.match(rejected.json().review, {
+      verdict: 'REJECTED',
+      reviewedAt: new Date(clock.now()).toISOString(),
+      scoreRemoved: true,
+    })
     const top = (await call({ method: 'GET', url: `${board('judged')}/top` })).json()
-    t.same(top.entries.map((e: any) => [e.userId, e.position]), [[honest.userId, 1]], 'the rejected score left the board')
+    t.same(
+      top.entries.map((e: any) => [e.userId, e.position]),
+      [[honest.userId, 1]],
+      'the rejected score left the board',
+    )
     t.equal(top.total, 1)
     t.equal((await review(bad.runId, 'REJECTED')).statusCode, 200, 'REJECTED again changes nothing')
     assertError(t, await review(bad.runId, 'APPROVED'), 409, 'CONFLICT')

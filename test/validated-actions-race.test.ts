@@ -26,7 +26,11 @@ async function raceOneTicket(t: Test, apps: TestApp[], boardKey: string, user: S
   const rank = (await ctx.call({ method: 'GET', url: `${board(boardKey)}/rank?userId=${user.userId}` })).json()
   t.equal(rank.score, 70, 'one score write')
   t.equal((await getState(ctx, user)).json().values[0].balance, 10, 'one credit')
-  const submissions = await ctx.app.db.selectFrom('validated_submissions').select('code').where('run_id', '=', started.runId).execute()
+  const submissions = await ctx.app.db
+    .selectFrom('validated_submissions')
+    .select('code')
+    .where('run_id', '=', started.runId)
+    .execute()
   t.equal(submissions.length, ATTEMPTS, 'every attempt recorded')
 }
 
@@ -41,16 +45,21 @@ eachDialect(t, async (t, dialect) => {
     for (let round = 0; round < 2; round++) await raceOneTicket(t, [ctx], 'sum', await createUser(ctx))
   })
 
-  const sharedDatabase = dialect === 'mysql' ? false : 'two instances share a MySQL/MariaDB database; an embedded SQLite file is one server'
-  t.test('10 concurrent submits of one ticket across two server instances on one database', { skip: sharedDatabase }, async (t) => {
-    const dbEnv = await freshDatabase(t, dialect)
-    const clock = new TestClock()
-    const first = await buildTestApp(t, dialect, { dbEnv, clock })
-    const second = await buildTestApp(t, dialect, { dbEnv, clock })
-    await createBoard(first, 'sum', { updateStrategy: 'increment' })
-    await putValue(first, 'gold', {})
-    for (let round = 0; round < 3; round++) await raceOneTicket(t, [first, second], 'sum', await createUser(first))
-  })
+  const sharedDatabase =
+    dialect === 'mysql' ? false : 'two instances share a MySQL/MariaDB database; an embedded SQLite file is one server'
+  t.test(
+    '10 concurrent submits of one ticket across two server instances on one database',
+    { skip: sharedDatabase },
+    async (t) => {
+      const dbEnv = await freshDatabase(t, dialect)
+      const clock = new TestClock()
+      const first = await buildTestApp(t, dialect, { dbEnv, clock })
+      const second = await buildTestApp(t, dialect, { dbEnv, clock })
+      await createBoard(first, 'sum', { updateStrategy: 'increment' })
+      await putValue(first, 'gold', {})
+      for (let round = 0; round < 3; round++) await raceOneTicket(t, [first, second], 'sum', await createUser(first))
+    },
+  )
 
   t.test('concurrent runs of one player against maxAcceptedRunsPerDay: never more accepted than allowed', async (t) => {
     const ctx = await buildTestApp(t, dialect)

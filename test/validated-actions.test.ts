@@ -2,16 +2,7 @@ import t from 'tap'
 import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
 import { bearer, createUser } from './fixtures/users.js'
 import { board, createBoard, submit } from './fixtures/leaderboard.js'
-import {
-  LOG_HASH,
-  RUNS,
-  SUBMIT,
-  putRules,
-  run,
-  runDetail,
-  startRun,
-  submitRun,
-} from './fixtures/validated-actions.js'
+import { LOG_HASH, RUNS, SUBMIT, putRules, run, runDetail, startRun, submitRun } from './fixtures/validated-actions.js'
 
 const SECOND = 1000
 const HOUR = 3600 * SECOND
@@ -27,7 +18,15 @@ eachDialect(t, async (t, dialect) => {
     const started = await startRun(ctx, user, 'weekly')
     t.equal(started.statusCode, 200)
     const body = started.json()
-    t.same(Object.keys(body).sort(), ['expiresAt', 'expiresInSeconds', 'issuedAt', 'leaderboardKey', 'runId', 'seed', 'ticket'])
+    t.same(Object.keys(body).sort(), [
+      'expiresAt',
+      'expiresInSeconds',
+      'issuedAt',
+      'leaderboardKey',
+      'runId',
+      'seed',
+      'ticket',
+    ])
     t.match(body.runId, /^[0-9a-f-]{36}$/)
     t.ok(body.ticket.length >= 40, 'an opaque random ticket')
     t.ok(Number.isInteger(body.seed) && body.seed >= 0 && body.seed <= 2 ** 31 - 1, 'seed 0 … 2^31−1')
@@ -35,7 +34,11 @@ eachDialect(t, async (t, dialect) => {
     t.equal(body.issuedAt, new Date(clock.now()).toISOString())
     t.equal(body.expiresAt, new Date(clock.now() + 7200 * SECOND).toISOString())
     t.equal(body.expiresInSeconds, 7200)
-    const stored = await ctx.app.db.selectFrom('validated_runs').select('ticket_hash').where('id', '=', body.runId).executeTakeFirstOrThrow()
+    const stored = await ctx.app.db
+      .selectFrom('validated_runs')
+      .select('ticket_hash')
+      .where('id', '=', body.runId)
+      .executeTakeFirstOrThrow()
     t.not(stored.ticket_hash, body.ticket, 'the ticket is stored only hashed')
     t.notMatch(JSON.stringify(stored), body.ticket)
 
@@ -57,26 +60,54 @@ eachDialect(t, async (t, dialect) => {
     })
     t.notMatch(res.body, /": /, 'compact JSON')
     const top = (await call({ method: 'GET', url: `${board('weekly')}/top` })).json()
-    t.same(top.entries.map((e: any) => [e.userId, e.score]), [[user.userId, 5000]], 'the validated run wrote the validatedOnly board')
+    t.same(
+      top.entries.map((e: any) => [e.userId, e.score]),
+      [[user.userId, 5000]],
+      'the validated run wrote the validatedOnly board',
+    )
 
     // A lower run keeps the best entry: bestScore is the stored score, the rank that of the best entry.
     const second = await run(ctx, user, 'weekly')
     clock.advance(20 * SECOND)
     const lower = (await submitRun(ctx, user, second.ticket, 1000, { leaderboardKey: 'weekly' })).json()
-    t.match(lower, { accepted: true, score: 1000, bestScore: 5000, isNewHighScore: false, rank: 1, durationSeconds: 20 })
+    t.match(lower, {
+      accepted: true,
+      score: 1000,
+      bestScore: 5000,
+      isNewHighScore: false,
+      rank: 1,
+      durationSeconds: 20,
+    })
 
     const again = assertError(t, await submitRun(ctx, user, body.ticket, 5000), 422, 'TICKET_CONSUMED')
     t.equal(again.runId, body.runId, 'rejections carry runId')
     const invalid = assertError(t, await submitRun(ctx, user, 'not-a-ticket', 5000), 422, 'TICKET_INVALID')
     t.notOk('runId' in invalid, 'TICKET_INVALID has no run')
     const detail = await runDetail(ctx, body.runId)
-    t.match(detail, { outcome: 'ACCEPTED', reason: null, durationSeconds: 60, durationMs: 60_000, score: 5000, stage: 'wave_3', inputLogHash: LOG_HASH })
-    t.same(detail.submissions.map((s: any) => s.code), ['ACCEPTED', 'TICKET_CONSUMED'], 'every outcome is recorded')
+    t.match(detail, {
+      outcome: 'ACCEPTED',
+      reason: null,
+      durationSeconds: 60,
+      durationMs: 60_000,
+      score: 5000,
+      stage: 'wave_3',
+      inputLogHash: LOG_HASH,
+    })
+    t.same(
+      detail.submissions.map((s: any) => s.code),
+      ['ACCEPTED', 'TICKET_CONSUMED'],
+      'every outcome is recorded',
+    )
   })
 
   t.test('a direct submit to a validatedOnly board is 403 VALIDATED_SUBMIT_REQUIRED', async (t) => {
     const user = await createUser(ctx)
-    assertError(t, await submit(ctx, 'weekly', user.userId, 999, { leaderboardKey: 'weekly' }), 403, 'VALIDATED_SUBMIT_REQUIRED')
+    assertError(
+      t,
+      await submit(ctx, 'weekly', user.userId, 999, { leaderboardKey: 'weekly' }),
+      403,
+      'VALIDATED_SUBMIT_REQUIRED',
+    )
     const rank = (await call({ method: 'GET', url: `${board('weekly')}/rank?userId=${user.userId}` })).json()
     t.equal(rank.ranked, false, 'nothing stored')
   })
@@ -106,7 +137,12 @@ eachDialect(t, async (t, dialect) => {
     const user = await createUser(ctx)
     const started = await run(ctx, user, 'weekly')
     clock.advance(30 * SECOND)
-    const mismatch = assertError(t, await submitRun(ctx, user, started.ticket, 700, { leaderboardKey: 'monthly' }), 422, 'LEADERBOARD_MISMATCH')
+    const mismatch = assertError(
+      t,
+      await submitRun(ctx, user, started.ticket, 700, { leaderboardKey: 'monthly' }),
+      422,
+      'LEADERBOARD_MISMATCH',
+    )
     t.equal(mismatch.runId, started.runId)
     const retry = await submitRun(ctx, user, started.ticket, 700)
     t.equal(retry.statusCode, 200)
@@ -114,16 +150,31 @@ eachDialect(t, async (t, dialect) => {
 
     const unbound = await run(ctx, user)
     t.equal(unbound.leaderboardKey, null)
-    assertError(t, await submitRun(ctx, user, unbound.ticket, 0, { leaderboardKey: 'weekly' }), 422, 'LEADERBOARD_MISMATCH')
+    assertError(
+      t,
+      await submitRun(ctx, user, unbound.ticket, 0, { leaderboardKey: 'weekly' }),
+      422,
+      'LEADERBOARD_MISMATCH',
+    )
     const ok = (await submitRun(ctx, user, unbound.ticket, 0, { leaderboardKey: '' })).json()
-    t.match(ok, { accepted: true, leaderboardKey: null, score: null, bestScore: null, rank: null, isNewHighScore: false })
+    t.match(ok, {
+      accepted: true,
+      leaderboardKey: null,
+      score: null,
+      bestScore: null,
+      rank: null,
+      isNewHighScore: false,
+    })
   })
 
   t.test('PLAYER_BANNED is kept: the same ticket works after an unban', async (t) => {
     const user = await createUser(ctx)
     const started = await run(ctx, user, 'weekly')
     clock.advance(30 * SECOND)
-    t.equal((await admin({ method: 'PUT', url: `/leaderboards/weekly/bans/${user.userId}`, payload: {} })).statusCode, 200)
+    t.equal(
+      (await admin({ method: 'PUT', url: `/leaderboards/weekly/bans/${user.userId}`, payload: {} })).statusCode,
+      200,
+    )
     const banned = assertError(t, await submitRun(ctx, user, started.ticket, 900), 403, 'PLAYER_BANNED')
     t.equal(banned.runId, started.runId)
     assertError(t, await startRun(ctx, user, 'weekly'), 403, 'PLAYER_BANNED')
@@ -132,7 +183,10 @@ eachDialect(t, async (t, dialect) => {
     clock.advance(SECOND)
     const retry = await submitRun(ctx, user, started.ticket, 900)
     t.equal(retry.statusCode, 200)
-    t.same((await runDetail(ctx, started.runId)).submissions.map((s: any) => s.code), ['PLAYER_BANNED', 'ACCEPTED'])
+    t.same(
+      (await runDetail(ctx, started.runId)).submissions.map((s: any) => s.code),
+      ['PLAYER_BANNED', 'ACCEPTED'],
+    )
   })
 
   t.test('rule rejections consume the ticket: duration, score bounds, score rate', async (t) => {
@@ -158,35 +212,51 @@ eachDialect(t, async (t, dialect) => {
     t.equal(rank.score, 20_000, 'only the accepted run reached the board')
   })
 
-  t.test('stage rules: STAGE_REQUIRED, STAGE_UNKNOWN, STAGE_SCORE_ABOVE_MAX, STAGE_SCORE_BELOW_MIN, in order', async (t) => {
-    await createBoard(ctx, 'staged')
-    await putRules(ctx, 'staged', { stageRequired: true, stages: { wave_1: { maxScore: 100 }, wave_2: { minScore: 50 } }, minDurationSeconds: 10 })
-    const user = await createUser(ctx)
-    const cases: Array<[string, string | undefined, number]> = [
-      ['STAGE_REQUIRED', undefined, 10],
-      ['STAGE_UNKNOWN', 'wave_9', 10],
-      ['STAGE_SCORE_ABOVE_MAX', 'wave_1', 101],
-      ['STAGE_SCORE_BELOW_MIN', 'wave_2', 49],
-    ]
-    for (const [code, stage, score] of cases) {
-      const started = await run(ctx, user, 'staged')
-      // The stage step comes before the duration step (the run is also too short).
-      const body = assertError(t, await submitRun(ctx, user, started.ticket, score, { stage }), 422, code)
-      t.equal(body.runId, started.runId)
-      assertError(t, await submitRun(ctx, user, started.ticket, 10, { stage: 'wave_1' }), 422, 'TICKET_CONSUMED')
-    }
-    const ok = await run(ctx, user, 'staged')
-    clock.advance(10 * SECOND)
-    t.equal((await submitRun(ctx, user, ok.ticket, 100, { stage: 'wave_1' })).statusCode, 200)
-  })
+  t.test(
+    'stage rules: STAGE_REQUIRED, STAGE_UNKNOWN, STAGE_SCORE_ABOVE_MAX, STAGE_SCORE_BELOW_MIN, in order',
+    async (t) => {
+      await createBoard(ctx, 'staged')
+      await putRules(ctx, 'staged', {
+        stageRequired: true,
+        stages: { wave_1: { maxScore: 100 }, wave_2: { minScore: 50 } },
+        minDurationSeconds: 10,
+      })
+      const user = await createUser(ctx)
+      const cases: Array<[string, string | undefined, number]> = [
+        ['STAGE_REQUIRED', undefined, 10],
+        ['STAGE_UNKNOWN', 'wave_9', 10],
+        ['STAGE_SCORE_ABOVE_MAX', 'wave_1', 101],
+        ['STAGE_SCORE_BELOW_MIN', 'wave_2', 49],
+      ]
+      for (const [code, stage, score] of cases) {
+        const started = await run(ctx, user, 'staged')
+        // The stage step comes before the duration step (the run is also too short).
+        const body = assertError(t, await submitRun(ctx, user, started.ticket, score, { stage }), 422, code)
+        t.equal(body.runId, started.runId)
+        assertError(t, await submitRun(ctx, user, started.ticket, 10, { stage: 'wave_1' }), 422, 'TICKET_CONSUMED')
+      }
+      const ok = await run(ctx, user, 'staged')
+      clock.advance(10 * SECOND)
+      t.equal((await submitRun(ctx, user, ok.ticket, 100, { stage: 'wave_1' })).statusCode, 200)
+    },
+  )
 
   t.test('STAGE_UNKNOWN whenever stages are defined, stageRequired or not; no stages: any stage passes', async (t) => {
     await createBoard(ctx, 'staged-optional')
-    await putRules(ctx, 'staged-optional', { stageRequired: false, stages: { wave_1: { maxScore: 100 } }, minDurationSeconds: 10 })
+    await putRules(ctx, 'staged-optional', {
+      stageRequired: false,
+      stages: { wave_1: { maxScore: 100 } },
+      minDurationSeconds: 10,
+    })
     const user = await createUser(ctx)
     const unknown = await run(ctx, user, 'staged-optional')
     clock.advance(10 * SECOND)
-    const body = assertError(t, await submitRun(ctx, user, unknown.ticket, 10, { stage: 'wave_9' }), 422, 'STAGE_UNKNOWN')
+    const body = assertError(
+      t,
+      await submitRun(ctx, user, unknown.ticket, 10, { stage: 'wave_9' }),
+      422,
+      'STAGE_UNKNOWN',
+    )
     t.equal(body.runId, unknown.runId)
     const without = await run(ctx, user, 'staged-optional')
     clock.advance(10 * SECOND)
@@ -199,31 +269,38 @@ eachDialect(t, async (t, dialect) => {
     await putRules(ctx, 'stageless', { minDurationSeconds: 10 })
     const free = await run(ctx, user, 'stageless')
     clock.advance(10 * SECOND)
-    t.equal((await submitRun(ctx, user, free.ticket, 10, { stage: 'anything' })).statusCode, 200, 'no stages defined: any stage')
+    t.equal(
+      (await submitRun(ctx, user, free.ticket, 10, { stage: 'anything' })).statusCode,
+      200,
+      'no stages defined: any stage',
+    )
   })
 
-  t.test('SCORE_LIMIT_REACHED after maxAcceptedRunsPerDay, before the other rules; a new UTC day resets it', async (t) => {
-    await createBoard(ctx, 'daily')
-    await putRules(ctx, 'daily', { maxAcceptedRunsPerDay: 2, minDurationSeconds: 1 })
-    const user = await createUser(ctx)
-    for (let i = 0; i < 2; i++) {
-      const started = await run(ctx, user, 'daily')
+  t.test(
+    'SCORE_LIMIT_REACHED after maxAcceptedRunsPerDay, before the other rules; a new UTC day resets it',
+    async (t) => {
+      await createBoard(ctx, 'daily')
+      await putRules(ctx, 'daily', { maxAcceptedRunsPerDay: 2, minDurationSeconds: 1 })
+      const user = await createUser(ctx)
+      for (let i = 0; i < 2; i++) {
+        const started = await run(ctx, user, 'daily')
+        clock.advance(SECOND)
+        t.equal((await submitRun(ctx, user, started.ticket, i)).statusCode, 200)
+      }
+      const third = await run(ctx, user, 'daily')
+      const limited = assertError(t, await submitRun(ctx, user, third.ticket, 5), 403, 'SCORE_LIMIT_REACHED')
+      t.equal(limited.runId, third.runId)
+      assertError(t, await submitRun(ctx, user, third.ticket, 5), 422, 'TICKET_CONSUMED')
+      const other = await createUser(ctx)
+      const theirs = await run(ctx, other, 'daily')
       clock.advance(SECOND)
-      t.equal((await submitRun(ctx, user, started.ticket, i)).statusCode, 200)
-    }
-    const third = await run(ctx, user, 'daily')
-    const limited = assertError(t, await submitRun(ctx, user, third.ticket, 5), 403, 'SCORE_LIMIT_REACHED')
-    t.equal(limited.runId, third.runId)
-    assertError(t, await submitRun(ctx, user, third.ticket, 5), 422, 'TICKET_CONSUMED')
-    const other = await createUser(ctx)
-    const theirs = await run(ctx, other, 'daily')
-    clock.advance(SECOND)
-    t.equal((await submitRun(ctx, other, theirs.ticket, 5)).statusCode, 200, 'the limit is per player')
-    clock.advance(24 * HOUR)
-    const nextDay = await run(ctx, user, 'daily')
-    clock.advance(SECOND)
-    t.equal((await submitRun(ctx, user, nextDay.ticket, 5)).statusCode, 200)
-  })
+      t.equal((await submitRun(ctx, other, theirs.ticket, 5)).statusCode, 200, 'the limit is per player')
+      clock.advance(24 * HOUR)
+      const nextDay = await run(ctx, user, 'daily')
+      clock.advance(SECOND)
+      t.equal((await submitRun(ctx, user, nextDay.ticket, 5)).statusCode, 200)
+    },
+  )
 
   t.test('run start: board checks and the start context', async (t) => {
     const user = await createUser(ctx)
@@ -245,9 +322,24 @@ eachDialect(t, async (t, dialect) => {
     const { initialState: _, ...strings } = context
     t.same(detail.context, { ...strings, contentDigest: 'ab'.repeat(32), initialStateBytes: 16 })
     t.equal(detail.outcome, 'OPEN')
-    assertError(t, await startRun(ctx, user, undefined, { initialState: 'not base64!' }), 400, 'INITIAL_STATE_INVALID_ENCODING')
-    assertError(t, await startRun(ctx, user, undefined, { initialState: 'QUJD' + '=' }), 400, 'INITIAL_STATE_INVALID_ENCODING')
-    assertError(t, await startRun(ctx, user, undefined, { initialState: Buffer.alloc(17).toString('base64') }), 413, 'INITIAL_STATE_TOO_LARGE')
+    assertError(
+      t,
+      await startRun(ctx, user, undefined, { initialState: 'not base64!' }),
+      400,
+      'INITIAL_STATE_INVALID_ENCODING',
+    )
+    assertError(
+      t,
+      await startRun(ctx, user, undefined, { initialState: 'QUJD' + '=' }),
+      400,
+      'INITIAL_STATE_INVALID_ENCODING',
+    )
+    assertError(
+      t,
+      await startRun(ctx, user, undefined, { initialState: Buffer.alloc(17).toString('base64') }),
+      413,
+      'INITIAL_STATE_TOO_LARGE',
+    )
     assertError(t, await startRun(ctx, user, undefined, { contentDigest: 'abc' }), 400, 'VALIDATION_ERROR')
     assertError(t, await startRun(ctx, user, undefined, { gameVersion: 'x'.repeat(65) }), 400, 'VALIDATION_ERROR')
     assertError(t, await startRun(ctx, user, undefined, { gameVersion: 'tab\there' }), 400, 'VALIDATION_ERROR')
@@ -293,17 +385,40 @@ eachDialect(t, async (t, dialect) => {
     t.equal(results.filter((r) => r.statusCode === 429 && r.json().code === 'RUN_CAPACITY_REACHED').length, 5)
   })
 
-  t.test('the Unity and Unreal forms: empty strings, null context and an empty earned list count as absent', async (t) => {
-    const user = await createUser(ctx)
-    const started = await call({ method: 'POST', url: RUNS, headers: bearer(user), payload: { userId: user.userId, leaderboardKey: 'weekly', context: null } })
-    t.equal(started.statusCode, 200)
-    const { ticket, runId } = started.json()
-    clock.advance(15 * SECOND)
-    const payload = { userId: user.userId, ticket, inputLogHash: LOG_HASH, score: 42, stage: '', leaderboardKey: '', earned: [] }
-    const res = await call({ method: 'POST', url: SUBMIT, headers: bearer(user), payload })
-    t.equal(res.statusCode, 200)
-    t.match(res.json(), { accepted: true, runId, leaderboardKey: 'weekly', score: 42, durationSeconds: 15, state: null })
-  })
+  t.test(
+    'the Unity and Unreal forms: empty strings, null context and an empty earned list count as absent',
+    async (t) => {
+      const user = await createUser(ctx)
+      const started = await call({
+        method: 'POST',
+        url: RUNS,
+        headers: bearer(user),
+        payload: { userId: user.userId, leaderboardKey: 'weekly', context: null },
+      })
+      t.equal(started.statusCode, 200)
+      const { ticket, runId } = started.json()
+      clock.advance(15 * SECOND)
+      const payload = {
+        userId: user.userId,
+        ticket,
+        inputLogHash: LOG_HASH,
+        score: 42,
+        stage: '',
+        leaderboardKey: '',
+        earned: [],
+      }
+      const res = await call({ method: 'POST', url: SUBMIT, headers: bearer(user), payload })
+      t.equal(res.statusCode, 200)
+      t.match(res.json(), {
+        accepted: true,
+        runId,
+        leaderboardKey: 'weekly',
+        score: 42,
+        durationSeconds: 15,
+        state: null,
+      })
+    },
+  )
 
   t.test('sessions, bad inputs: clear 4xx, nothing consumed', async (t) => {
     const user = await createUser(ctx)
@@ -311,9 +426,19 @@ eachDialect(t, async (t, dialect) => {
     const started = await run(ctx, user, 'weekly')
     const payload = { userId: user.userId, ticket: started.ticket, inputLogHash: LOG_HASH, score: 10 }
     assertError(t, await call({ method: 'POST', url: SUBMIT, payload }), 401, 'SESSION_REQUIRED')
-    assertError(t, await call({ method: 'POST', url: SUBMIT, headers: bearer(other), payload }), 403, 'SESSION_FORBIDDEN')
+    assertError(
+      t,
+      await call({ method: 'POST', url: SUBMIT, headers: bearer(other), payload }),
+      403,
+      'SESSION_FORBIDDEN',
+    )
     assertError(t, await call({ method: 'POST', url: RUNS, payload: { userId: user.userId } }), 401, 'SESSION_REQUIRED')
-    assertError(t, await call({ method: 'GET', url: `/validated-actions/state?userId=${user.userId}` }), 401, 'SESSION_REQUIRED')
+    assertError(
+      t,
+      await call({ method: 'GET', url: `/validated-actions/state?userId=${user.userId}` }),
+      401,
+      'SESSION_REQUIRED',
+    )
     const bad: Array<Record<string, unknown>> = [
       { score: '10' },
       { score: 1.5 },
@@ -339,7 +464,12 @@ eachDialect(t, async (t, dialect) => {
     })
     assertError(t, malformed, 400, 'INVALID_JSON')
     clock.advance(30 * SECOND)
-    const ok = await call({ method: 'POST', url: SUBMIT, headers: bearer(user), payload: { ...payload, inputLogHash: LOG_HASH.toUpperCase() } })
+    const ok = await call({
+      method: 'POST',
+      url: SUBMIT,
+      headers: bearer(user),
+      payload: { ...payload, inputLogHash: LOG_HASH.toUpperCase() },
+    })
     t.equal(ok.statusCode, 200, 'the ticket survived every bad request; the hash is accepted in any case')
     t.equal((await runDetail(ctx, started.runId)).inputLogHash, LOG_HASH, 'stored lower-case')
   })

@@ -18,18 +18,66 @@ eachDialect(t, async (t, dialect) => {
     const user = await createUser(strict)
     const u = user.userId
     const cases: Array<[string, 'POST' | 'PUT', string, Record<string, unknown>, string]> = [
-      ['change-name, a blank name', 'POST', '/user-management/change-name', { userId: u, newName: '   ' }, 'VALIDATION_ERROR'],
+      [
+        'change-name, a blank name',
+        'POST',
+        '/user-management/change-name',
+        { userId: u, newName: '   ' },
+        'VALIDATION_ERROR',
+      ],
       ['profile, a blank displayName', 'PUT', '/player-profile', { userId: u, displayName: ' ' }, 'VALIDATION_ERROR'],
-      ['profile, customData over 16 KiB', 'PUT', '/player-profile', { userId: u, customData: { x: 'y'.repeat(17_000) } }, 'VALIDATION_ERROR'],
+      [
+        'profile, customData over 16 KiB',
+        'PUT',
+        '/player-profile',
+        { userId: u, customData: { x: 'y'.repeat(17_000) } },
+        'VALIDATION_ERROR',
+      ],
       ['profile, a badge twice', 'PUT', '/player-profile', { userId: u, badges: ['b1', 'b1'] }, 'INVALID_BADGES'],
-      ['profile, a malformed cosmetic id', 'PUT', '/player-profile', { userId: u, avatarId: 'Not Valid' }, 'INVALID_COSMETIC_ID'],
+      [
+        'profile, a malformed cosmetic id',
+        'PUT',
+        '/player-profile',
+        { userId: u, avatarId: 'Not Valid' },
+        'INVALID_COSMETIC_ID',
+      ],
       ['cloud save without data', 'POST', '/cloud-save/save', { userId: u }, 'VALIDATION_ERROR'],
       ['cloud save, an empty save', 'POST', '/cloud-save/save', { userId: u, saveData: '' }, 'VALIDATION_ERROR'],
-      ['submit, metadata over 2 KiB', 'POST', '/leaderboard/submit', { userId: u, score: 1, metadata: 'm'.repeat(3000) }, 'VALIDATION_ERROR'],
-      ['hosted submit, metadata over 2 KiB', 'POST', '/leaderboards/default/submit', { userId: u, score: 1, metadata: { m: 'm'.repeat(3000) } }, 'VALIDATION_ERROR'],
-      ['run start, initialState not base64', 'POST', '/validated-actions/runs', { userId: u, context: { initialState: 'not base64!' } }, 'INITIAL_STATE_INVALID_ENCODING'],
-      ['run submit, an earned amount of 0', 'POST', '/validated-actions/submit', { userId: u, ticket: 't', inputLogHash: 'a'.repeat(64), score: 1, earned: [{ key: 'gold', amount: 0 }] }, 'VALIDATION_ERROR'],
-      ['e-mail send, scheduled two years ahead', 'POST', '/email-sending/send', { userId: u, templateSlug: 'x', language: 'en', scheduledAt: '2099-01-01T00:00:00Z' }, 'VALIDATION_ERROR'],
+      [
+        'submit, metadata over 2 KiB',
+        'POST',
+        '/leaderboard/submit',
+        { userId: u, score: 1, metadata: 'm'.repeat(3000) },
+        'VALIDATION_ERROR',
+      ],
+      [
+        'hosted submit, metadata over 2 KiB',
+        'POST',
+        '/leaderboards/default/submit',
+        { userId: u, score: 1, metadata: { m: 'm'.repeat(3000) } },
+        'VALIDATION_ERROR',
+      ],
+      [
+        'run start, initialState not base64',
+        'POST',
+        '/validated-actions/runs',
+        { userId: u, context: { initialState: 'not base64!' } },
+        'INITIAL_STATE_INVALID_ENCODING',
+      ],
+      [
+        'run submit, an earned amount of 0',
+        'POST',
+        '/validated-actions/submit',
+        { userId: u, ticket: 't', inputLogHash: 'a'.repeat(64), score: 1, earned: [{ key: 'gold', amount: 0 }] },
+        'VALIDATION_ERROR',
+      ],
+      [
+        'e-mail send, scheduled two years ahead',
+        'POST',
+        '/email-sending/send',
+        { userId: u, templateSlug: 'x', language: 'en', scheduledAt: '2099-01-01T00:00:00Z' },
+        'VALIDATION_ERROR',
+      ],
     ]
     for (const [label, method, url, payload, code] of cases) {
       const without = await strict.call({ method, url, payload })
@@ -42,24 +90,98 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('a good body without a session is still 401, and a bad one for an unknown user 400, not 404', async (t) => {
     const user = await createUser(strict)
-    assertError(t, await strict.call({ method: 'POST', url: '/user-management/change-name', payload: { userId: user.userId, newName: 'Fine' } }), 401, 'SESSION_REQUIRED')
-    assertError(t, await strict.call({ method: 'POST', url: '/cloud-save/save', payload: { userId: user.userId, data: 'x' } }), 401, 'SESSION_REQUIRED')
-    assertError(t, await compat.call({ method: 'POST', url: '/cloud-save/save', payload: { userId: UNKNOWN_USER } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await compat.call({ method: 'POST', url: '/leaderboard/submit', payload: { userId: UNKNOWN_USER, score: 1, metadata: 'm'.repeat(3000) } }), 400, 'VALIDATION_ERROR')
-    assertError(t, await compat.call({ method: 'POST', url: '/cloud-save/save', payload: { userId: UNKNOWN_USER, data: 'x' } }), 404, 'USER_NOT_FOUND')
+    assertError(
+      t,
+      await strict.call({
+        method: 'POST',
+        url: '/user-management/change-name',
+        payload: { userId: user.userId, newName: 'Fine' },
+      }),
+      401,
+      'SESSION_REQUIRED',
+    )
+    assertError(
+      t,
+      await strict.call({ method: 'POST', url: '/cloud-save/save', payload: { userId: user.userId, data: 'x' } }),
+      401,
+      'SESSION_REQUIRED',
+    )
+    assertError(
+      t,
+      await compat.call({ method: 'POST', url: '/cloud-save/save', payload: { userId: UNKNOWN_USER } }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assertError(
+      t,
+      await compat.call({
+        method: 'POST',
+        url: '/leaderboard/submit',
+        payload: { userId: UNKNOWN_USER, score: 1, metadata: 'm'.repeat(3000) },
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assertError(
+      t,
+      await compat.call({ method: 'POST', url: '/cloud-save/save', payload: { userId: UNKNOWN_USER, data: 'x' } }),
+      404,
+      'USER_NOT_FOUND',
+    )
   })
 
   t.test('every VALIDATION_ERROR carries details: schema, hooks, services and the admin API', async (t) => {
     const user = await createUser(strict)
     const cases: Array<[string, Promise<{ statusCode: number; json(): any }>, string]> = [
-      ['schema', strict.call({ method: 'POST', url: '/user-management/signup', payload: { includeRefreshToken: 'yes' } }), '/includeRefreshToken'],
-      ['a provider that is not enabled', strict.call({ method: 'POST', url: '/user-management/signin', payload: { type: 'GOOGLE' } }), '/type'],
-      ['sign-in without a token', strict.call({ method: 'POST', url: '/user-management/signin', payload: {} }), '/anonymousToken'],
-      ['e-mail sign-in without a password', strict.call({ method: 'POST', url: '/user-management/signin', payload: { type: 'EMAIL', email: 'a@example.org' } }), '/password'],
-      ['a name blank after trimming', strict.call({ method: 'POST', url: '/user-management/change-name', headers: bearer(user), payload: { userId: user.userId, newName: '  ' } }), '/newName'],
-      ['the user-scoped hook without userId', compat.call({ method: 'POST', url: '/__test/user-scoped', payload: {} }), '/userId'],
-      ['an admin cursor this server did not issue', strict.admin({ method: 'GET', url: '/users?cursor=bm90LWEtY3Vyc29y' }), '/cursor'],
-      ['an admin write checked by the service', strict.admin({ method: 'PUT', url: '/leaderboards/bounds', payload: { minScore: 10, maxScore: 1 } }), '/minScore'],
+      [
+        'schema',
+        strict.call({ method: 'POST', url: '/user-management/signup', payload: { includeRefreshToken: 'yes' } }),
+        '/includeRefreshToken',
+      ],
+      [
+        'a provider that is not enabled',
+        strict.call({ method: 'POST', url: '/user-management/signin', payload: { type: 'GOOGLE' } }),
+        '/type',
+      ],
+      [
+        'sign-in without a token',
+        strict.call({ method: 'POST', url: '/user-management/signin', payload: {} }),
+        '/anonymousToken',
+      ],
+      [
+        'e-mail sign-in without a password',
+        strict.call({
+          method: 'POST',
+          url: '/user-management/signin',
+          payload: { type: 'EMAIL', email: 'a@example.org' },
+        }),
+        '/password',
+      ],
+      [
+        'a name blank after trimming',
+        strict.call({
+          method: 'POST',
+          url: '/user-management/change-name',
+          headers: bearer(user),
+          payload: { userId: user.userId, newName: '  ' },
+        }),
+        '/newName',
+      ],
+      [
+        'the user-scoped hook without userId',
+        compat.call({ method: 'POST', url: '/__test/user-scoped', payload: {} }),
+        '/userId',
+      ],
+      [
+        'an admin cursor this server did not issue',
+        strict.admin({ method: 'GET', url: '/users?cursor=bm90LWEtY3Vyc29y' }),
+        '/cursor',
+      ],
+      [
+        'an admin write checked by the service',
+        strict.admin({ method: 'PUT', url: '/leaderboards/bounds', payload: { minScore: 10, maxScore: 1 } }),
+        '/minScore',
+      ],
     ]
     for (const [label, pending, path] of cases) {
       const res = await pending

@@ -2,7 +2,9 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
 
 // Cosmetic ids are case-sensitive by contract: binary collation on MySQL (its default ignores case).
 const binaryId = (db: Kysely<any>) =>
-  db.getExecutor().adapter instanceof MysqlAdapter ? sql`varchar(32) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(32)`
+  db.getExecutor().adapter instanceof MysqlAdapter
+    ? sql`varchar(32) character set utf8mb4 collate utf8mb4_bin`
+    : sql`varchar(32)`
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -9,8 +9,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('leaderboards')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
-    .addColumn('board_key', mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`, (c) =>
-      c.notNull().unique(),
+    .addColumn(
+      'board_key',
+      mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`,
+      (c) => c.notNull().unique(),
     )
     .addColumn('name', 'varchar(100)', (c) => c.notNull())
     .addColumn('sort_order', 'varchar(4)', (c) => c.notNull())

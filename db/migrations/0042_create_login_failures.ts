@@ -8,7 +8,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'varchar(36)', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('failed_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('login_failures_user_idx').on('login_failures').columns(['user_id', 'failed_at']).execute()
+  await db.schema
+    .createIndex('login_failures_user_idx')
+    .on('login_failures')
+    .columns(['user_id', 'failed_at'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -20,7 +20,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('email_templates_created_idx').on('email_templates').columns(['created_at', 'slug']).execute()
+  await db.schema
+    .createIndex('email_templates_created_idx')
+    .on('email_templates')
+    .columns(['created_at', 'slug'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

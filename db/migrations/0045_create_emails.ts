@@ -32,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('emails_due_idx').on('emails').columns(['status', 'next_attempt_at']).execute()
   await db.schema.createIndex('emails_user_created_idx').on('emails').columns(['user_id', 'created_at']).execute()
   await db.schema.createIndex('emails_created_idx').on('emails').columns(['created_at', 'id']).execute()
-  await db.schema.createIndex('emails_status_created_idx').on('emails').columns(['status', 'created_at', 'id']).execute()
+  await db.schema
+    .createIndex('emails_status_created_idx')
+    .on('emails')
+    .columns(['status', 'created_at', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -14,7 +14,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('key_hash', 'varchar(64)', (c) => c.notNull())
     .addColumn('failed_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('login_failures_key_idx').on('login_failures').columns(['key_hash', 'failed_at']).execute()
+  await db.schema
+    .createIndex('login_failures_key_idx')
+    .on('login_failures')
+    .columns(['key_hash', 'failed_at'])
+    .execute()
   await db.schema.createIndex('login_failures_time_idx').on('login_failures').column('failed_at').execute()
   await db.schema
     .createTable('login_locks')
@@ -33,5 +37,9 @@ export async function down(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'varchar(36)', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('failed_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('login_failures_user_idx').on('login_failures').columns(['user_id', 'failed_at']).execute()
+  await db.schema
+    .createIndex('login_failures_user_idx')
+    .on('login_failures')
+    .columns(['user_id', 'failed_at'])
+    .execute()
 }

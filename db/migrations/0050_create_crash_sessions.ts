@@ -4,9 +4,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Session ids are client strings (32 hex digits from the SDKs, anything up to 128 characters from
   // others): compared byte for byte, not through MySQL's case- and accent-insensitive default.
   // App versions are grouped and filtered exactly too ("1.0-Beta" is not "1.0-beta").
-  const exact = db.getExecutor().adapter instanceof MysqlAdapter
-    ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin`
-    : sql`varchar(128)`
+  const exact =
+    db.getExecutor().adapter instanceof MysqlAdapter
+      ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin`
+      : sql`varchar(128)`
   await db.schema
     .createTable('crash_sessions')
     .addColumn('session_id', exact, (c) => c.primaryKey())
@@ -18,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('crashed_at', 'bigint')
     .execute()
-  await db.schema.createIndex('crash_sessions_version_idx').on('crash_sessions').columns(['app_version', 'crashed']).execute()
+  await db.schema
+    .createIndex('crash_sessions_version_idx')
+    .on('crash_sessions')
+    .columns(['app_version', 'crashed'])
+    .execute()
   await db.schema.createIndex('crash_sessions_user_idx').on('crash_sessions').column('linked_user_id').execute()
 }
 

@@ -4,7 +4,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   // The fingerprint is the grouping key and the version key is compared with `<` in SQL: both must
   // compare byte for byte, not through MySQL's case-insensitive default collation.
-  const binary = (n: number) => (mysql ? sql.raw(`varchar(${n}) character set utf8mb4 collate utf8mb4_bin`) : sql.raw(`varchar(${n})`))
+  const binary = (n: number) =>
+    mysql ? sql.raw(`varchar(${n}) character set utf8mb4 collate utf8mb4_bin`) : sql.raw(`varchar(${n})`)
   await db.schema
     .createTable('crash_groups')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
@@ -22,8 +23,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('crash_groups_last_seen_idx').on('crash_groups').columns(['last_seen', 'id']).execute()
   await db.schema.createIndex('crash_groups_count_idx').on('crash_groups').columns(['occurrences', 'id']).execute()
-  await db.schema.createIndex('crash_groups_status_last_seen_idx').on('crash_groups').columns(['status', 'last_seen', 'id']).execute()
-  await db.schema.createIndex('crash_groups_status_count_idx').on('crash_groups').columns(['status', 'occurrences', 'id']).execute()
+  await db.schema
+    .createIndex('crash_groups_status_last_seen_idx')
+    .on('crash_groups')
+    .columns(['status', 'last_seen', 'id'])
+    .execute()
+  await db.schema
+    .createIndex('crash_groups_status_count_idx')
+    .on('crash_groups')
+    .columns(['status', 'occurrences', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -28,7 +28,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('truncated', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('crash_reports_group_idx').on('crash_reports').columns(['group_id', 'created_at', 'id']).execute()
+  await db.schema
+    .createIndex('crash_reports_group_idx')
+    .on('crash_reports')
+    .columns(['group_id', 'created_at', 'id'])
+    .execute()
   await db.schema.createIndex('crash_reports_user_idx').on('crash_reports').column('linked_user_id').execute()
   await db.schema.createIndex('crash_reports_session_idx').on('crash_reports').column('session_id').execute()
 }

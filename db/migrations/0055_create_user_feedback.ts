@@ -15,8 +15,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute()
   await db.schema.createIndex('user_feedback_created_idx').on('user_feedback').columns(['created_at', 'id']).execute()
-  await db.schema.createIndex('user_feedback_user_idx').on('user_feedback').columns(['user_id', 'created_at', 'id']).execute()
-  await db.schema.createIndex('user_feedback_category_idx').on('user_feedback').columns(['category', 'created_at', 'id']).execute()
+  await db.schema
+    .createIndex('user_feedback_user_idx')
+    .on('user_feedback')
+    .columns(['user_id', 'created_at', 'id'])
+    .execute()
+  await db.schema
+    .createIndex('user_feedback_category_idx')
+    .on('user_feedback')
+    .columns(['category', 'created_at', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

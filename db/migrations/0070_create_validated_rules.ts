@@ -5,8 +5,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Keyed by board key (case-sensitive, like the boards) or `_unbound`: binary collation on MySQL.
   await db.schema
     .createTable('validated_rules')
-    .addColumn('board_key', mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`, (c) =>
-      c.primaryKey(),
+    .addColumn(
+      'board_key',
+      mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`,
+      (c) => c.primaryKey(),
     )
     .addColumn('min_duration_seconds', 'integer')
     .addColumn('min_score', 'bigint')
@@ -25,7 +27,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('validated_rules_created_idx').on('validated_rules').columns(['created_at', 'board_key']).execute()
+  await db.schema
+    .createIndex('validated_rules_created_idx')
+    .on('validated_rules')
+    .columns(['created_at', 'board_key'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

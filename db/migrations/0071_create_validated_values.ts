@@ -5,8 +5,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // "gold" and "GOLD" sent in `earned` must not be one key: binary collation on MySQL.
   await db.schema
     .createTable('validated_values')
-    .addColumn('value_key', mysql ? sql`varchar(24) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(24)`, (c) =>
-      c.primaryKey(),
+    .addColumn(
+      'value_key',
+      mysql ? sql`varchar(24) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(24)`,
+      (c) => c.primaryKey(),
     )
     .addColumn('min_per_run', 'bigint')
     .addColumn('max_per_run', 'bigint')
@@ -14,7 +16,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('validated_values_created_idx').on('validated_values').columns(['created_at', 'value_key']).execute()
+  await db.schema
+    .createIndex('validated_values_created_idx')
+    .on('validated_values')
+    .columns(['created_at', 'value_key'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

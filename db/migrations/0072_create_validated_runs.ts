@@ -35,7 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reviewed_at', 'bigint')
     .execute()
   // Rate limit, open-run and daily counts per player and board; the admin list newest first.
-  await db.schema.createIndex('validated_runs_user_idx').on('validated_runs').columns(['user_id', 'board_key', 'issued_at']).execute()
+  await db.schema
+    .createIndex('validated_runs_user_idx')
+    .on('validated_runs')
+    .columns(['user_id', 'board_key', 'issued_at'])
+    .execute()
   await db.schema
     .createIndex('validated_runs_accepted_idx')
     .on('validated_runs')

@@ -12,8 +12,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('validated_submissions_run_idx').on('validated_submissions').columns(['run_id', 'created_at']).execute()
-  await db.schema.createIndex('validated_submissions_user_idx').on('validated_submissions').columns(['user_id', 'created_at']).execute()
+  await db.schema
+    .createIndex('validated_submissions_run_idx')
+    .on('validated_submissions')
+    .columns(['run_id', 'created_at'])
+    .execute()
+  await db.schema
+    .createIndex('validated_submissions_user_idx')
+    .on('validated_submissions')
+    .columns(['user_id', 'created_at'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -5,8 +5,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('validated_balances')
     .addColumn('user_id', 'varchar(36)', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('value_key', mysql ? sql`varchar(24) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(24)`, (c) =>
-      c.notNull(),
+    .addColumn(
+      'value_key',
+      mysql ? sql`varchar(24) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(24)`,
+      (c) => c.notNull(),
     )
     .addColumn('balance', 'bigint', (c) => c.notNull())
     // Credits of the UTC day `earned_day`; another day reads as 0.

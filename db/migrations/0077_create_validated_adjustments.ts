@@ -12,8 +12,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reason', 'varchar(500)')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('validated_adjustments_user_idx').on('validated_adjustments').columns(['user_id', 'created_at', 'id']).execute()
-  await db.schema.createIndex('validated_adjustments_created_idx').on('validated_adjustments').columns(['created_at', 'id']).execute()
+  await db.schema
+    .createIndex('validated_adjustments_user_idx')
+    .on('validated_adjustments')
+    .columns(['user_id', 'created_at', 'id'])
+    .execute()
+  await db.schema
+    .createIndex('validated_adjustments_created_idx')
+    .on('validated_adjustments')
+    .columns(['created_at', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -49,7 +49,15 @@ async function issueAccountToken(db: Db, userId: string, purpose: AccountTokenPu
   const token = randomToken()
   await db
     .insertInto('account_tokens')
-    .values({ id: randomUUID(), user_id: userId, purpose, token_hash: hashToken(token), expires_at: now + ttlMs, used_at: null, created_at: now })
+    .values({
+      id: randomUUID(),
+      user_id: userId,
+      purpose,
+      token_hash: hashToken(token),
+      expires_at: now + ttlMs,
+      used_at: null,
+      created_at: now,
+    })
     .execute()
   return token
 }
@@ -68,7 +76,11 @@ async function consumeAccountToken(db: Db, token: string, purpose: AccountTokenP
   if (affected(spent) !== 1) {
     throw new AppError(400, 'INVALID_TOKEN', 'The token is unknown, already used or expired')
   }
-  const row = await db.selectFrom('account_tokens').select('user_id').where('token_hash', '=', tokenHash).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('account_tokens')
+    .select('user_id')
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirstOrThrow()
   return row.user_id
 }
 
@@ -77,12 +89,15 @@ export async function signupWithEmail(deps: AuthDeps, body: SignupBody): Promise
   // 8–128 characters: the schema has checked the length.
   const password = required(present(body.password), 'password')
   const rawName = present(body.username) ?? present(body.displayName)
-  const username = rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
+  const username =
+    rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
   const passwordHash = await hashPassword(password)
   const now = deps.now()
   return inTransaction(deps.db, async (trx) => {
     const user = await createEmailUser(trx, { id: randomUUID(), username, email, passwordHash, createdAt: now })
-    const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: body.includeRefreshToken === true })
+    const session = await issueSession(trx, user.id, now, deps.lifetimes, {
+      withRefresh: body.includeRefreshToken === true,
+    })
     if (deps.email.enabled) {
       const token = await issueAccountToken(trx, user.id, 'verify', now, VERIFY_TTL_MS)
       await queueAccountEmail(trx, {
@@ -135,7 +150,10 @@ async function lock(db: Db, keyHash: string, until: number) {
 async function sweepExpired(db: Db, sweep: AuthDeps['loginSweep'], now: number) {
   if (now - sweep.lastAt < LOGIN_WINDOW_MS) return
   sweep.lastAt = now
-  await db.deleteFrom('login_failures').where('failed_at', '<=', now - LOGIN_WINDOW_MS).execute()
+  await db
+    .deleteFrom('login_failures')
+    .where('failed_at', '<=', now - LOGIN_WINDOW_MS)
+    .execute()
   await db.deleteFrom('login_locks').where('locked_until', '<=', now).execute()
 }
 
@@ -151,7 +169,12 @@ type Attempt = { lockedUntil: number } | { id: string; count: number }
 async function reserveAttempt(db: Db, keyHash: string, now: number): Promise<Attempt> {
   const since = now - LOGIN_WINDOW_MS
   return inTransaction(db, async (trx): Promise<Attempt> => {
-    await insertOrLock(trx, trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }), ['key_hash'], 'locked_until').execute()
+    await insertOrLock(
+      trx,
+      trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }),
+      ['key_hash'],
+      'locked_until',
+    ).execute()
     const { locked_until: lockedUntil } = await trx
       .selectFrom('login_locks')
       .select('locked_until')
@@ -214,7 +237,9 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
     if (upgraded) await upgradePasswordHash(deps.db, user.id, stored, upgraded)
   }
   assertNotBanned(user)
-  const session = await issueSession(deps.db, user.id, now, deps.lifetimes, { withRefresh: body.includeRefreshToken === true })
+  const session = await issueSession(deps.db, user.id, now, deps.lifetimes, {
+    withRefresh: body.includeRefreshToken === true,
+  })
   return authResponse(user, session, null)
 }
 

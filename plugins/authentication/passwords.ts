@@ -53,7 +53,13 @@ class HashSlots {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) {
       if (this.line.length >= this.maxWaiting) {
-        throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Too many sign-ins at once; try again shortly', {}, { 'retry-after': '1' })
+        throw new AppError(
+          503,
+          'SERVICE_UNAVAILABLE',
+          'Too many sign-ins at once; try again shortly',
+          {},
+          { 'retry-after': '1' },
+        )
       }
       // The slot is handed over by the finishing hash (`active` stays counted), so no newcomer can jump the line.
       await new Promise<void>((resolve) => this.line.push(resolve))
@@ -85,7 +91,9 @@ function derive(password: string, salt: Buffer, params: Params, length: number):
   return hashSlots.run(
     () =>
       new Promise((resolve, reject) =>
-        scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+        scrypt(password.normalize('NFC'), salt, length, options, (error, key) =>
+          error ? reject(error) : resolve(key),
+        ),
       ),
   )
 }
@@ -121,7 +129,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export function needsRehash(stored: string): boolean {
   const parsed = parse(stored)
   const { N, r, p } = PASSWORD_PARAMS
-  return !parsed || parsed.params.N !== N || parsed.params.r !== r || parsed.params.p !== p || parsed.key.length !== KEY_LENGTH
+  return (
+    !parsed ||
+    parsed.params.N !== N ||
+    parsed.params.r !== r ||
+    parsed.params.p !== p ||
+    parsed.key.length !== KEY_LENGTH
+  )
 }
 
 /**

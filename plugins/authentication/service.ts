@@ -5,7 +5,14 @@ import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken, randomToken } from '../core/secrets.js'
 import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifetimes } from '../core/session-store.js'
-import { assertNotBanned, createUser, findUser, findUserByAnonymousTokenHash, generatedName, normalizeName } from '../users/service.js'
+import {
+  assertNotBanned,
+  createUser,
+  findUser,
+  findUserByAnonymousTokenHash,
+  generatedName,
+  normalizeName,
+} from '../users/service.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
 import { signinWithEmail, signupWithEmail } from './email-accounts.js'
@@ -56,7 +63,8 @@ export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResp
   refuseProvider(body.type)
   if (body.type === 'EMAIL') return signupWithEmail(deps, body)
   const rawName = present(body.username) ?? present(body.displayName)
-  const username = rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
+  const username =
+    rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
   const anonymousToken = present(body.anonymousToken) ?? issueAnonymousToken()
   const now = deps.now()
   return inTransaction(deps.db, async (trx) => {
@@ -67,7 +75,9 @@ export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResp
       anonymous_token_hash: hashToken(anonymousToken),
       created_at: now,
     })
-    const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: body.includeRefreshToken === true })
+    const session = await issueSession(trx, user.id, now, deps.lifetimes, {
+      withRefresh: body.includeRefreshToken === true,
+    })
     return authResponse(user, session, anonymousToken)
   })
 }
@@ -102,7 +112,10 @@ export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResp
  */
 function echoedAnonymousToken(user: User, presented: string | undefined): string | null {
   if (presented === undefined || user.anonymous_token_hash === null) return null
-  const matches = timingSafeEqual(Buffer.from(hashToken(presented), 'hex'), Buffer.from(user.anonymous_token_hash, 'hex'))
+  const matches = timingSafeEqual(
+    Buffer.from(hashToken(presented), 'hex'),
+    Buffer.from(user.anonymous_token_hash, 'hex'),
+  )
   return matches ? presented : null
 }
 
@@ -118,7 +131,10 @@ async function renew(deps: AuthDeps, refreshToken: string, anonymousToken: strin
     const user = await findUser(trx, spent.userId)
     if (!user) return null
     assertNotBanned(user)
-    const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: true, familyId: spent.familyId })
+    const session = await issueSession(trx, user.id, now, deps.lifetimes, {
+      withRefresh: true,
+      familyId: spent.familyId,
+    })
     return authResponse(user, session, echoedAnonymousToken(user, anonymousToken))
   })
   if (!result) {

@@ -55,7 +55,9 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
   // Content-Length already says so. The JSON parser is the house one, with this feature's limit.
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: jsonBodyLimit(maxBytes) }, parseJsonBody)
-  app.addContentTypeParser(OCTET, { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) => done(null, body))
+  app.addContentTypeParser(OCTET, { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) =>
+    done(null, body),
+  )
 
   /** A binary save's bytes, set aside before validation so the JSON schema sees an empty body. */
   const binaryBodies = new WeakMap<FastifyRequest, Buffer>()
@@ -81,7 +83,8 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
     const named = [present(body.expectedVersion), query.expectedVersion, ifMatchVersion(ifMatch)].filter(
       (v): v is number => v !== undefined,
     )
-    if (new Set(named).size > 1) throw badRequest('expectedVersion and If-Match name different versions', '/expectedVersion')
+    if (new Set(named).size > 1)
+      throw badRequest('expectedVersion and If-Match name different versions', '/expectedVersion')
     return named[0]
   }
 
@@ -98,9 +101,14 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
     const bytes = binary ?? Buffer.from(text!, 'utf8')
     if (bytes.length === 0) throw badRequest('The save is empty', '/data')
     if (bytes.length > maxBytes) {
-      throw new AppError(413, 'PAYLOAD_TOO_LARGE', `The save is ${bytes.length} bytes; the limit is ${maxBytes} bytes`, {
-        maxBytes,
-      })
+      throw new AppError(
+        413,
+        'PAYLOAD_TOO_LARGE',
+        `The save is ${bytes.length} bytes; the limit is ${maxBytes} bytes`,
+        {
+          maxBytes,
+        },
+      )
     }
     const expected = expectedVersion(body, request.query as { expectedVersion?: number }, request.headers['if-match'])
     checkedSaves.set(request, { bytes, binary: binary !== undefined, expected })

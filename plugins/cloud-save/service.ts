@@ -55,7 +55,10 @@ const saveOverAnyVersion = preparedCounterUpsert<CloudSave>(
   { key: 'user_id', counter: 'version', keep: ['created_at'] },
 )
 
-export async function writeSave(db: Db, { userId, bytes, binary, expectedVersion, now }: SaveInput): Promise<SaveResult> {
+export async function writeSave(
+  db: Db,
+  { userId, bytes, binary, expectedVersion, now }: SaveInput,
+): Promise<SaveResult> {
   const fields = { data: bytes, is_binary: flag(binary), size_bytes: bytes.length, updated_at: now }
   const done = (version: number): SaveResult => ({ dataSizeBytes: bytes.length, version, updatedAt: now })
 
@@ -65,7 +68,10 @@ export async function writeSave(db: Db, { userId, bytes, binary, expectedVersion
   }
   if (expectedVersion === 0) {
     try {
-      await db.insertInto('cloud_saves').values({ user_id: userId, ...fields, version: 1, created_at: now }).execute()
+      await db
+        .insertInto('cloud_saves')
+        .values({ user_id: userId, ...fields, version: 1, created_at: now })
+        .execute()
       return done(1)
     } catch (error) {
       if (!isUniqueViolation(error)) throw error

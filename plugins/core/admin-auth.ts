@@ -18,7 +18,8 @@ export default fp(
       const valid = isAdminKey(request.headers['x-admin-key'])
       await app.limitAdmin(request, reply, valid ? 'admin-key' : null)
       if (!expected) throw new AppError(404, 'NOT_FOUND', 'The admin API is off: set ADMIN_API_KEY to turn it on')
-      if (!valid) throw new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-Admin-Key header: send the ADMIN_API_KEY')
+      if (!valid)
+        throw new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-Admin-Key header: send the ADMIN_API_KEY')
     })
   },
   { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit'] },

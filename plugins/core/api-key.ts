@@ -14,7 +14,7 @@ export default fp(
     // A callback hook, not an async one: it runs on every request, and a promise per request costs.
     app.addHook('onRequest', (request, _reply, done) => {
       if (surfaceOf(request) !== 'app' || isApiKey(request.headers['x-api-key'])) return done()
-      done(new AppError(401, 'UNAUTHORIZED', 'Missing or invalid X-API-Key header: send the game\'s API_KEY'))
+      done(new AppError(401, 'UNAUTHORIZED', "Missing or invalid X-API-Key header: send the game's API_KEY"))
     })
   },
   { name: 'api-key', dependencies: ['config', 'errors', 'surfaces', 'rate-limit'] },

@@ -40,6 +40,7 @@ export function parseIsoTime(raw: string | undefined, path: string): number | un
 export function parseIsoTime(raw: string | undefined, path: string): number | undefined {
   if (raw === undefined) return undefined
   const ms = Date.parse(raw)
-  if (!Number.isFinite(ms)) throw badRequest(`${path} must be a valid ISO 8601 date-time`, path.slice(path.indexOf('/')))
+  if (!Number.isFinite(ms))
+    throw badRequest(`${path} must be a valid ISO 8601 date-time`, path.slice(path.indexOf('/')))
   return ms
 }

@@ -57,11 +57,18 @@ export type ContentFeature = 'remote-config' | 'localization' | 'news'
 
 /** Marks the feature's content as changed; call inside the write's transaction. */
 export async function bumpContentVersion(db: Db, feature: ContentFeature): Promise<void> {
-  await upsert(db, 'content_versions', [{ feature, version: 1 }], { key: ['feature'], set: { version: sql`version + 1` } })
+  await upsert(db, 'content_versions', [{ feature, version: 1 }], {
+    key: ['feature'],
+    set: { version: sql`version + 1` },
+  })
 }
 
 export async function readContentVersion(db: Db, feature: ContentFeature): Promise<number> {
-  const row = await db.selectFrom('content_versions').select('version').where('feature', '=', feature).executeTakeFirst()
+  const row = await db
+    .selectFrom('content_versions')
+    .select('version')
+    .where('feature', '=', feature)
+    .executeTakeFirst()
   return row ? Number(row.version) : 0
 }
 

@@ -38,7 +38,8 @@ export class RateLimitedError extends Error {
 
 export function errorBody(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
   // §1.1: every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
-  const details = code === 'VALIDATION_ERROR' && extra.details === undefined ? { details: [{ path: '/', message }] } : {}
+  const details =
+    code === 'VALIDATION_ERROR' && extra.details === undefined ? { details: [{ path: '/', message }] } : {}
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...details, ...extra }
 }
 
@@ -65,7 +66,10 @@ function validationDetails(issues: ValidationIssue[]) {
   for (const issue of relevant) {
     const missing = issue.keyword === 'required' ? `/${String(issue.params?.missingProperty)}` : ''
     const path = `${issue.instancePath}${missing}` || '/'
-    if (isAbsentBranch(issue) && relevant.some((other) => other.instancePath === issue.instancePath && !isAbsentBranch(other))) {
+    if (
+      isAbsentBranch(issue) &&
+      relevant.some((other) => other.instancePath === issue.instancePath && !isAbsentBranch(other))
+    ) {
       continue
     }
     let message = issue.message ?? 'is invalid'
@@ -151,7 +155,11 @@ export default fp(
       )
       if (allowed.length > 0) {
         reply.header('allow', allowed.join(', '))
-        return sendError(request, reply, new AppError(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`))
+        return sendError(
+          request,
+          reply,
+          new AppError(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here`),
+        )
       }
       return sendError(request, reply, new AppError(404, 'NOT_FOUND', `Route ${request.method}:${path} not found`))
     })

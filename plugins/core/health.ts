@@ -48,7 +48,14 @@ export default fp(
 
     app.get(
       '/actuator/health',
-      { schema: { ...common, summary: 'Health in the horizOn actuator form', response: { 200: ActuatorSchema, 503: ActuatorSchema } }, config },
+      {
+        schema: {
+          ...common,
+          summary: 'Health in the horizOn actuator form',
+          response: { 200: ActuatorSchema, 503: ActuatorSchema },
+        },
+        config,
+      },
       async (_request, reply) => {
         const up = await app.pingDb()
         return reply.code(up ? 200 : 503).send({ status: up ? 'UP' : 'DOWN' })

@@ -50,12 +50,21 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
  */
 export default fp(
   async (app) => {
-    const origins = app.config.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean)
+    const origins = app.config.CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean)
     await app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'X-Admin-Key', 'If-None-Match', 'Accept'],
-      exposedHeaders: ['ETag', 'Retry-After', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'X-Cloud-Save-Revision'],
+      exposedHeaders: [
+        'ETag',
+        'Retry-After',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'X-Cloud-Save-Revision',
+      ],
       maxAge: 600,
     })
 

@@ -103,7 +103,8 @@ export function scanJson(text: string, maxDepth = JSON_MAX_DEPTH, maxValues = JS
           const unit = hex4(text, i + 2)
           i += 6
           if (isHigh(unit)) {
-            const paired = text.charCodeAt(i) === BACKSLASH && text.charCodeAt(i + 1) === LOWER_U && isLow(hex4(text, i + 2))
+            const paired =
+              text.charCodeAt(i) === BACKSLASH && text.charCodeAt(i + 1) === LOWER_U && isLow(hex4(text, i + 2))
             if (paired) i += 6
             else loneSurrogate = true
           } else if (isLow(unit)) {
@@ -139,7 +140,8 @@ const tooMany = (maxValues: number) =>
   invalidBody('/', `holds more than ${maxValues} values (object members, array elements and containers together)`)
 
 const ILL_FORMED = /\p{Cs}/u
-const pointer = (path: string, key: string | number) => `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
+const pointer = (path: string, key: string | number) =>
+  `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
 
 /** The JSON pointer of the first string (or of the object holding the first key) with an unpaired surrogate. */
 function findIllFormed(root: unknown): { path: string; message: string } | undefined {
@@ -148,7 +150,8 @@ function findIllFormed(root: unknown): { path: string; message: string } | undef
   while (stack.length > 0) {
     const [value, path] = stack.pop()!
     if (typeof value === 'string') {
-      if (ILL_FORMED.test(value)) return { path: path || '/', message: 'must be valid Unicode (it holds an unpaired surrogate)' }
+      if (ILL_FORMED.test(value))
+        return { path: path || '/', message: 'must be valid Unicode (it holds an unpaired surrogate)' }
     } else if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index--) stack.push([value[index], pointer(path, index)])
     } else if (value !== null && typeof value === 'object') {

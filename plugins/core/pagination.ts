@@ -72,7 +72,11 @@ export async function keysetPage<O>(
   let q = query
   if (after) {
     q = q.where((eb) =>
-      eb.or(keys.map((key, i) => eb.and([...keys.slice(0, i).map((tied, j) => eb(tied, '=', after[j])), eb(key, beyond, after[i])]))),
+      eb.or(
+        keys.map((key, i) =>
+          eb.and([...keys.slice(0, i).map((tied, j) => eb(tied, '=', after[j])), eb(key, beyond, after[i])]),
+        ),
+      ),
     )
   }
   for (const key of keys) q = q.orderBy(key, direction)

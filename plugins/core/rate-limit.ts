@@ -28,7 +28,12 @@ declare module 'fastify' {
 export const REDIS_COMMAND_TIMEOUT_MS = 50
 
 type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1]
-type RedisStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key: string) => FastifyRateLimitStore
+type RedisStoreCtor = new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: Redis,
+  key: string,
+) => FastifyRateLimitStore
 // The plugin's own Redis store (its Lua counter), which the package exports under no name: wrapping it
 // is the only way to see the errors its `skipOnError` otherwise swallows without a trace.
 const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
@@ -78,7 +83,12 @@ class WatchedStore implements FastifyRateLimitStore {
 
   /** The plugin's `{ increment: false }` check: a read of the counter, watched the same way. */
   read(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
-    ;(this.inner as FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] }).read(key, this.watched(callback), timeWindow, max)
+    ;(this.inner as FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] }).read(
+      key,
+      this.watched(callback),
+      timeWindow,
+      max,
+    )
   }
 
   private watched(callback: StoreCallback): StoreCallback {
@@ -172,10 +182,13 @@ export default fp(
       timeWindow: 1000,
       keyGenerator: (request) => request.adminLimitKey ?? `admin-ip:${request.ip}`,
     })
-    app.decorate('limitAdmin', async function (request: FastifyRequest, reply: FastifyReply, credential: string | null) {
-      request.adminLimitKey = credential === null ? `admin-ip:${request.ip}` : `admin:${credential}`
-      await adminLimit.call(app, request, reply)
-    })
+    app.decorate(
+      'limitAdmin',
+      async function (request: FastifyRequest, reply: FastifyReply, credential: string | null) {
+        request.adminLimitKey = credential === null ? `admin-ip:${request.ip}` : `admin:${credential}`
+        await adminLimit.call(app, request, reply)
+      },
+    )
     app.addHook('onRequest', async (request, reply) => {
       if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
     })

@@ -95,7 +95,9 @@ export async function resolveAccessToken(db: Db, token: string, now: number): Pr
   return { ...base, status: 'VALID' }
 }
 
-const banState = prepared((db, p: { userId: string }) => db.selectFrom('users').select('banned_at').where('id', '=', p.userId))
+const banState = prepared((db, p: { userId: string }) =>
+  db.selectFrom('users').select('banned_at').where('id', '=', p.userId),
+)
 
 /** Whether the user exists and is banned (compat-mode calls that name a user without a session). */
 export async function userStanding(db: Db, userId: string): Promise<'UNKNOWN' | 'BANNED' | 'ACTIVE'> {
@@ -123,7 +125,11 @@ export async function revokeAllSessions(db: Db, userId: string, now: number): Pr
 }
 
 /** Sessions neither revoked nor expired, per user (users without one are absent). */
-export async function activeSessionCounts(db: Db, userIds: readonly string[], now: number): Promise<Map<string, number>> {
+export async function activeSessionCounts(
+  db: Db,
+  userIds: readonly string[],
+  now: number,
+): Promise<Map<string, number>> {
   if (userIds.length === 0) return new Map()
   const rows = await db
     .selectFrom('sessions')

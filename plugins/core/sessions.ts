@@ -79,7 +79,7 @@ export default fp(
     if (!strict) {
       // The game's API key ships in every build: the operator must know what compat mode lets it do.
       app.log.warn(
-        'AUTH_MODE=compat: anyone holding the game\'s API key can write any player\'s save, scores, logs and more by userId ' +
+        "AUTH_MODE=compat: anyone holding the game's API key can write any player's save, scores, logs and more by userId " +
           '(no session needed on user-scoped endpoints). Set AUTH_MODE=strict if your game clients send sessions; ' +
           'see the README section "Security model".',
       )
@@ -117,7 +117,8 @@ export default fp(
         }
         done()
       }
-      const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+      const own =
+        route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
       route.preHandler = [check, ...own]
     })
   },

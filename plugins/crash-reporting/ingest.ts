@@ -179,7 +179,9 @@ function normalizeReport(body: CrashReportBody): Normalized {
       os: cut(body.os, LIMITS.os),
       device_model: cut(body.deviceModel, LIMITS.deviceModel),
       device_memory_mb:
-        typeof memory === 'number' && Number.isFinite(memory) ? Math.min(Math.max(Math.round(memory), 0), MAX_INT) : null,
+        typeof memory === 'number' && Number.isFinite(memory)
+          ? Math.min(Math.max(Math.round(memory), 0), MAX_INT)
+          : null,
       user_id: cut(clientUserId(body.userId), LIMITS.short),
       breadcrumbs: JSON.stringify(breadcrumbs),
       custom_keys: JSON.stringify(customKeys),
@@ -231,7 +233,11 @@ export async function createReport(db: Db, body: CrashReportBody, now: number): 
           },
         },
       )
-      const group = await trx.selectFrom('crash_groups').select('id').where('fingerprint', '=', row.fingerprint).executeTakeFirstOrThrow()
+      const group = await trx
+        .selectFrom('crash_groups')
+        .select('id')
+        .where('fingerprint', '=', row.fingerprint)
+        .executeTakeFirstOrThrow()
 
       await upsert(
         trx,
@@ -250,7 +256,12 @@ export async function createReport(db: Db, body: CrashReportBody, now: number): 
           trx,
           'crash_group_users',
           [{ group_id: group.id, user_key: userKey, linked_user_id: linked, first_seen: now, last_seen: now }],
-          { key: ['group_id', 'user_key'], set: { last_seen: sql`case when ${sql.ref('last_seen')} < ${now} then ${now} else ${sql.ref('last_seen')} end` } },
+          {
+            key: ['group_id', 'user_key'],
+            set: {
+              last_seen: sql`case when ${sql.ref('last_seen')} < ${now} then ${now} else ${sql.ref('last_seen')} end`,
+            },
+          },
         )
       }
       await upsert(
@@ -278,7 +289,15 @@ export async function createReport(db: Db, body: CrashReportBody, now: number): 
       )
       await trx
         .insertInto('crash_reports')
-        .values({ ...row, id, group_id: group.id, session_id: sessionId, linked_user_id: linked, truncated: flag(truncated), created_at: now })
+        .values({
+          ...row,
+          id,
+          group_id: group.id,
+          session_id: sessionId,
+          linked_user_id: linked,
+          truncated: flag(truncated),
+          created_at: now,
+        })
         .execute()
       return group.id
     }),

@@ -21,7 +21,11 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Register one app run (201 new, 200 already registered), the base of the crash-free rate',
         body: CrashSessionBodySchema,
-        response: { 200: CrashSessionResponseSchema, 201: CrashSessionResponseSchema, ...errors(400, 401, 413, 415, 429) },
+        response: {
+          200: CrashSessionResponseSchema,
+          201: CrashSessionResponseSchema,
+          ...errors(400, 401, 413, 415, 429),
+        },
       },
     },
     async (request, reply) => {

@@ -68,8 +68,15 @@ export async function listGroups(db: Db, query: CrashGroupListQuery) {
   const column = query.sort === 'count' ? 'occurrences' : 'last_seen'
   let select = db.selectFrom('crash_groups').selectAll()
   if (query.status) select = select.where('status', '=', query.status)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: [column, 'id'] })
-  const extras = await groupExtras(db, items.map((r) => r.id))
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: query.cursor,
+    limit: query.limit,
+    keys: [column, 'id'],
+  })
+  const extras = await groupExtras(
+    db,
+    items.map((r) => r.id),
+  )
   return { items: items.map((row) => toGroupView(row, extras)), nextCursor }
 }
 
@@ -128,7 +135,12 @@ export async function getGroup(db: Db, groupId: string) {
   }
 }
 
-export async function updateGroup(db: Db, groupId: string, body: CrashGroupUpdate, now: number): Promise<CrashGroupView> {
+export async function updateGroup(
+  db: Db,
+  groupId: string,
+  body: CrashGroupUpdate,
+  now: number,
+): Promise<CrashGroupView> {
   const version = body.resolvedInVersion ?? null
   if (version !== null && body.status !== 'RESOLVED') {
     throw badRequest('body/resolvedInVersion is only taken with status RESOLVED', '/resolvedInVersion')

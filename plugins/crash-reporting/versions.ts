@@ -19,7 +19,11 @@ function encodeNumber(digits: string): string {
   return String.fromCharCode(0x41 + trimmed.length) + trimmed
 }
 
-const encodeText = (text: string) => text.toLowerCase().replace(/\d+/g, encodeNumber).replace(/[^\x21-\x7e]/g, '_')
+const encodeText = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\d+/g, encodeNumber)
+    .replace(/[^\x21-\x7e]/g, '_')
 
 // Separators sort below every encoded character: ' ' (suffix follows) < '!' (end) < '.' (next segment).
 export function versionKey(version: string): string {

@@ -8,7 +8,14 @@ import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
 import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
-import { findTemplate, missingVariablesError, render, resolveVariables, SYSTEM_TEMPLATES, type Rendered } from './templates.js'
+import {
+  findTemplate,
+  missingVariablesError,
+  render,
+  resolveVariables,
+  SYSTEM_TEMPLATES,
+  type Rendered,
+} from './templates.js'
 
 /**
  * The e-mail queue (API.md §6.2). A send renders the template and stores one `pending` row; the
@@ -28,7 +35,8 @@ export const MAX_SCHEDULE_AHEAD_MS = 366 * 24 * HOUR_MS
 export function parseScheduledAt(value: string | undefined, now: number): number {
   if (value === undefined) return now
   const at = parseIsoTime(value, 'body/scheduledAt')
-  if (at > now + MAX_SCHEDULE_AHEAD_MS) throw badRequest('body/scheduledAt must be at most 1 year ahead', '/scheduledAt')
+  if (at > now + MAX_SCHEDULE_AHEAD_MS)
+    throw badRequest('body/scheduledAt must be at most 1 year ahead', '/scheduledAt')
   return Math.max(at, now)
 }
 
@@ -66,7 +74,13 @@ function newEmail(
  */
 export async function sendEmail(
   deps: SendDeps,
-  request: { userId: string; templateSlug: string; language: string; variables?: Record<string, string>; scheduledAt: number },
+  request: {
+    userId: string
+    templateSlug: string
+    language: string
+    variables?: Record<string, string>
+    scheduledAt: number
+  },
 ) {
   if (!deps.enabled) throw new AppError(503, 'EMAIL_DISABLED', 'E-mail is not configured on this server')
   const template = await findTemplate(deps.db, request.templateSlug)
@@ -80,7 +94,14 @@ export async function sendEmail(
   const rendered = render(template, request.language, values)
   const now = deps.now()
   const email = newEmail(
-    { userId: user.id, slug: template.slug, recipient: user.email, account: false, scheduledAt: request.scheduledAt, now },
+    {
+      userId: user.id,
+      slug: template.slug,
+      recipient: user.email,
+      account: false,
+      scheduledAt: request.scheduledAt,
+      now,
+    },
     rendered,
   )
   await inTransaction(deps.db, async (trx) => {
@@ -106,7 +127,13 @@ export async function sendEmail(
  */
 export async function queueAccountEmail(
   db: Db,
-  mail: { userId: string; recipient: string; kind: keyof typeof SYSTEM_TEMPLATES; variables: Record<string, string>; now: number },
+  mail: {
+    userId: string
+    recipient: string
+    kind: keyof typeof SYSTEM_TEMPLATES
+    variables: Record<string, string>
+    now: number
+  },
 ): Promise<string> {
   const slug = SYSTEM_TEMPLATES[mail.kind]
   const template = await findTemplate(db, slug)
@@ -174,7 +201,11 @@ export async function cancelEmail(db: Db, emailId: string, now: number, ownerId?
     .executeTakeFirst()
   if (affected(result) === 0) {
     const current = await db.selectFrom('emails').select('status').where('id', '=', emailId).executeTakeFirst()
-    throw new AppError(409, 'CONFLICT', `The e-mail is ${current?.status ?? 'gone'}, only a pending e-mail can be cancelled`)
+    throw new AppError(
+      409,
+      'CONFLICT',
+      `The e-mail is ${current?.status ?? 'gone'}, only a pending e-mail can be cancelled`,
+    )
   }
   return { id: emailId, status: 'cancelled' as const, message: 'Email cancelled' }
 }
@@ -200,7 +231,11 @@ export async function listEmails(
   let select = db.selectFrom('emails').selectAll()
   if (options.status) select = select.where('status', '=', options.status)
   if (options.userId) select = select.where('user_id', '=', options.userId)
-  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: options.cursor,
+    limit: options.limit,
+    keys: ['created_at', 'id'],
+  })
   return { items: items.map(toAdminEmail), nextCursor }
 }
 

@@ -55,8 +55,7 @@ export function toApiTemplate(template: Template): EmailTemplate {
   return { ...template, createdAt: toIso(template.createdAt), updatedAt: toIso(template.updatedAt) }
 }
 
-const templateNotFound = (slug: string) =>
-  notFound('TEMPLATE_NOT_FOUND', `No e-mail template '${slug}'`)
+const templateNotFound = (slug: string) => notFound('TEMPLATE_NOT_FOUND', `No e-mail template '${slug}'`)
 
 export async function findTemplate(db: Db, slug: string): Promise<Template | undefined> {
   const row = await db.selectFrom('email_templates').selectAll().where('slug', '=', slug).executeTakeFirst()
@@ -141,7 +140,10 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
   const names = Object.keys(body.variables)
   const badName = names.find((name) => !VARIABLE_NAME.test(name))
   if (badName !== undefined) {
-    throw badRequest(`body/variables: '${badName}' is not a variable name (letters, digits, _ . -; not starting with a digit)`, '/variables')
+    throw badRequest(
+      `body/variables: '${badName}' is not a variable name (letters, digits, _ . -; not starting with a digit)`,
+      '/variables',
+    )
   }
   const languages = Object.keys(body.translations)
   const seen = new Set<string>()
@@ -150,7 +152,10 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
       throw badRequest(`body/translations: '${language}' is not a language tag`, '/translations')
     }
     if (seen.has(language.toLowerCase())) {
-      throw badRequest(`body/translations: '${language}' is given twice (tags match case-insensitively)`, '/translations')
+      throw badRequest(
+        `body/translations: '${language}' is given twice (tags match case-insensitively)`,
+        '/translations',
+      )
     }
     seen.add(language.toLowerCase())
   }
@@ -191,7 +196,10 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
     await update()
   } else {
     try {
-      await db.insertInto('email_templates').values({ slug, ...values, is_system: 0, created_at: now }).execute()
+      await db
+        .insertInto('email_templates')
+        .values({ slug, ...values, is_system: 0, created_at: now })
+        .execute()
     } catch (error) {
       // Two creations raced and the other one inserted first: a PUT replaces, so update it.
       if (!isUniqueViolation(error)) throw error
@@ -203,7 +211,8 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
 
 export async function deleteTemplate(db: Db, slug: string): Promise<void> {
   const template = await getTemplate(db, slug)
-  if (template.system) throw new AppError(409, 'CONFLICT', 'System templates cannot be deleted (e-mail accounts send them)')
+  if (template.system)
+    throw new AppError(409, 'CONFLICT', 'System templates cannot be deleted (e-mail accounts send them)')
   await db.deleteFrom('email_templates').where('slug', '=', slug).where('is_system', '=', 0).execute()
 }
 

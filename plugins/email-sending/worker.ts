@@ -49,8 +49,18 @@ interface SmtpError {
 }
 
 const TRANSIENT_CODES = new Set([
-  'ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH',
-  'ENOTFOUND', 'EAI_AGAIN', 'EAUTH', 'ETLS',
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAUTH',
+  'ETLS',
 ])
 
 /**
@@ -161,7 +171,13 @@ export class EmailWorker {
     const claimed = await retryOnConflict(() =>
       this.db
         .updateTable('emails')
-        .set({ status: 'processing', claim_token: token, claimed_at: now, attempts: email.attempts + 1, updated_at: now })
+        .set({
+          status: 'processing',
+          claim_token: token,
+          claimed_at: now,
+          attempts: email.attempts + 1,
+          updated_at: now,
+        })
         .where('id', '=', email.id)
         .where('status', '=', 'pending')
         .where('attempts', '=', email.attempts)
@@ -195,7 +211,11 @@ export class EmailWorker {
       const error = caught as SmtpError
       const reason = describe(error)
       if (isTransient(error) && attempt < this.settings.maxAttempts) {
-        await finish({ status: 'pending', next_attempt_at: this.clock.now() + this.retryDelayMs(attempt), error_reason: reason })
+        await finish({
+          status: 'pending',
+          next_attempt_at: this.clock.now() + this.retryDelayMs(attempt),
+          error_reason: reason,
+        })
         this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed, will retry')
         return 'retried'
       }
@@ -218,7 +238,14 @@ export class EmailWorker {
     const retried = await retryOnConflict(() =>
       this.db
         .updateTable('emails')
-        .set({ status: 'pending', claim_token: null, claimed_at: null, next_attempt_at: now, error_reason: reason, updated_at: now })
+        .set({
+          status: 'pending',
+          claim_token: null,
+          claimed_at: null,
+          next_attempt_at: now,
+          error_reason: reason,
+          updated_at: now,
+        })
         .where('status', '=', 'processing')
         .where('claimed_at', '<=', stale)
         .where('attempts', '<', this.settings.maxAttempts)
@@ -228,7 +255,11 @@ export class EmailWorker {
       this.db
         .updateTable('emails')
         .set({
-          status: 'failed', claim_token: null, claimed_at: null, processed_at: now, error_reason: reason,
+          status: 'failed',
+          claim_token: null,
+          claimed_at: null,
+          processed_at: now,
+          error_reason: reason,
           ...scrubAccountBody,
           updated_at: now,
         })

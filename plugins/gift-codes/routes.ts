@@ -36,7 +36,13 @@ const giftCodes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.auth.userScoped,
     },
     async (request) =>
-      redeemGiftCode(app.db, request.identity!.userId, request.body.code, app.config.PROFILE_MAX_UNLOCKS, app.clock.now()),
+      redeemGiftCode(
+        app.db,
+        request.identity!.userId,
+        request.body.code,
+        app.config.PROFILE_MAX_UNLOCKS,
+        app.clock.now(),
+      ),
   )
 }
 

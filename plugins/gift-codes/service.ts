@@ -74,7 +74,12 @@ function findByCode(db: Db, code: string) {
   return db.selectFrom('gift_codes').selectAll().where('code', '=', code).executeTakeFirst()
 }
 
-async function reasonFor(db: Db, code: string | undefined, userId: string, now: number): Promise<GiftCodeReason | undefined> {
+async function reasonFor(
+  db: Db,
+  code: string | undefined,
+  userId: string,
+  now: number,
+): Promise<GiftCodeReason | undefined> {
   if (code === undefined) return 'NOT_FOUND'
   const row = await findByCode(db, code)
   if (!row) return 'NOT_FOUND'
@@ -167,7 +172,13 @@ export async function redeemGiftCode(
   }
 }
 
-async function grantLiveCosmetics(trx: Transaction<Database>, userId: string, grants: string[], maxUnlocks: number, now: number) {
+async function grantLiveCosmetics(
+  trx: Transaction<Database>,
+  userId: string,
+  grants: string[],
+  maxUnlocks: number,
+  now: number,
+) {
   if (grants.length === 0) return []
   const live = await cosmeticsInCatalog(trx, grants)
   return live.length === 0 ? [] : grantUnlocks(trx, userId, live, maxUnlocks, now)
@@ -211,7 +222,8 @@ async function codeSettings(db: Db, body: CreateGiftCodeBody | GenerateGiftCodes
   const grants = [...new Set(body.grants ?? [])].sort()
   const inCatalog = new Set(await cosmeticsInCatalog(db, grants))
   const missing = grants.find((id) => !inCatalog.has(id))
-  if (missing !== undefined) throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
+  if (missing !== undefined)
+    throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
   return { giftData: body.giftData, grants, maxRedemptions: body.maxRedemptions, startsAt, expiresAt }
 }
 
@@ -293,13 +305,17 @@ export async function insertRandomCodes(
       return await inTransaction(db, async (trx) => {
         const codes = new Set<string>()
         for (let round = 0; codes.size < count; round++) {
-          if (round === MAX_DRAW_ROUNDS) throw new AppError(409, 'CONFLICT', 'Could not draw enough unused codes; use a longer or different prefix')
+          if (round === MAX_DRAW_ROUNDS)
+            throw new AppError(409, 'CONFLICT', 'Could not draw enough unused codes; use a longer or different prefix')
           while (codes.size < count) codes.add(draw(prefix))
           for (const taken of await takenCodes(trx, [...codes])) codes.delete(taken)
         }
         const rows = [...codes].map((code) => rowOf(code, settings, now))
         for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-          await trx.insertInto('gift_codes').values(rows.slice(start, start + INSERT_CHUNK)).execute()
+          await trx
+            .insertInto('gift_codes')
+            .values(rows.slice(start, start + INSERT_CHUNK))
+            .execute()
         }
         return [...codes]
       })
@@ -318,7 +334,10 @@ export async function createGiftCode(db: Db, body: CreateGiftCodeBody, now: numb
     ;[code] = await insertRandomCodes(db, 1, undefined, settings, now)
   } else {
     try {
-      await db.insertInto('gift_codes').values(rowOf(wanted, settings, now)).execute()
+      await db
+        .insertInto('gift_codes')
+        .values(rowOf(wanted, settings, now))
+        .execute()
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError(409, 'CONFLICT', `Gift code '${wanted}' already exists`)
       throw error
@@ -353,7 +372,11 @@ export async function listGiftCodes(
   const prefix = present(options.prefix)
   // The pattern allows [A-Za-z0-9-] only: no LIKE wildcard can come in with it.
   if (prefix !== undefined) query = query.where('code', 'like', `${prefix.toUpperCase()}%`)
-  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
+  const { items, nextCursor } = await keysetPage(query, {
+    cursor: options.cursor,
+    limit: options.limit,
+    keys: ['created_at', 'id'],
+  })
   return { items: items.map((r) => toAdmin(r, now)), nextCursor }
 }
 

@@ -34,7 +34,13 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/leaderboards',
     {
-      schema: { tags, security, summary: 'Every board, active or not', querystring: AdminListQuerySchema, response: { 200: AdminBoardListSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Every board, active or not',
+        querystring: AdminListQuerySchema,
+        response: { 200: AdminBoardListSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => listBoards(app.db, request.query, app.clock.now()),
   )
@@ -42,7 +48,14 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/leaderboards/:boardKey',
     {
-      schema: { tags, security, summary: 'Create a board, or update the fields sent', params: BoardParamsSchema, body: BoardPutBodySchema, response: { 200: AdminBoardSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Create a board, or update the fields sent',
+        params: BoardParamsSchema,
+        body: BoardPutBodySchema,
+        response: { 200: AdminBoardSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => putBoard(app.db, app.events, request.params.boardKey, request.body, app.clock.now()),
   )
@@ -50,7 +63,13 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/leaderboards/:boardKey',
     {
-      schema: { tags, security, summary: "Delete a board and its entries ('default' cannot be deleted)", params: BoardParamsSchema, response: { 200: BoardDeletedSchema, ...errors(400, 401, 404, 409, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "Delete a board and its entries ('default' cannot be deleted)",
+        params: BoardParamsSchema,
+        response: { 200: BoardDeletedSchema, ...errors(400, 401, 404, 409, 429) },
+      },
     },
     async (request) => {
       await deleteBoard(app.db, app.events, request.params.boardKey)
@@ -61,7 +80,13 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/leaderboards/:boardKey/reset',
     {
-      schema: { tags, security, summary: "Empty the board's current period", params: BoardParamsSchema, response: { 200: AdminBoardSchema, ...adminErrors } },
+      schema: {
+        tags,
+        security,
+        summary: "Empty the board's current period",
+        params: BoardParamsSchema,
+        response: { 200: AdminBoardSchema, ...adminErrors },
+      },
     },
     async (request) => resetBoard(app.db, app.events, request.params.boardKey, app.clock.now()),
   )
@@ -69,7 +94,14 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/leaderboards/:boardKey/entries',
     {
-      schema: { tags, security, summary: 'Entries in ranking order, with metadata', params: BoardParamsSchema, querystring: AdminEntriesQuerySchema, response: { 200: AdminEntryListSchema, ...adminErrors } },
+      schema: {
+        tags,
+        security,
+        summary: 'Entries in ranking order, with metadata',
+        params: BoardParamsSchema,
+        querystring: AdminEntriesQuerySchema,
+        response: { 200: AdminEntryListSchema, ...adminErrors },
+      },
     },
     async (request) => listEntries(app.db, request.params.boardKey, request.query, app.clock.now()),
   )
@@ -77,7 +109,13 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/leaderboards/:boardKey/entries/:userId',
     {
-      schema: { tags, security, summary: "Remove a player's entry from the current period", params: BoardUserParamsSchema, response: { 200: EntryDeletedSchema, ...adminErrors } },
+      schema: {
+        tags,
+        security,
+        summary: "Remove a player's entry from the current period",
+        params: BoardUserParamsSchema,
+        response: { 200: EntryDeletedSchema, ...adminErrors },
+      },
     },
     async (request) => {
       const { boardKey, userId } = request.params
@@ -89,7 +127,14 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/leaderboards/:boardKey/bans/:userId',
     {
-      schema: { tags, security, summary: 'Ban a player from this board (their entries are hidden)', params: BoardUserParamsSchema, body: BoardBanBodySchema, response: { 200: BoardBanSchema, ...adminErrors } },
+      schema: {
+        tags,
+        security,
+        summary: 'Ban a player from this board (their entries are hidden)',
+        params: BoardUserParamsSchema,
+        body: BoardBanBodySchema,
+        response: { 200: BoardBanSchema, ...adminErrors },
+      },
     },
     async (request) => {
       const { boardKey, userId } = request.params
@@ -100,7 +145,13 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/leaderboards/:boardKey/bans/:userId',
     {
-      schema: { tags, security, summary: 'Lift a board ban', params: BoardUserParamsSchema, response: { 200: BoardBanSchema, ...adminErrors } },
+      schema: {
+        tags,
+        security,
+        summary: 'Lift a board ban',
+        params: BoardUserParamsSchema,
+        response: { 200: BoardBanSchema, ...adminErrors },
+      },
     },
     async (request) => unbanPlayer(app.db, app.events, request.params.boardKey, request.params.userId),
   )

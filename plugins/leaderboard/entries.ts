@@ -23,7 +23,10 @@ export async function removeEntries(
   events: BoardEvents,
   filter: { boardId?: string; period?: string; userId: string },
 ): Promise<number> {
-  let select = trx.selectFrom('leaderboard_entries').select(['board_id', 'period', 'rank_score', 'hidden']).where('user_id', '=', filter.userId)
+  let select = trx
+    .selectFrom('leaderboard_entries')
+    .select(['board_id', 'period', 'rank_score', 'hidden'])
+    .where('user_id', '=', filter.userId)
   if (filter.boardId) select = select.where('board_id', '=', filter.boardId)
   if (filter.period) select = select.where('period', '=', filter.period)
   const rows = await forUpdate(trx, select).execute()

@@ -53,12 +53,22 @@ export async function listBoards(db: Db, options: { limit: number; cursor?: stri
  * Creates a board, or updates the fields sent. Flipping the sort order of a board with entries turns
  * every rank score around and rebuilds its count tree, in the same transaction.
  */
-export async function putBoard(db: Db, events: BoardEvents, boardKey: string, body: BoardPutBody, now: number): Promise<AdminBoard> {
+export async function putBoard(
+  db: Db,
+  events: BoardEvents,
+  boardKey: string,
+  body: BoardPutBody,
+  now: number,
+): Promise<AdminBoard> {
   await inTransaction(db, async (trx) => {
-    const existing = await forUpdate(trx, trx.selectFrom('leaderboards').selectAll().where('board_key', '=', boardKey)).executeTakeFirst()
+    const existing = await forUpdate(
+      trx,
+      trx.selectFrom('leaderboards').selectAll().where('board_key', '=', boardKey),
+    ).executeTakeFirst()
     const minScore = body.minScore ?? existing?.min_score ?? 0
     const maxScore = body.maxScore ?? existing?.max_score ?? MAX_SCORE
-    if (minScore > maxScore) throw badRequest(`body/minScore (${minScore}) must not be above maxScore (${maxScore})`, '/minScore')
+    if (minScore > maxScore)
+      throw badRequest(`body/minScore (${minScore}) must not be above maxScore (${maxScore})`, '/minScore')
     const fields = {
       ...(body.name === undefined ? {} : { name: body.name }),
       ...(body.sortOrder === undefined ? {} : { sort_order: body.sortOrder }),
@@ -138,7 +148,10 @@ export async function listEntries(
   )
   const firstVisible = items.find((r) => r.hidden === 0)
   let position = firstVisible ? await positionOf(db, board.id, period, firstVisible) : 0
-  const names = await userNames(db, items.map((r) => r.user_id))
+  const names = await userNames(
+    db,
+    items.map((r) => r.user_id),
+  )
   const entries: AdminEntry[] = items.map((r) => ({
     position: r.hidden === 0 ? position++ : null,
     userId: r.user_id,
@@ -185,7 +198,14 @@ async function setHidden(trx: Db, events: BoardEvents, boardId: string, userId: 
   }
 }
 
-export async function banPlayer(db: Db, events: BoardEvents, boardKey: string, userId: string, reason: string | undefined, now: number): Promise<BoardBan> {
+export async function banPlayer(
+  db: Db,
+  events: BoardEvents,
+  boardKey: string,
+  userId: string,
+  reason: string | undefined,
+  now: number,
+): Promise<BoardBan> {
   const board = await boardOrThrow(db, boardKey)
   if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
   await inTransaction(db, async (trx) => {
@@ -216,7 +236,11 @@ export async function banPlayer(db: Db, events: BoardEvents, boardKey: string, u
 export async function unbanPlayer(db: Db, events: BoardEvents, boardKey: string, userId: string): Promise<BoardBan> {
   const board = await boardOrThrow(db, boardKey)
   await inTransaction(db, async (trx) => {
-    const removed = await trx.deleteFrom('leaderboard_bans').where('board_id', '=', board.id).where('user_id', '=', userId).executeTakeFirst()
+    const removed = await trx
+      .deleteFrom('leaderboard_bans')
+      .where('board_id', '=', board.id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
     if (affected(removed) === 0) throw notFound('NOT_FOUND', 'The player is not banned from this leaderboard')
     await setHidden(trx, events, board.id, userId, 0)
   })

@@ -65,21 +65,22 @@ export function countDeltas(from: number | null, to: number | null): CountRow[] 
 }
 
 /** Adds n to each of `rows` count rows (creating those that are missing): one upsert per row count. */
-const addToCounts = preparedFamily((rows: number) => (db, p: Values) =>
-  addOnConflict(
-    db,
-    db.insertInto('leaderboard_counts').values(
-      Array.from({ length: rows }, (_, i) => ({
-        board_id: p.boardId as string,
-        period: p.period as string,
-        level: p[`l${i}`] as number,
-        prefix: p[`p${i}`] as number,
-        n: p[`n${i}`] as number,
-      })),
+const addToCounts = preparedFamily(
+  (rows: number) => (db, p: Values) =>
+    addOnConflict(
+      db,
+      db.insertInto('leaderboard_counts').values(
+        Array.from({ length: rows }, (_, i) => ({
+          board_id: p.boardId as string,
+          period: p.period as string,
+          level: p[`l${i}`] as number,
+          prefix: p[`p${i}`] as number,
+          n: p[`n${i}`] as number,
+        })),
+      ),
+      ['board_id', 'period', 'level', 'prefix'],
+      'n',
     ),
-    ['board_id', 'period', 'level', 'prefix'],
-    'n',
-  ),
 )
 
 export async function applyCounts(db: Db, boardId: string, period: string, deltas: CountRow[]) {
@@ -117,7 +118,9 @@ const sumOfRanges = preparedFamily((levels: number) => (db, p: Values) => {
     (_, i) =>
       sql`select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = ${p[`l${i}`]} and prefix >= ${p[`f${i}`]} and prefix <= ${p[`t${i}`]}`,
   )
-  const query = sql<{ n: number | string }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`
+  const query = sql<{
+    n: number | string
+  }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`
   return { compile: () => query.compile(db) }
 })
 

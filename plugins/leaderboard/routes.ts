@@ -44,7 +44,9 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
   }
   // The metadata's size is validation: checked before the session (API.md §1.1).
-  const submitConfig = { validate: (request: FastifyRequest) => void serializedMetadata((request.body as SubmitBody).metadata) }
+  const submitConfig = {
+    validate: (request: FastifyRequest) => void serializedMetadata((request.body as SubmitBody).metadata),
+  }
 
   app.post(
     '/leaderboard/submit',
@@ -70,14 +72,26 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
 
   const top = async (reply: FastifyReply, boardKey: string, query: TopQuery) => {
     const options = { ...query, limit: clamp(query.limit, TOP_LIMIT) }
-    const json = await topEntries(app.db, topPages, boardKey, options, app.clock.now(), (page) => reply.serialize(page) as string)
+    const json = await topEntries(
+      app.db,
+      topPages,
+      boardKey,
+      options,
+      app.clock.now(),
+      (page) => reply.serialize(page) as string,
+    )
     return reply.type('application/json; charset=utf-8').send(json as never)
   }
 
   app.get(
     '/leaderboard/top',
     {
-      schema: { tags, summary: 'Top entries (default board unless leaderboardKey)', querystring: TopQuerySchema, response: { 200: TopResponseSchema, ...readErrors } },
+      schema: {
+        tags,
+        summary: 'Top entries (default board unless leaderboardKey)',
+        querystring: TopQuerySchema,
+        response: { 200: TopResponseSchema, ...readErrors },
+      },
     },
     async (request, reply) => top(reply, selfHosted(request.query.leaderboardKey), request.query),
   )
@@ -85,7 +99,13 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboards/:boardKey/top',
     {
-      schema: { tags, summary: 'Top entries of a board', params: BoardParamsSchema, querystring: TopQuerySchema, response: { 200: TopResponseSchema, ...readErrors } },
+      schema: {
+        tags,
+        summary: 'Top entries of a board',
+        params: BoardParamsSchema,
+        querystring: TopQuerySchema,
+        response: { 200: TopResponseSchema, ...readErrors },
+      },
     },
     async (request, reply) => top(reply, request.params.boardKey, request.query),
   )
@@ -93,24 +113,47 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboard/rank',
     {
-      schema: { tags, summary: "A player's position (default board unless leaderboardKey)", querystring: RankQuerySchema, response: { 200: RankResponseSchema, ...readErrors } },
+      schema: {
+        tags,
+        summary: "A player's position (default board unless leaderboardKey)",
+        querystring: RankQuerySchema,
+        response: { 200: RankResponseSchema, ...readErrors },
+      },
     },
     async (request) =>
-      rankOf(app.db, selfHosted(request.query.leaderboardKey), request.query.userId, request.query.period, app.clock.now()),
+      rankOf(
+        app.db,
+        selfHosted(request.query.leaderboardKey),
+        request.query.userId,
+        request.query.period,
+        app.clock.now(),
+      ),
   )
 
   app.get(
     '/leaderboards/:boardKey/rank',
     {
-      schema: { tags, summary: "A player's position on a board", params: BoardParamsSchema, querystring: RankQuerySchema, response: { 200: RankResponseSchema, ...readErrors } },
+      schema: {
+        tags,
+        summary: "A player's position on a board",
+        params: BoardParamsSchema,
+        querystring: RankQuerySchema,
+        response: { 200: RankResponseSchema, ...readErrors },
+      },
     },
-    async (request) => rankOf(app.db, request.params.boardKey, request.query.userId, request.query.period, app.clock.now()),
+    async (request) =>
+      rankOf(app.db, request.params.boardKey, request.query.userId, request.query.period, app.clock.now()),
   )
 
   app.get(
     '/leaderboard/around',
     {
-      schema: { tags, summary: 'Entries around a player (default board unless leaderboardKey)', querystring: AroundQuerySchema, response: { 200: AroundResponseSchema, ...readErrors } },
+      schema: {
+        tags,
+        summary: 'Entries around a player (default board unless leaderboardKey)',
+        querystring: AroundQuerySchema,
+        response: { 200: AroundResponseSchema, ...readErrors },
+      },
     },
     async (request) => {
       const { userId, range, period, leaderboardKey } = request.query
@@ -121,7 +164,13 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboards/:boardKey/around',
     {
-      schema: { tags, summary: 'Entries around a player on a board', params: BoardParamsSchema, querystring: AroundQuerySchema, response: { 200: AroundResponseSchema, ...readErrors } },
+      schema: {
+        tags,
+        summary: 'Entries around a player on a board',
+        params: BoardParamsSchema,
+        querystring: AroundQuerySchema,
+        response: { 200: AroundResponseSchema, ...readErrors },
+      },
     },
     async (request) => {
       const { userId, range, period } = request.query

@@ -39,7 +39,8 @@ export async function findBoard(db: Db, boardKey: string): Promise<Leaderboard |
 }
 
 /** The one answer for a board that does not exist (or, on the app routes, is inactive). */
-export const boardNotFound = (boardKey: string) => notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
+export const boardNotFound = (boardKey: string) =>
+  notFound('LEADERBOARD_NOT_FOUND', `Leaderboard '${boardKey}' not found`)
 
 /** A board the app routes may use: unknown and inactive boards are both 404 LEADERBOARD_NOT_FOUND. */
 export async function activeBoard(db: Db, boardKey: string): Promise<Leaderboard> {
@@ -132,7 +133,10 @@ const entryWhere = <QB extends { where: (...args: any[]) => QB }>(qb: QB, p: Ent
   qb.where('board_id', '=', p.boardId).where('period', '=', p.period).where('user_id', '=', p.userId)
 
 const currentEntry = prepared((db, p: EntryKey) =>
-  forUpdate(db, entryWhere(db.selectFrom('leaderboard_entries').select(['score', 'rank_score', 'reached_at', 'hidden']), p)),
+  forUpdate(
+    db,
+    entryWhere(db.selectFrom('leaderboard_entries').select(['score', 'rank_score', 'reached_at', 'hidden']), p),
+  ),
 )
 
 const writeEntry = prepared((db, p: EntryWrite) =>
@@ -208,7 +212,13 @@ export async function submitScore(db: Db, events: BoardEvents, input: SubmitInpu
     if (improved) {
       entry.rank_score = rankScoreOf(board, stored)
       entry.reached_at = now
-      const written = await writeEntry.execute(trx, { ...key, score: stored, rankScore: entry.rank_score, metadata, now })
+      const written = await writeEntry.execute(trx, {
+        ...key,
+        score: stored,
+        rankScore: entry.rank_score,
+        metadata,
+        now,
+      })
       if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
       const wasCounted = !isNew && current.hidden === 0
       await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
@@ -251,8 +261,14 @@ function visible(db: Db, boardId: string, period: string) {
 }
 
 /** A page of the board from the top: one statement per page size (1 to 100). */
-const topPage = preparedFamily((limit: number) => (db, p: BoardPeriod & { offset: number }) =>
-  visible(db, p.boardId, p.period).orderBy('rank_score').orderBy('reached_at').orderBy('user_id').limit(limit).offset(p.offset),
+const topPage = preparedFamily(
+  (limit: number) => (db, p: BoardPeriod & { offset: number }) =>
+    visible(db, p.boardId, p.period)
+      .orderBy('rank_score')
+      .orderBy('reached_at')
+      .orderBy('user_id')
+      .limit(limit)
+      .offset(p.offset),
 )
 
 const entryOf = prepared((db, p: BoardPeriod & { userId: string }) =>
@@ -261,13 +277,21 @@ const entryOf = prepared((db, p: BoardPeriod & { userId: string }) =>
 
 type TopOptions = { limit: number; offset: number; period: Period }
 
-async function topOfBoard(db: Db, board: Leaderboard, period: string | null, options: TopOptions): Promise<TopResponse> {
+async function topOfBoard(
+  db: Db,
+  board: Leaderboard,
+  period: string | null,
+  options: TopOptions,
+): Promise<TopResponse> {
   if (period === null) return { leaderboardKey: board.board_key, entries: [], total: 0 }
   const [rows, total] = await Promise.all([
     topPage(options.limit).all(db, { boardId: board.id, period, offset: options.offset }),
     totalEntries(db, board.id, period),
   ])
-  const entries = await toEntries(db, rows.map((r, i) => ({ ...r, position: options.offset + i + 1 })))
+  const entries = await toEntries(
+    db,
+    rows.map((r, i) => ({ ...r, position: options.offset + i + 1 })),
+  )
   return { leaderboardKey: board.board_key, entries, total }
 }
 
@@ -301,9 +325,7 @@ export async function topEntries(
 async function playerEntry(db: Db, board: Leaderboard, period: string | null, userId: string) {
   const [names, row] = await Promise.all([
     userNames(db, [userId]),
-    period === null
-      ? Promise.resolve(undefined)
-      : entryOf.first(db, { boardId: board.id, period, userId }),
+    period === null ? Promise.resolve(undefined) : entryOf.first(db, { boardId: board.id, period, userId }),
   ])
   const username = names.get(userId)
   if (username === undefined) throw notFound('USER_NOT_FOUND', 'User not found')
@@ -332,48 +354,51 @@ export async function rankOf(db: Db, boardKey: string, userId: string, which: Pe
 }
 
 /** Up to `range` entries ranked just before the given one, nearest first. */
-const entriesAbove = preparedFamily((range: number) => (db, p: BoardPeriod & SortKey) =>
-  visible(db, p.boardId, p.period)
-    .where('rank_score', '<=', p.rank_score)
-    .where((eb) =>
-      eb.or([
-        eb('rank_score', '<', p.rank_score),
-        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
-        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '=', p.reached_at), eb('user_id', '<', p.user_id)]),
-      ]),
-    )
-    .orderBy('rank_score', 'desc')
-    .orderBy('reached_at', 'desc')
-    .orderBy('user_id', 'desc')
-    .limit(range),
+const entriesAbove = preparedFamily(
+  (range: number) => (db, p: BoardPeriod & SortKey) =>
+    visible(db, p.boardId, p.period)
+      .where('rank_score', '<=', p.rank_score)
+      .where((eb) =>
+        eb.or([
+          eb('rank_score', '<', p.rank_score),
+          eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
+          eb.and([
+            eb('rank_score', '=', p.rank_score),
+            eb('reached_at', '=', p.reached_at),
+            eb('user_id', '<', p.user_id),
+          ]),
+        ]),
+      )
+      .orderBy('rank_score', 'desc')
+      .orderBy('reached_at', 'desc')
+      .orderBy('user_id', 'desc')
+      .limit(range),
 )
 
 /** Up to `range` entries ranked just after the given one, nearest first. */
-const entriesBelow = preparedFamily((range: number) => (db, p: BoardPeriod & SortKey) =>
-  visible(db, p.boardId, p.period)
-    .where('rank_score', '>=', p.rank_score)
-    .where((eb) =>
-      eb.or([
-        eb('rank_score', '>', p.rank_score),
-        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
-        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '=', p.reached_at), eb('user_id', '>', p.user_id)]),
-      ]),
-    )
-    .orderBy('rank_score')
-    .orderBy('reached_at')
-    .orderBy('user_id')
-    .limit(range),
+const entriesBelow = preparedFamily(
+  (range: number) => (db, p: BoardPeriod & SortKey) =>
+    visible(db, p.boardId, p.period)
+      .where('rank_score', '>=', p.rank_score)
+      .where((eb) =>
+        eb.or([
+          eb('rank_score', '>', p.rank_score),
+          eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
+          eb.and([
+            eb('rank_score', '=', p.rank_score),
+            eb('reached_at', '=', p.reached_at),
+            eb('user_id', '>', p.user_id),
+          ]),
+        ]),
+      )
+      .orderBy('rank_score')
+      .orderBy('reached_at')
+      .orderBy('user_id')
+      .limit(range),
 )
 
 /** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
-export async function aroundOf(
-  db: Db,
-  boardKey: string,
-  userId: string,
-  range: number,
-  which: Period,
-  now: number,
-) {
+export async function aroundOf(db: Db, boardKey: string, userId: string, range: number, which: Period, now: number) {
   const board = await activeBoard(db, boardKey)
   const period = readPeriod(board, which, now)
   // An entry is proof enough that the player exists (entries go with their user); only a player
@@ -443,7 +468,11 @@ export async function listActiveBoards(db: Db, now: number) {
 // ---- entries leaving the count tree -------------------------------------------------------------
 
 /** A user is being deleted: the cascade removes their entries but cannot update the count tree. */
-export async function removeDeletedUserEntries(trx: Transaction<Database>, events: BoardEvents, userId: string): Promise<void> {
+export async function removeDeletedUserEntries(
+  trx: Transaction<Database>,
+  events: BoardEvents,
+  userId: string,
+): Promise<void> {
   await removeEntries(trx, events, { userId })
 }
 

@@ -24,8 +24,10 @@ import {
 const tags = ['Admin', 'Localization']
 const security = [{ adminKey: [] }]
 
-const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<LocalizationView> }> = async (app, { cache }) => {
-
+const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<LocalizationView> }> = async (
+  app,
+  { cache },
+) => {
   app.put(
     '/localization/:lang',
     {
@@ -55,7 +57,9 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
       },
     },
     async (request) =>
-      cache.afterWrite(putTranslation(app.db, request.params.lang, request.params.key, request.body.value, app.clock.now())),
+      cache.afterWrite(
+        putTranslation(app.db, request.params.lang, request.params.key, request.body.value, app.clock.now()),
+      ),
   )
 
   app.delete(

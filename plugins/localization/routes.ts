@@ -15,11 +15,10 @@ import { allTranslationsJson, requestedLanguage, translate, type LocalizationVie
 
 const tags = ['Localization']
 
-const localization: FastifyPluginAsyncTypebox<{ cache: ContentCache<LocalizationView>; defaultLanguage: string }> = async (
-  app,
-  { cache, defaultLanguage },
-) => {
-
+const localization: FastifyPluginAsyncTypebox<{
+  cache: ContentCache<LocalizationView>
+  defaultLanguage: string
+}> = async (app, { cache, defaultLanguage }) => {
   app.get(
     '/localization/languages',
     {

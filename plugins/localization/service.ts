@@ -32,7 +32,11 @@ export interface LocalizationView {
 }
 
 /** Parses a request's language: absent → the default language; malformed → 400. */
-export function requestedLanguage(raw: string | null | undefined, defaultLanguage: string, path = 'querystring/lang'): string {
+export function requestedLanguage(
+  raw: string | null | undefined,
+  defaultLanguage: string,
+  path = 'querystring/lang',
+): string {
   if (raw === undefined || raw === null || raw === '') return defaultLanguage
   const tag = canonicalLanguageTag(raw)
   if (!tag) throw badRequest(`${path} must be a BCP 47 language tag such as "en" or "pt-BR"`, `/${path.split('/')[1]}`)
@@ -51,7 +55,11 @@ export function loadLocalization(defaultLanguage: string) {
       language.values.set(row.localization_key, row.value)
     }
     const languages = [...byLanguage.values()].map((l) => l.tag)
-    const etag = contentEtag('localization', defaultLanguage, JSON.stringify(rows.map((r) => [r.language, r.localization_key, r.value])))
+    const etag = contentEtag(
+      'localization',
+      defaultLanguage,
+      JSON.stringify(rows.map((r) => [r.language, r.localization_key, r.value])),
+    )
     return { defaultLanguage, byLanguage, languages, etag, merged: new Map() }
   }
 }
@@ -97,7 +105,8 @@ export function allTranslationsJson(view: LocalizationView, language: string): s
 // ---- operator -------------------------------------------------------------------------------
 
 function assertWritableKey(key: string, path: string) {
-  if (RESERVED_KEYS.has(key)) throw badRequest(`"${key}" is reserved (it names a route) and cannot be a localization key`, path)
+  if (RESERVED_KEYS.has(key))
+    throw badRequest(`"${key}" is reserved (it names a route) and cannot be a localization key`, path)
 }
 
 function languageParam(raw: string): string {
@@ -119,7 +128,12 @@ async function writeTranslations(db: Db, language: string, entries: Array<[strin
 }
 
 /** All or nothing: one bad key refuses the whole batch before anything is written. */
-export async function upsertTranslations(db: Db, rawLanguage: string, translations: Record<string, string>, now: number) {
+export async function upsertTranslations(
+  db: Db,
+  rawLanguage: string,
+  translations: Record<string, string>,
+  now: number,
+) {
   const language = languageParam(rawLanguage)
   const entries = Object.entries(translations)
   for (const [key] of entries) assertWritableKey(key, `/translations/${key}`)
@@ -127,7 +141,13 @@ export async function upsertTranslations(db: Db, rawLanguage: string, translatio
   return { language, upserted: entries.length, translations }
 }
 
-export async function putTranslation(db: Db, rawLanguage: string, key: string, value: string, now: number): Promise<AdminTranslation> {
+export async function putTranslation(
+  db: Db,
+  rawLanguage: string,
+  key: string,
+  value: string,
+  now: number,
+): Promise<AdminTranslation> {
   const language = languageParam(rawLanguage)
   assertWritableKey(key, '/key')
   await writeTranslations(db, language, [[key, value]], now)
@@ -146,7 +166,11 @@ export async function deleteTranslation(db: Db, rawLanguage: string, key: string
   await inTransaction(db, async (trx) => {
     await bumpContentVersion(trx, 'localization')
     const deleted = affected(
-      await trx.deleteFrom('localizations').where('language', '=', language).where('localization_key', '=', key).executeTakeFirst(),
+      await trx
+        .deleteFrom('localizations')
+        .where('language', '=', language)
+        .where('localization_key', '=', key)
+        .executeTakeFirst(),
     )
     // Thrown inside the transaction, so the counter bump is rolled back with it.
     if (deleted === 0) throw notFound('NOT_FOUND', `No "${language}" value for key "${key}"`)

@@ -17,7 +17,6 @@ const tags = ['Admin', 'News']
 const security = [{ adminKey: [] }]
 
 const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
-
   app.get(
     '/news',
     {

@@ -7,7 +7,6 @@ import { clamp } from '../core/pagination.js'
 import { releasedNews, type NewsView } from './service.js'
 
 const news: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
-
   app.get(
     '/news',
     {
@@ -19,7 +18,11 @@ const news: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async
       },
     },
     async (request) =>
-      releasedNews(await cache.get(), { ...request.query, limit: clamp(request.query.limit, NEWS_LIMIT) }, app.clock.now()),
+      releasedNews(
+        await cache.get(),
+        { ...request.query, limit: clamp(request.query.limit, NEWS_LIMIT) },
+        app.clock.now(),
+      ),
   )
 }
 

@@ -28,8 +28,7 @@ export interface NewsView {
   byLanguage: Map<string, CachedItem[]>
 }
 
-const newestFirst = (a: News, b: News) =>
-  b.release_date - a.release_date || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+const newestFirst = (a: News, b: News) => b.release_date - a.release_date || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 
 /**
  * Bounded: every scheduled item, plus the newest NEWS_LIMIT_MAX released items overall and per
@@ -38,8 +37,13 @@ const newestFirst = (a: News, b: News) =>
  */
 export async function loadNews(db: Db, now: number): Promise<NewsView> {
   const released = () =>
-    db.selectFrom('news').selectAll().where('release_date', '<=', now)
-      .orderBy('release_date', 'desc').orderBy('id', 'desc').limit(NEWS_LIMIT_MAX)
+    db
+      .selectFrom('news')
+      .selectAll()
+      .where('release_date', '<=', now)
+      .orderBy('release_date', 'desc')
+      .orderBy('id', 'desc')
+      .limit(NEWS_LIMIT_MAX)
   const scheduled = await db.selectFrom('news').selectAll().where('release_date', '>', now).execute()
   const languages = await db.selectFrom('news').select('language_code').distinct().execute()
   const batches = await Promise.all([
@@ -76,7 +80,11 @@ function languageFilter(raw: string | null | undefined, path: string): string | 
 }
 
 /** Released items (release date ≤ now), newest first. */
-export function releasedNews(view: NewsView, options: { limit: number; languageCode?: string | null }, now: number): NewsItem[] {
+export function releasedNews(
+  view: NewsView,
+  options: { limit: number; languageCode?: string | null },
+  now: number,
+): NewsItem[] {
   const language = languageFilter(options.languageCode, 'querystring/languageCode')
   if (options.limit === 0) return []
   const list = language === undefined ? view.all : (view.byLanguage.get(languageKey(language)) ?? [])
@@ -115,11 +123,19 @@ async function findNews(db: Db, id: string) {
 }
 
 /** Every item, scheduled ones included, latest release first. */
-export async function listNews(db: Db, options: { limit: number; cursor?: string; languageCode?: string | null }, now: number) {
+export async function listNews(
+  db: Db,
+  options: { limit: number; cursor?: string; languageCode?: string | null },
+  now: number,
+) {
   const language = languageFilter(options.languageCode, 'querystring/languageCode')
   let select = db.selectFrom('news').selectAll()
   if (language !== undefined) select = select.where('language_code', '=', language)
-  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, keys: ['release_date', 'id'] })
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: options.cursor,
+    limit: options.limit,
+    keys: ['release_date', 'id'],
+  })
   return { items: items.map((row) => toAdminNews(row, now)), nextCursor }
 }
 

@@ -14,7 +14,15 @@ import {
   UnlocksBodySchema,
 } from '../../schemas/player-profile.js'
 import { UuidSchema } from '../../schemas/common.js'
-import { adminUnlocks, deleteCosmetic, grantUnlocks, listCosmetics, putCosmetic, revokeUnlock, type ProfileLimits } from './service.js'
+import {
+  adminUnlocks,
+  deleteCosmetic,
+  grantUnlocks,
+  listCosmetics,
+  putCosmetic,
+  revokeUnlock,
+  type ProfileLimits,
+} from './service.js'
 
 const tags = ['Admin', 'Player Profile']
 const security = [{ adminKey: [] }]

@@ -8,7 +8,10 @@ import admin from './admin.js'
 
 export default fp(
   async (app) => {
-    const limits: ProfileLimits = { maxBadges: app.config.PROFILE_MAX_BADGES, maxUnlocks: app.config.PROFILE_MAX_UNLOCKS }
+    const limits: ProfileLimits = {
+      maxBadges: app.config.PROFILE_MAX_BADGES,
+      maxUnlocks: app.config.PROFILE_MAX_UNLOCKS,
+    }
     await app.register(routes, { prefix: APP_PREFIX, limits })
     await app.register(admin, { prefix: ADMIN_PREFIX, limits })
   },

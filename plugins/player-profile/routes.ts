@@ -1,14 +1,18 @@
 // The app routes of player profiles (API.md §5.1): what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
-import { ProfileDocumentSchema, ProfileQuerySchema, ProfileUpdateBodySchema, type ProfileUpdateBody } from '../../schemas/player-profile.js'
+import {
+  ProfileDocumentSchema,
+  ProfileQuerySchema,
+  ProfileUpdateBodySchema,
+  type ProfileUpdateBody,
+} from '../../schemas/player-profile.js'
 import { checkProfileBody, getProfileDocument, updateProfile, type ProfileLimits } from './service.js'
 
 const tags = ['Player Profile']
 const security = [{ apiKey: [], session: [] }]
 
 const playerProfile: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> = async (app, { limits }) => {
-
   app.get(
     '/player-profile',
     {
@@ -37,7 +41,8 @@ const playerProfile: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> = asyn
       config: { validate: (request) => void checkProfileBody(request.body as ProfileUpdateBody, limits) },
       preHandler: app.auth.sessionRequired,
     },
-    async (request) => updateProfile(app.db, app.events, request.identity!.userId, request.body, limits, app.clock.now()),
+    async (request) =>
+      updateProfile(app.db, app.events, request.identity!.userId, request.body, limits, app.clock.now()),
   )
 }
 

@@ -40,11 +40,16 @@ function toPublicProfile(row: Pick<PlayerProfile, 'avatar_id' | 'frame_id' | 'ba
 }
 
 /** One statement per list length (a page of leaderboard entries: at most 101). */
-const profilesOf = preparedFamily((count: number) => (db: Db, ids: readonly string[]) =>
-  db
-    .selectFrom('player_profiles')
-    .select(['user_id', 'avatar_id', 'frame_id', 'badges'])
-    .where('user_id', 'in', Array.from({ length: count }, (_, i) => ids[i]!)),
+const profilesOf = preparedFamily(
+  (count: number) => (db: Db, ids: readonly string[]) =>
+    db
+      .selectFrom('player_profiles')
+      .select(['user_id', 'avatar_id', 'frame_id', 'badges'])
+      .where(
+        'user_id',
+        'in',
+        Array.from({ length: count }, (_, i) => ids[i]!),
+      ),
 )
 
 /** The public profiles of a page of players, in one query (leaderboard entries). */
@@ -80,14 +85,22 @@ async function lockProfileRow(trx: Transaction<Database>, userId: string, now: n
 function assertWellFormed(ids: Iterable<string>) {
   for (const id of ids) {
     if (!COSMETIC_ID.test(id)) {
-      throw new AppError(400, 'INVALID_COSMETIC_ID', `Cosmetic id '${id}' is not valid: lower-case letters, digits, '.', '_', '-', at most 32 characters`)
+      throw new AppError(
+        400,
+        'INVALID_COSMETIC_ID',
+        `Cosmetic id '${id}' is not valid: lower-case letters, digits, '.', '_', '-', at most 32 characters`,
+      )
     }
   }
 }
 
 async function catalogEntries(db: Db, ids: readonly string[]): Promise<Map<string, Cosmetic>> {
   if (ids.length === 0) return new Map()
-  const rows = await db.selectFrom('cosmetics').select(['id', 'type', 'locked']).where('id', 'in', [...ids]).execute()
+  const rows = await db
+    .selectFrom('cosmetics')
+    .select(['id', 'type', 'locked'])
+    .where('id', 'in', [...ids])
+    .execute()
   return new Map(rows.map((r) => [r.id, r]))
 }
 
@@ -98,7 +111,8 @@ export async function cosmeticsInCatalog(db: Db, ids: readonly string[]): Promis
 
 function assertInCatalog(ids: readonly string[], catalog: Map<string, Cosmetic>) {
   const missing = ids.find((id) => !catalog.has(id))
-  if (missing !== undefined) throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
+  if (missing !== undefined)
+    throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
 }
 
 async function ownedUnlocks(db: Db, userId: string, ids?: readonly string[]): Promise<string[]> {
@@ -126,7 +140,12 @@ export async function getProfileDocument(db: Db, userId: string, limits: Profile
     displayName: user.username,
     profile: toPublicProfile(row),
     unlocks,
-    cosmetics: catalog.map((c) => ({ id: c.id, type: c.type, locked: c.locked === 1, available: c.locked === 0 || owned.has(c.id) })),
+    cosmetics: catalog.map((c) => ({
+      id: c.id,
+      type: c.type,
+      locked: c.locked === 1,
+      available: c.locked === 0 || owned.has(c.id),
+    })),
     limits: { maxBadges: limits.maxBadges, maxUnlocks: limits.maxUnlocks },
     customData: row?.custom_data ? (JSON.parse(row.custom_data) as Record<string, unknown>) : null,
     createdAt: toIso(row?.created_at ?? user.created_at),
@@ -195,7 +214,8 @@ export async function updateProfile(
     const lockedIds = [...new Set(ids.filter((id) => catalog.get(id)!.locked === 1))]
     const owned = new Set(await ownedUnlocks(trx, userId, lockedIds))
     const locked = lockedIds.find((id) => !owned.has(id))
-    if (locked !== undefined) throw new AppError(403, 'COSMETIC_LOCKED', `Cosmetic '${locked}' is locked for this player`)
+    if (locked !== undefined)
+      throw new AppError(403, 'COSMETIC_LOCKED', `Cosmetic '${locked}' is locked for this player`)
 
     await lockProfileRow(trx, userId, now)
     await trx
@@ -263,7 +283,13 @@ export async function grantUnlocks(
 }
 
 /** Takes an unlock back; a locked cosmetic the player shows is taken off the profile with it. */
-export async function revokeUnlock(db: Db, events: PublicPlayerEvents, userId: string, id: string, now: number): Promise<void> {
+export async function revokeUnlock(
+  db: Db,
+  events: PublicPlayerEvents,
+  userId: string,
+  id: string,
+  now: number,
+): Promise<void> {
   await withTransaction(db, async (trx) => {
     if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
     const removed = await trx
@@ -283,7 +309,13 @@ export async function revokeUnlock(db: Db, events: PublicPlayerEvents, userId: s
 }
 
 /** Removes a cosmetic from the slots of every profile showing it (or of one player's). */
-async function takeOffProfiles(trx: Transaction<Database>, events: PublicPlayerEvents, id: string, now: number, userId?: string) {
+async function takeOffProfiles(
+  trx: Transaction<Database>,
+  events: PublicPlayerEvents,
+  id: string,
+  now: number,
+  userId?: string,
+) {
   events.publicPlayerChanged(trx)
   let slotQuery = trx.updateTable('player_profiles')
   for (const column of ['avatar_id', 'frame_id'] as const) {
@@ -312,7 +344,14 @@ export async function adminUnlocks(db: Db, userId: string, maxUnlocks: number, g
 
 // ---- the catalog (operator) -------------------------------------------------------------------
 
-function toAdminCosmetic(row: { id: string; type: Cosmetic['type']; name: string; locked: number; created_at: number; updated_at: number }): AdminCosmetic {
+function toAdminCosmetic(row: {
+  id: string
+  type: Cosmetic['type']
+  name: string
+  locked: number
+  created_at: number
+  updated_at: number
+}): AdminCosmetic {
   return {
     id: row.id,
     type: row.type,
@@ -341,7 +380,12 @@ export async function putCosmetic(
   const locked = flag(input.locked)
   const values = { type: input.type, name: input.name, locked, updated_at: now }
   await withTransaction(db, async (trx) => {
-    await insertOrLock(trx, trx.insertInto('cosmetics').values({ id, ...values, created_at: now }), ['id'], 'id').execute()
+    await insertOrLock(
+      trx,
+      trx.insertInto('cosmetics').values({ id, ...values, created_at: now }),
+      ['id'],
+      'id',
+    ).execute()
     await trx.updateTable('cosmetics').set(values).where('id', '=', id).execute()
   })
   const row = await db.selectFrom('cosmetics').selectAll().where('id', '=', id).executeTakeFirstOrThrow()

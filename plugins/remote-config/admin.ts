@@ -17,8 +17,10 @@ import { deleteConfig, importConfigs, listConfigs, putConfig, type RemoteConfigV
 const tags = ['Admin', 'Remote Config']
 const security = [{ adminKey: [] }]
 
-const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (app, { cache }) => {
-
+const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (
+  app,
+  { cache },
+) => {
   app.get(
     '/remote-config',
     {

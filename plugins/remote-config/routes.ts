@@ -16,7 +16,6 @@ import { filterConfigs, parsePattern, type RemoteConfigView } from './service.js
 const tags = ['Remote Config']
 
 const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (app, { cache }) => {
-
   // Static paths win over the parameter in Fastify's router: `all` and `filter` are never keys here.
   app.get(
     '/remote-config/all',

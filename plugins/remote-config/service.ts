@@ -95,7 +95,8 @@ export function filterConfigs(view: RemoteConfigView, pattern: KeyPattern): Reco
 // ---- operator -------------------------------------------------------------------------------
 
 function assertWritableKey(key: string, path: string) {
-  if (RESERVED_KEYS.has(key)) throw badRequest(`"${key}" is reserved (it names a route) and cannot be a config key`, path)
+  if (RESERVED_KEYS.has(key))
+    throw badRequest(`"${key}" is reserved (it names a route) and cannot be a config key`, path)
 }
 
 function toAdminConfig(row: RemoteConfig): AdminConfig {

@@ -7,7 +7,14 @@ import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '..
 /** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
 export async function submitFeedback(
   db: Db,
-  input: { userId: string | null; title: string; message: string; category?: string; email?: string; deviceInfo?: string },
+  input: {
+    userId: string | null
+    title: string
+    message: string
+    category?: string
+    email?: string
+    deviceInfo?: string
+  },
   now: number,
 ): Promise<void> {
   await db
@@ -47,6 +54,10 @@ export async function listFeedback(db: Db, query: FeedbackListQuery) {
   if (query.category !== undefined) select = select.where('category', '=', query.category)
   if (from !== undefined) select = select.where('created_at', '>=', from)
   if (to !== undefined) select = select.where('created_at', '<', to)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: ['created_at', 'id'] })
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: query.cursor,
+    limit: query.limit,
+    keys: ['created_at', 'id'],
+  })
   return { items: items.map(toAdminFeedback), nextCursor }
 }

@@ -13,7 +13,14 @@ export async function createLog(
   const id = randomUUID()
   await db
     .insertInto('user_logs')
-    .values({ id, user_id: input.userId, message: input.message, type: input.type, error_code: input.errorCode ?? null, created_at: now })
+    .values({
+      id,
+      user_id: input.userId,
+      message: input.message,
+      type: input.type,
+      error_code: input.errorCode ?? null,
+      created_at: now,
+    })
     .execute()
   return { id, createdAt: toIso(now) }
 }
@@ -38,6 +45,10 @@ export async function listLogs(db: Db, query: UserLogListQuery) {
   if (query.type !== undefined) select = select.where('type', '=', query.type)
   if (from !== undefined) select = select.where('created_at', '>=', from)
   if (to !== undefined) select = select.where('created_at', '<', to)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: ['created_at', 'id'] })
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: query.cursor,
+    limit: query.limit,
+    keys: ['created_at', 'id'],
+  })
   return { items: items.map(toAdminLog), nextCursor }
 }

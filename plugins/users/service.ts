@@ -103,7 +103,8 @@ export async function createEmailUser(
   try {
     await db.insertInto('users').values(row).execute()
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError(409, 'USER_ALREADY_EXISTS', 'An account with this e-mail already exists')
+    if (isUniqueViolation(error))
+      throw new AppError(409, 'USER_ALREADY_EXISTS', 'An account with this e-mail already exists')
     throw error
   }
   return row
@@ -143,7 +144,11 @@ export async function markVerified(db: Db, userId: string, now: number) {
  * plain SELECT would take neither, and SQLite has no FOR UPDATE).
  */
 export async function lockUser(trx: Db, userId: string): Promise<void> {
-  await trx.updateTable('users').set((eb) => ({ id: eb.ref('id') })).where('id', '=', userId).execute()
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', userId)
+    .execute()
 }
 
 const userById = prepared((db, p: { userId: string }) => db.selectFrom('users').selectAll().where('id', '=', p.userId))
@@ -153,8 +158,16 @@ export async function findUser(db: Db, userId: string): Promise<User | undefined
 }
 
 /** Names by id, one statement per list length (a page of leaderboard entries: at most 101). */
-const namesOf = preparedFamily((count: number) => (db, ids: readonly string[]) =>
-  db.selectFrom('users').select(['id', 'username']).where('id', 'in', Array.from({ length: count }, (_, i) => ids[i]!)),
+const namesOf = preparedFamily(
+  (count: number) => (db, ids: readonly string[]) =>
+    db
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where(
+        'id',
+        'in',
+        Array.from({ length: count }, (_, i) => ids[i]!),
+      ),
 )
 
 /** The names of the given users (one query), for lists that show players, e.g. leaderboard entries. */
@@ -243,11 +256,7 @@ export async function getAdminUser(db: Db, userId: string, now: number): Promise
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Newest first; `query` matches an id exactly, or a name or e-mail by substring. */
-export async function searchUsers(
-  db: Db,
-  options: { query?: string; limit: number; cursor?: string },
-  now: number,
-) {
+export async function searchUsers(db: Db, options: { query?: string; limit: number; cursor?: string }, now: number) {
   const query = options.query?.trim()
   let select = db.selectFrom('users').selectAll()
   if (query) {
@@ -266,8 +275,16 @@ export async function searchUsers(
       )
     }
   }
-  const { items, nextCursor } = await keysetPage(select, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
-  const counts = await activeSessionCounts(db, items.map((u) => u.id), now)
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: options.cursor,
+    limit: options.limit,
+    keys: ['created_at', 'id'],
+  })
+  const counts = await activeSessionCounts(
+    db,
+    items.map((u) => u.id),
+    now,
+  )
   return { items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0)), nextCursor }
 }
 

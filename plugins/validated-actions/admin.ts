@@ -44,7 +44,14 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/validated-actions/rules/:boardKey',
     {
-      schema: { tags, security, summary: "Replace a board's rules (`_unbound`: unbound runs); omitted fields take defaults", params: RulesParamsSchema, body: RulesBodySchema, response: { 200: RulesSchema, ...errors(400, 401, 404, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "Replace a board's rules (`_unbound`: unbound runs); omitted fields take defaults",
+        params: RulesParamsSchema,
+        body: RulesBodySchema,
+        response: { 200: RulesSchema, ...errors(400, 401, 404, 429) },
+      },
     },
     async (request) => putRules(app.db, request.params.boardKey, request.body ?? {}, app.clock.now()),
   )
@@ -52,7 +59,13 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/validated-actions/rules',
     {
-      schema: { tags, security, summary: 'Every stored rule set', querystring: AdminListQuerySchema, response: { 200: RulesListSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Every stored rule set',
+        querystring: AdminListQuerySchema,
+        response: { 200: RulesListSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => listRules(app.db, request.query),
   )
@@ -60,7 +73,14 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/validated-actions/values/:key',
     {
-      schema: { tags, security, summary: 'Define a player value, or replace its definition', params: ValueParamsSchema, body: ValueBodySchema, response: { 200: ValueDefinitionSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Define a player value, or replace its definition',
+        params: ValueParamsSchema,
+        body: ValueBodySchema,
+        response: { 200: ValueDefinitionSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => putValue(app.db, request.params.key, request.body ?? {}, app.clock.now()),
   )
@@ -68,7 +88,13 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/validated-actions/values',
     {
-      schema: { tags, security, summary: 'The value definitions', querystring: AdminListQuerySchema, response: { 200: ValueListSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'The value definitions',
+        querystring: AdminListQuerySchema,
+        response: { 200: ValueListSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => listValues(app.db, request.query),
   )
@@ -76,7 +102,14 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/users/:userId/values',
     {
-      schema: { tags, security, summary: "Adjust a player's balance (audited)", params: AdjustParamsSchema, body: AdjustBodySchema, response: { 200: AdjustmentSchema, ...errors(400, 401, 404, 422, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "Adjust a player's balance (audited)",
+        params: AdjustParamsSchema,
+        body: AdjustBodySchema,
+        response: { 200: AdjustmentSchema, ...errors(400, 401, 404, 422, 429) },
+      },
     },
     async (request) => {
       const { key, amount, reason } = request.body
@@ -87,7 +120,13 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/users/:userId/values',
     {
-      schema: { tags, security, summary: "A player's values, as the player reads them", params: AdjustParamsSchema, response: { 200: PlayerStateSchema, ...errors(400, 401, 404, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "A player's values, as the player reads them",
+        params: AdjustParamsSchema,
+        response: { 200: PlayerStateSchema, ...errors(400, 401, 404, 429) },
+      },
     },
     async (request) => {
       if (!(await findUser(app.db, request.params.userId))) throw notFound('USER_NOT_FOUND', 'User not found')
@@ -98,7 +137,13 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/validated-actions/adjustments',
     {
-      schema: { tags, security, summary: 'The audit trail of balance adjustments, newest first', querystring: AdjustmentListQuerySchema, response: { 200: AdjustmentListSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'The audit trail of balance adjustments, newest first',
+        querystring: AdjustmentListQuerySchema,
+        response: { 200: AdjustmentListSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => listAdjustments(app.db, request.query),
   )
@@ -106,7 +151,13 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/validated-actions/runs',
     {
-      schema: { tags, security, summary: 'Runs, newest first, by player, outcome and sus', querystring: RunListQuerySchema, response: { 200: AdminRunListSchema, ...errors(400, 401, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Runs, newest first, by player, outcome and sus',
+        querystring: RunListQuerySchema,
+        response: { 200: AdminRunListSchema, ...errors(400, 401, 429) },
+      },
     },
     async (request) => listRuns(app.db, request.query, app.clock.now()),
   )
@@ -114,7 +165,13 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/validated-actions/runs/:runId',
     {
-      schema: { tags, security, summary: 'One run: outcome, reason, duration, context, evidence, submits', params: RunParamsSchema, response: { 200: AdminRunDetailSchema, ...errors(400, 401, 404, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'One run: outcome, reason, duration, context, evidence, submits',
+        params: RunParamsSchema,
+        response: { 200: AdminRunDetailSchema, ...errors(400, 401, 404, 429) },
+      },
     },
     async (request) => runDetail(app.db, request.params.runId, app.clock.now()),
   )
@@ -139,7 +196,14 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/validated-actions/runs/:runId/review',
     {
-      schema: { tags, security, summary: 'Review an accepted run; REJECTED takes its score off the board', params: RunParamsSchema, body: ReviewBodySchema, response: { 200: AdminRunDetailSchema, ...errors(400, 401, 404, 409, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Review an accepted run; REJECTED takes its score off the board',
+        params: RunParamsSchema,
+        body: ReviewBodySchema,
+        response: { 200: AdminRunDetailSchema, ...errors(400, 401, 404, 409, 429) },
+      },
     },
     async (request) => reviewRun(app.db, app.events, request.params.runId, request.body.verdict, app.clock.now()),
   )

@@ -20,8 +20,10 @@ export async function uploadEvidence(db: Db, runId: string, userId: string, log:
   if (!run || run.user_id !== userId || run.evidence_status === null) {
     throw fail(404, 'EVIDENCE_NOT_REQUESTED', 'No evidence was requested for this run')
   }
-  if (run.evidence_status === 'UPLOADED') throw fail(409, 'EVIDENCE_ALREADY_UPLOADED', 'The log of this run was already uploaded')
-  if (now >= run.evidence_upload_before!) throw fail(410, 'EVIDENCE_EXPIRED', 'The upload window of this run has closed')
+  if (run.evidence_status === 'UPLOADED')
+    throw fail(409, 'EVIDENCE_ALREADY_UPLOADED', 'The log of this run was already uploaded')
+  if (now >= run.evidence_upload_before!)
+    throw fail(410, 'EVIDENCE_EXPIRED', 'The upload window of this run has closed')
   if (!isBase64(log)) throw fail(400, 'EVIDENCE_INVALID_ENCODING', 'log must be standard base64')
   const data = Buffer.from(log, 'base64')
   if (data.length > run.evidence_max_bytes!) {
@@ -38,8 +40,12 @@ export async function uploadEvidence(db: Db, runId: string, userId: string, log:
       .where('id', '=', runId)
       .where('evidence_status', '=', 'REQUESTED')
       .executeTakeFirst()
-    if (affected(claimed) !== 1) throw fail(409, 'EVIDENCE_ALREADY_UPLOADED', 'The log of this run was already uploaded')
-    await trx.insertInto('validated_evidence').values({ run_id: runId, data, bytes: data.length, uploaded_at: now }).execute()
+    if (affected(claimed) !== 1)
+      throw fail(409, 'EVIDENCE_ALREADY_UPLOADED', 'The log of this run was already uploaded')
+    await trx
+      .insertInto('validated_evidence')
+      .values({ run_id: runId, data, bytes: data.length, uploaded_at: now })
+      .execute()
   })
   return { runId, status: 'UPLOADED' as const, bytes: data.length }
 }

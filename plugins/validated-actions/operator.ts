@@ -26,10 +26,32 @@ function runs(db: Db) {
     .selectFrom('validated_runs as r')
     .leftJoin('validated_evidence as e', 'e.run_id', 'r.id')
     .select([
-      'r.id', 'r.user_id', 'r.ticket_hash', 'r.board_key', 'r.seed', 'r.context', 'r.issued_at', 'r.expires_at',
-      'r.consumed_at', 'r.outcome', 'r.reason', 'r.score', 'r.stage', 'r.input_log_hash', 'r.earned', 'r.duration_ms',
-      'r.stored_score', 'r.board_rank', 'r.sus', 'r.sus_reasons', 'r.evidence_status', 'r.evidence_upload_before',
-      'r.evidence_max_bytes', 'r.review_verdict', 'r.reviewed_at', 'r.score_withdrawn',
+      'r.id',
+      'r.user_id',
+      'r.ticket_hash',
+      'r.board_key',
+      'r.seed',
+      'r.context',
+      'r.issued_at',
+      'r.expires_at',
+      'r.consumed_at',
+      'r.outcome',
+      'r.reason',
+      'r.score',
+      'r.stage',
+      'r.input_log_hash',
+      'r.earned',
+      'r.duration_ms',
+      'r.stored_score',
+      'r.board_rank',
+      'r.sus',
+      'r.sus_reasons',
+      'r.evidence_status',
+      'r.evidence_upload_before',
+      'r.evidence_max_bytes',
+      'r.review_verdict',
+      'r.reviewed_at',
+      'r.score_withdrawn',
       sql<number | null>`length(r.initial_state)`.as('initial_state_bytes'),
       'e.bytes as evidence_bytes',
       'e.uploaded_at as evidence_uploaded_at',
@@ -79,7 +101,11 @@ function toAdminRun(row: RunRow, now: number): AdminRun {
       bytes: row.evidence_bytes,
       uploadedAt: toIsoOrNull(row.evidence_uploaded_at),
     },
-    review: { verdict: row.review_verdict, reviewedAt: toIsoOrNull(row.reviewed_at), scoreRemoved: row.score_withdrawn === 1 },
+    review: {
+      verdict: row.review_verdict,
+      reviewedAt: toIsoOrNull(row.reviewed_at),
+      scoreRemoved: row.score_withdrawn === 1,
+    },
   }
 }
 
@@ -88,10 +114,15 @@ export async function listRuns(db: Db, query: RunListQuery, now: number) {
   let select = runs(db)
   if (query.userId) select = select.where('r.user_id', '=', query.userId)
   if (query.sus !== undefined) select = select.where('r.sus', '=', flag(query.sus))
-  if (query.outcome === 'ACCEPTED' || query.outcome === 'REJECTED') select = select.where('r.outcome', '=', query.outcome)
+  if (query.outcome === 'ACCEPTED' || query.outcome === 'REJECTED')
+    select = select.where('r.outcome', '=', query.outcome)
   if (query.outcome === 'OPEN') select = select.where('r.outcome', 'is', null).where('r.expires_at', '>', now)
   if (query.outcome === 'EXPIRED') select = select.where('r.outcome', 'is', null).where('r.expires_at', '<=', now)
-  const { items, nextCursor } = await keysetPage(select, { cursor: query.cursor, limit: query.limit, keys: ['r.issued_at', 'r.id'] })
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: query.cursor,
+    limit: query.limit,
+    keys: ['r.issued_at', 'r.id'],
+  })
   return { items: (items as RunRow[]).map((r) => toAdminRun(r, now)), nextCursor }
 }
 
@@ -118,7 +149,13 @@ export async function runDetail(db: Db, runId: string, now: number): Promise<Adm
  * changed is left as it is) and cannot be turned into APPROVED. Balances the run changed are not
  * touched: the operator adjusts them separately (audited).
  */
-export async function reviewRun(db: Db, events: BoardEvents, runId: string, verdict: ReviewVerdict, now: number): Promise<AdminRunDetail> {
+export async function reviewRun(
+  db: Db,
+  events: BoardEvents,
+  runId: string,
+  verdict: ReviewVerdict,
+  now: number,
+): Promise<AdminRunDetail> {
   await inTransaction(db, async (trx) => {
     const run = await trx
       .selectFrom('validated_runs')
@@ -136,12 +173,21 @@ export async function reviewRun(db: Db, events: BoardEvents, runId: string, verd
       .updateTable('validated_runs')
       .set({ review_verdict: verdict, reviewed_at: now })
       .where('id', '=', runId)
-      .where((eb) => (run.review_verdict === null ? eb('review_verdict', 'is', null) : eb('review_verdict', '=', run.review_verdict)))
+      .where((eb) =>
+        run.review_verdict === null ? eb('review_verdict', 'is', null) : eb('review_verdict', '=', run.review_verdict),
+      )
       .executeTakeFirst()
-    if (affected(changed) !== 1) throw new AppError(409, 'CONFLICT', 'The run was reviewed at the same time; read it again')
+    if (affected(changed) !== 1)
+      throw new AppError(409, 'CONFLICT', 'The run was reviewed at the same time; read it again')
     if (verdict === 'REJECTED' && run.board_key !== null && run.stored_score !== null) {
-      const withdrawn = await withdrawScore(trx, events, { boardKey: run.board_key, userId: run.user_id, score: run.stored_score, at: run.consumed_at! })
-      if (withdrawn) await trx.updateTable('validated_runs').set({ score_withdrawn: 1 }).where('id', '=', runId).execute()
+      const withdrawn = await withdrawScore(trx, events, {
+        boardKey: run.board_key,
+        userId: run.user_id,
+        score: run.stored_score,
+        at: run.consumed_at!,
+      })
+      if (withdrawn)
+        await trx.updateTable('validated_runs').set({ score_withdrawn: 1 }).where('id', '=', runId).execute()
     }
   })
   return runDetail(db, runId, now)

@@ -105,7 +105,8 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.auth.sessionRequired,
     },
-    async (request) => uploadEvidence(app.db, request.params.runId, request.body.userId, request.body.log, app.clock.now()),
+    async (request) =>
+      uploadEvidence(app.db, request.params.runId, request.body.userId, request.body.log, app.clock.now()),
   )
 }
 

@@ -33,7 +33,13 @@ function onBoard<QB extends { where: (...args: any[]) => QB }>(query: QB, boardK
   return boardKey === null ? query.where('board_key', 'is', null) : query.where('board_key', '=', boardKey)
 }
 
-const CONTEXT_FIELDS = ['gameVersion', 'contentVersion', 'simulationVersion', 'replayFormatVersion', 'contentDigest'] as const
+const CONTEXT_FIELDS = [
+  'gameVersion',
+  'contentVersion',
+  'simulationVersion',
+  'replayFormatVersion',
+  'contentDigest',
+] as const
 
 export interface StartInput {
   userId: string
@@ -50,7 +56,8 @@ export interface StartInput {
 export function checkRunContext(context: RunContext | null | undefined): string | undefined {
   const encoded = context?.initialState
   if (typeof encoded !== 'string' || encoded === '') return undefined
-  if (!isBase64(encoded)) throw new AppError(400, 'INITIAL_STATE_INVALID_ENCODING', 'context.initialState must be standard base64')
+  if (!isBase64(encoded))
+    throw new AppError(400, 'INITIAL_STATE_INVALID_ENCODING', 'context.initialState must be standard base64')
   return encoded
 }
 
@@ -73,14 +80,19 @@ export async function startRun(db: Db, input: StartInput): Promise<StartRunRespo
   const context: Record<string, string> = {}
   for (const field of CONTEXT_FIELDS) {
     const value = input.context?.[field]
-    if (typeof value === 'string' && value !== '') context[field] = field === 'contentDigest' ? value.toLowerCase() : value
+    if (typeof value === 'string' && value !== '')
+      context[field] = field === 'contentDigest' ? value.toLowerCase() : value
   }
   let initialState: Buffer | null = null
   const encoded = checkRunContext(input.context)
   if (encoded !== undefined) {
     initialState = Buffer.from(encoded, 'base64')
     if (initialState.length > rules.evidenceMaxBytes) {
-      throw new AppError(413, 'INITIAL_STATE_TOO_LARGE', `context.initialState must decode to at most ${rules.evidenceMaxBytes} bytes`)
+      throw new AppError(
+        413,
+        'INITIAL_STATE_TOO_LARGE',
+        `context.initialState must decode to at most ${rules.evidenceMaxBytes} bytes`,
+      )
     }
   }
 
@@ -101,12 +113,21 @@ export async function startRun(db: Db, input: StartInput): Promise<StartRunRespo
   await inTransaction(db, async (trx) => {
     await lockPlayer(trx, userId, now)
     if (rules.maxRunsPerHour !== null) {
-      const recent = onBoard(trx.selectFrom('validated_runs').select('issued_at').where('user_id', '=', userId), boardKey)
-        .where('issued_at', '>', now - HOUR)
-      const { n } = await recent.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      const recent = onBoard(
+        trx.selectFrom('validated_runs').select('issued_at').where('user_id', '=', userId),
+        boardKey,
+      ).where('issued_at', '>', now - HOUR)
+      const { n } = await recent
+        .clearSelect()
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
       if (Number(n) >= rules.maxRunsPerHour) {
         // Starts are allowed again once enough of the window's runs have aged out of it.
-        const freeing = await recent.orderBy('issued_at').offset(Number(n) - rules.maxRunsPerHour).limit(1).executeTakeFirstOrThrow()
+        const freeing = await recent
+          .orderBy('issued_at')
+          .offset(Number(n) - rules.maxRunsPerHour)
+          .limit(1)
+          .executeTakeFirstOrThrow()
         const retryAfter = Math.max(1, Math.ceil((freeing.issued_at + HOUR - now) / 1000))
         throw new AppError(
           429,
@@ -124,7 +145,11 @@ export async function startRun(db: Db, input: StartInput): Promise<StartRunRespo
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow()
       if (Number(n) >= rules.maxOpenRuns) {
-        throw new AppError(429, 'RUN_CAPACITY_REACHED', `At most ${rules.maxOpenRuns} unsubmitted runs may be open at once`)
+        throw new AppError(
+          429,
+          'RUN_CAPACITY_REACHED',
+          `At most ${rules.maxOpenRuns} unsubmitted runs may be open at once`,
+        )
       }
     }
     await trx.insertInto('validated_runs').values(run).execute()
@@ -160,7 +185,10 @@ interface Rejection {
 }
 
 async function record(db: Db, runId: string | null, userId: string, code: string, status: number, now: number) {
-  await db.insertInto('validated_submissions').values({ id: randomUUID(), run_id: runId, user_id: userId, code, status, created_at: now }).execute()
+  await db
+    .insertInto('validated_submissions')
+    .values({ id: randomUUID(), run_id: runId, user_id: userId, code, status, created_at: now })
+    .execute()
 }
 
 const reject = (status: number, code: string, message: string): Rejection => ({ status, code, message })
@@ -198,10 +226,18 @@ async function checkRun(
     }
     if (stageRule && board) {
       if (stageRule.maxScore !== null && score > stageRule.maxScore) {
-        return reject(422, 'STAGE_SCORE_ABOVE_MAX', `The score is above ${stageRule.maxScore}, the maximum of stage '${stage}'`)
+        return reject(
+          422,
+          'STAGE_SCORE_ABOVE_MAX',
+          `The score is above ${stageRule.maxScore}, the maximum of stage '${stage}'`,
+        )
       }
       if (stageRule.minScore !== null && score < stageRule.minScore) {
-        return reject(422, 'STAGE_SCORE_BELOW_MIN', `The score is below ${stageRule.minScore}, the minimum of stage '${stage}'`)
+        return reject(
+          422,
+          'STAGE_SCORE_BELOW_MIN',
+          `The score is below ${stageRule.minScore}, the minimum of stage '${stage}'`,
+        )
       }
     }
   }
@@ -226,7 +262,8 @@ function susReasons(board: Leaderboard | null, rules: EffectiveRules, score: num
   if (!board) return []
   const reasons: string[] = []
   if (rules.susScore !== null && score > rules.susScore) reasons.push('susScore')
-  if (rules.susScorePerSecond !== null && score * 1000 > rules.susScorePerSecond * durationMs) reasons.push('susScorePerSecond')
+  if (rules.susScorePerSecond !== null && score * 1000 > rules.susScorePerSecond * durationMs)
+    reasons.push('susScorePerSecond')
   return reasons
 }
 
@@ -247,7 +284,11 @@ export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput)
   const { userId, now } = input
   checkEarnedAmounts(input.earned)
 
-  const run = await db.selectFrom('validated_runs').selectAll().where('ticket_hash', '=', hashToken(input.ticket)).executeTakeFirst()
+  const run = await db
+    .selectFrom('validated_runs')
+    .selectAll()
+    .where('ticket_hash', '=', hashToken(input.ticket))
+    .executeTakeFirst()
   if (!run) {
     await record(db, null, userId, 'TICKET_INVALID', 422, now)
     throw new AppError(422, 'TICKET_INVALID', 'The run ticket is not valid')
@@ -256,7 +297,8 @@ export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput)
     await record(db, run.id, userId, code, status, now)
     return new AppError(status, code, message, { ...extra, runId: run.id })
   }
-  if (run.user_id !== userId) throw await fail(reject(422, 'TICKET_FOREIGN', 'The run ticket belongs to another player'))
+  if (run.user_id !== userId)
+    throw await fail(reject(422, 'TICKET_FOREIGN', 'The run ticket belongs to another player'))
   if (run.consumed_at !== null) throw await fail(reject(422, 'TICKET_CONSUMED', 'The run ticket was already used'))
   if (now >= run.expires_at) {
     const consumed = await db
@@ -273,7 +315,13 @@ export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput)
   }
   if (input.leaderboardKey !== undefined && input.leaderboardKey !== run.board_key) {
     throw await fail(
-      reject(422, 'LEADERBOARD_MISMATCH', run.board_key === null ? 'The run was started without a leaderboard' : 'The run was started for another leaderboard'),
+      reject(
+        422,
+        'LEADERBOARD_MISMATCH',
+        run.board_key === null
+          ? 'The run was started without a leaderboard'
+          : 'The run was started for another leaderboard',
+      ),
     )
   }
   if (run.board_key !== null) {
@@ -299,13 +347,24 @@ export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput)
   return outcome.result
 }
 
-async function consumeAndApply(trx: Transaction<Database>, events: BoardEvents, run: ValidatedRun, input: SubmitInput): Promise<Outcome> {
+async function consumeAndApply(
+  trx: Transaction<Database>,
+  events: BoardEvents,
+  run: ValidatedRun,
+  input: SubmitInput,
+): Promise<Outcome> {
   const { userId, now, score } = input
   await lockPlayer(trx, userId, now)
   const durationMs = now - run.issued_at
   const consumed = await trx
     .updateTable('validated_runs')
-    .set({ consumed_at: now, score, stage: input.stage ?? null, input_log_hash: input.inputLogHash.toLowerCase(), duration_ms: durationMs })
+    .set({
+      consumed_at: now,
+      score,
+      stage: input.stage ?? null,
+      input_log_hash: input.inputLogHash.toLowerCase(),
+      duration_ms: durationMs,
+    })
     .where('id', '=', run.id)
     .where('consumed_at', 'is', null)
     .executeTakeFirst()
@@ -317,7 +376,11 @@ async function consumeAndApply(trx: Transaction<Database>, events: BoardEvents, 
   const board = run.board_key === null ? null : await activeBoard(trx, run.board_key)
   const rules = await rulesFor(trx, run.board_key)
   const refuse = async (rejection: Rejection): Promise<Outcome> => {
-    await trx.updateTable('validated_runs').set({ outcome: 'REJECTED', reason: rejection.code }).where('id', '=', run.id).execute()
+    await trx
+      .updateTable('validated_runs')
+      .set({ outcome: 'REJECTED', reason: rejection.code })
+      .where('id', '=', run.id)
+      .execute()
     await record(trx, run.id, userId, rejection.code, rejection.status, now)
     return { rejection }
   }
@@ -339,10 +402,13 @@ async function consumeAndApply(trx: Transaction<Database>, events: BoardEvents, 
     touched = applied.touched
   }
 
-  const written = board ? await submitScore(trx, events, { boardKey: board.board_key, userId, score, validated: true, now }) : null
+  const written = board
+    ? await submitScore(trx, events, { boardKey: board.board_key, userId, score, validated: true, now })
+    : null
   const reasons = susReasons(board, rules, score, durationMs)
   const topN = written !== null && rules.evidenceTopN !== null && written.position <= rules.evidenceTopN
-  const evidence = topN || reasons.length > 0 ? { uploadBefore: now + EVIDENCE_WINDOW_MS, maxBytes: rules.evidenceMaxBytes } : null
+  const evidence =
+    topN || reasons.length > 0 ? { uploadBefore: now + EVIDENCE_WINDOW_MS, maxBytes: rules.evidenceMaxBytes } : null
   await trx
     .updateTable('validated_runs')
     .set({
@@ -370,7 +436,9 @@ async function consumeAndApply(trx: Transaction<Database>, events: BoardEvents, 
       rank: written?.position ?? null,
       durationSeconds: Math.floor(durationMs / 1000),
       state: touched ? await playerState(trx, userId, now, touched) : null,
-      evidence: evidence ? { required: true, runId: run.id, uploadBefore: toIso(evidence.uploadBefore), maxBytes: evidence.maxBytes } : null,
+      evidence: evidence
+        ? { required: true, runId: run.id, uploadBefore: toIso(evidence.uploadBefore), maxBytes: evidence.maxBytes }
+        : null,
       sus: reasons.length > 0,
     },
   }

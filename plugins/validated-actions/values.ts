@@ -7,7 +7,13 @@ import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { findUser } from '../users/service.js'
 import { MAX_SCORE } from '../../schemas/leaderboard.js'
-import type { Adjustment, PlayerState, ValueBody, ValueDefinition, ValueState } from '../../schemas/validated-actions.js'
+import type {
+  Adjustment,
+  PlayerState,
+  ValueBody,
+  ValueDefinition,
+  ValueState,
+} from '../../schemas/validated-actions.js'
 
 /**
  * Player values (API.md §5.3): operator-defined keys, a balance per player (0 … 2^53−1) and the
@@ -24,7 +30,12 @@ export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
  * instances (MySQL row lock; SQLite takes one writer at a time anyway).
  */
 export async function lockPlayer(db: Db, userId: string, now: number): Promise<void> {
-  await insertOrLock(db, db.insertInto('validated_players').values({ user_id: userId, locked_at: now }), ['user_id'], 'locked_at').execute()
+  await insertOrLock(
+    db,
+    db.insertInto('validated_players').values({ user_id: userId, locked_at: now }),
+    ['user_id'],
+    'locked_at',
+  ).execute()
 }
 
 function toDefinition(row: ValidatedValue): ValueDefinition {
@@ -46,7 +57,10 @@ export async function putValue(db: Db, key: string, body: ValueBody, now: number
   }
   const fields = { min_per_run: minPerRun, max_per_run: maxPerRun, daily_cap: body.dailyCap ?? null, updated_at: now }
   // A PUT replaces the definition and keeps created_at; the primary key settles concurrent PUTs.
-  await upsert(db, 'validated_values', [{ value_key: key, created_at: now, ...fields }], { key: ['value_key'], update: Object.keys(fields) })
+  await upsert(db, 'validated_values', [{ value_key: key, created_at: now, ...fields }], {
+    key: ['value_key'],
+    update: Object.keys(fields),
+  })
   const row = await db.selectFrom('validated_values').selectAll().where('value_key', '=', key).executeTakeFirstOrThrow()
   return toDefinition(row)
 }
@@ -66,7 +80,12 @@ export interface Credit {
 }
 
 /** Every defined value with the player's balance (zero when none), sorted by key. */
-export async function playerState(db: Db, userId: string, now: number, touched = new Map<string, Credit>()): Promise<PlayerState> {
+export async function playerState(
+  db: Db,
+  userId: string,
+  now: number,
+  touched = new Map<string, Credit>(),
+): Promise<PlayerState> {
   const day = utcDay(now)
   const [definitions, balances] = await Promise.all([
     db.selectFrom('validated_values').select(['value_key', 'daily_cap']).orderBy('value_key').execute(),
@@ -107,10 +126,16 @@ export async function checkEarned(db: Db, earned: EarnedEntry[]): Promise<ValueC
     if (seen.has(entry.key)) return { code: 'DUPLICATE_VALUE_KEY', message: `'${entry.key}' is listed twice in earned` }
     seen.add(entry.key)
     if (definition.max_per_run !== null && entry.amount > definition.max_per_run) {
-      return { code: 'EARNED_ABOVE_MAX', message: `'${entry.key}' may change by at most ${definition.max_per_run} per run` }
+      return {
+        code: 'EARNED_ABOVE_MAX',
+        message: `'${entry.key}' may change by at most ${definition.max_per_run} per run`,
+      }
     }
     if (definition.min_per_run !== null && entry.amount < definition.min_per_run) {
-      return { code: 'EARNED_BELOW_MIN', message: `'${entry.key}' may change by no less than ${definition.min_per_run} per run` }
+      return {
+        code: 'EARNED_BELOW_MIN',
+        message: `'${entry.key}' may change by no less than ${definition.min_per_run} per run`,
+      }
     }
   }
   return null
@@ -158,9 +183,17 @@ export async function applyEarned(
 ): Promise<{ touched: Map<string, Credit> } | { code: string; message: string }> {
   const day = utcDay(now)
   const caps = new Map(
-    (await db.selectFrom('validated_values').select(['value_key', 'daily_cap']).where('value_key', 'in', earned.map((e) => e.key)).execute()).map(
-      (r) => [r.value_key, r.daily_cap],
-    ),
+    (
+      await db
+        .selectFrom('validated_values')
+        .select(['value_key', 'daily_cap'])
+        .where(
+          'value_key',
+          'in',
+          earned.map((e) => e.key),
+        )
+        .execute()
+    ).map((r) => [r.value_key, r.daily_cap]),
   )
   const touched = new Map<string, Credit>()
   for (const { key, amount } of earned) {
@@ -174,7 +207,11 @@ export async function applyEarned(
     await ensureBalanceRow(db, userId, key, now)
     const row = await forUpdate(
       db,
-      db.selectFrom('validated_balances').select(['balance', 'earned_today', 'earned_day']).where('user_id', '=', userId).where('value_key', '=', key),
+      db
+        .selectFrom('validated_balances')
+        .select(['balance', 'earned_today', 'earned_day'])
+        .where('user_id', '=', userId)
+        .where('value_key', '=', key),
     ).executeTakeFirstOrThrow()
     const today = row.earned_day === day ? row.earned_today : 0
     const cap = caps.get(key) ?? null
@@ -219,7 +256,11 @@ export async function adjustBalance(
   if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
   const { key, amount } = input
   if (amount === 0) throw badRequest('body/amount must not be 0', '/amount')
-  const definition = await db.selectFrom('validated_values').select('value_key').where('value_key', '=', key).executeTakeFirst()
+  const definition = await db
+    .selectFrom('validated_values')
+    .select('value_key')
+    .where('value_key', '=', key)
+    .executeTakeFirst()
   if (!definition) throw new AppError(422, 'UNKNOWN_VALUE_KEY', `'${key}' is not a defined value`)
   return inTransaction(db, async (trx) => {
     await lockPlayer(trx, userId, now)
@@ -244,7 +285,15 @@ export async function adjustBalance(
       .where('user_id', '=', userId)
       .where('value_key', '=', key)
       .executeTakeFirstOrThrow()
-    const row = { id: randomUUID(), user_id: userId, value_key: key, amount, balance_after: balance, reason: input.reason ?? null, created_at: now }
+    const row = {
+      id: randomUUID(),
+      user_id: userId,
+      value_key: key,
+      amount,
+      balance_after: balance,
+      reason: input.reason ?? null,
+      created_at: now,
+    }
     await trx.insertInto('validated_adjustments').values(row).execute()
     return toAdjustment(row)
   })
@@ -254,6 +303,10 @@ export async function adjustBalance(
 export async function listAdjustments(db: Db, options: { limit: number; cursor?: string; userId?: string }) {
   let query = db.selectFrom('validated_adjustments').selectAll()
   if (options.userId) query = query.where('user_id', '=', options.userId)
-  const { items, nextCursor } = await keysetPage(query, { cursor: options.cursor, limit: options.limit, keys: ['created_at', 'id'] })
+  const { items, nextCursor } = await keysetPage(query, {
+    cursor: options.cursor,
+    limit: options.limit,
+    keys: ['created_at', 'id'],
+  })
   return { items: items.map(toAdjustment), nextCursor }
 }

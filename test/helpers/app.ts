@@ -107,7 +107,11 @@ export async function buildTestApp(
   const env = { ...dbEnv, ...(options.env as Record<string, string>) }
   const app = await buildApp({ config: testConfig(env), clock })
   // A probe of the core user-scoped hook, which the foundation's own routes do not use.
-  app.post(`${APP}/__test/user-scoped`, { schema: { hide: true }, preHandler: app.auth.userScoped }, async (request) => request.identity)
+  app.post(
+    `${APP}/__test/user-scoped`,
+    { schema: { hide: true }, preHandler: app.auth.userScoped },
+    async (request) => request.identity,
+  )
   t.teardown(() => app.close())
   return {
     app,
@@ -135,7 +139,12 @@ export function assertError(
   if (code === 'VALIDATION_ERROR') {
     // §1.1 (revision 3): every validation error says where, as `details`.
     const details = body.details as Array<{ path?: unknown; message?: unknown }> | undefined
-    t.ok(Array.isArray(details) && details.length > 0 && details.every((d) => typeof d.path === 'string' && typeof d.message === 'string'), 'details: [{ path, message }]')
+    t.ok(
+      Array.isArray(details) &&
+        details.length > 0 &&
+        details.every((d) => typeof d.path === 'string' && typeof d.message === 'string'),
+      'details: [{ path, message }]',
+    )
   }
   return body
 }

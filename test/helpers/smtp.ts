@@ -108,7 +108,10 @@ export async function startSmtp(t: Test): Promise<TestSmtp> {
     },
     waitFor(count, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error(`only ${state.mails.length} of ${count} mails arrived`)), timeoutMs)
+        const deadline = setTimeout(
+          () => reject(new Error(`only ${state.mails.length} of ${count} mails arrived`)),
+          timeoutMs,
+        )
         const check = () => {
           if (state.mails.length >= count) {
             clearTimeout(deadline)
