@@ -11,6 +11,8 @@ import clockPlugin, { type Clock } from './plugins/core/clock.js'
 import errorsPlugin from './plugins/core/errors.js'
 import dbPlugin from './plugins/core/db.js'
 import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './plugins/core/http.js'
+import { routeSurface } from './plugins/core/paths.js'
+import { strictSchema } from './plugins/core/strict-schema.js'
 import rateLimitPlugin from './plugins/core/rate-limit.js'
 import apiKeyPlugin from './plugins/core/api-key.js'
 import adminAuthPlugin from './plugins/core/admin-auth.js'
@@ -86,9 +88,24 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.
   const bodyAjv = ajv({ coerceTypes: false })
   const httpAjv = ajv({ coerceTypes: 'array' })
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : httpAjv.compile(schema),
-  )
+  // Admin bodies and query strings are strict (API.md §8): their validators compile a copy of the
+  // schema that refuses unknown properties, and keep them (removeAdditional would only drop them
+  // again), so the error names the field. Headers stay open everywhere: clients send many.
+  const adminBodyAjv = ajv({ coerceTypes: false, removeAdditional: false })
+  const adminHttpAjv = ajv({ coerceTypes: 'array', removeAdditional: false })
+  // One strict copy per shared schema, so Ajv's cache (keyed by the schema object) still compiles it once.
+  const strictCopies = new WeakMap<object, object>()
+  const strict = (schema: object) => {
+    let copy = strictCopies.get(schema)
+    if (!copy) strictCopies.set(schema, (copy = strictSchema(schema)))
+    return copy
+  }
+  app.setValidatorCompiler(({ schema, httpPart, url }) => {
+    if (routeSurface(url, false) === 'admin' && httpPart !== 'headers') {
+      return httpPart === 'body' ? adminBodyAjv.compile(strict(schema)) : adminHttpAjv.compile(strict(schema))
+    }
+    return httpPart === 'body' ? bodyAjv.compile(schema) : httpAjv.compile(schema)
+  })
 
   await app.register(configPlugin, { config })
   await app.register(surfacesPlugin)

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, OptionalString, TimestampSchema, UuidSchema } from './common.js'
+import { Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 const NullableTimestamp = Type.Union([TimestampSchema, Type.Null()])
@@ -15,13 +15,7 @@ const VariableValuesSchema = Type.Record(Type.String(), Type.String({ maxLength:
   description: 'Values of the template variables (strings); declared defaults fill the missing ones',
 })
 
-export const EmailStatusSchema = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('processing'),
-  Type.Literal('sent'),
-  Type.Literal('failed'),
-  Type.Literal('cancelled'),
-])
+export const EmailStatusSchema = StringEnum(['pending', 'processing', 'sent', 'failed', 'cancelled'] as const)
 
 // ---- app API (§6.2) ---------------------------------------------------------------------------
 
@@ -31,7 +25,9 @@ export const SendEmailBodySchema = Type.Object({
   language: Type.String({
     minLength: 1,
     maxLength: 35,
-    description: 'Language of the e-mail; falls back to the template default',
+    // Required (API.md §6.2): the fallback applies to a language the template lacks, not to a missing one.
+    description:
+      'Required. Language tag of the e-mail (e.g. `de-AT`); when the template has no translation for it, its primary subtag (`de`) is used, then the template default language',
   }),
   variables: Nullable(VariableValuesSchema),
   scheduledAt: OptionalString({ format: 'date-time', description: 'ISO 8601, at most 1 year ahead; past means now' }),

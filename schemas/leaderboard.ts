@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, OptionalString, TimestampSchema, UuidSchema } from './common.js'
+import { Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
 import { PublicProfileSchema } from './player-profile.js'
 
 export const MAX_SCORE = Number.MAX_SAFE_INTEGER
@@ -9,19 +9,10 @@ export const BoardKeySchema = Type.String({
   description: 'Board key (URL-encoded in paths)',
 })
 export const ScoreSchema = Type.Integer({ minimum: -MAX_SCORE, maximum: MAX_SCORE })
-export const SortOrderSchema = Type.Union([Type.Literal('desc'), Type.Literal('asc')])
-export const UpdateStrategySchema = Type.Union([
-  Type.Literal('best'),
-  Type.Literal('latest'),
-  Type.Literal('increment'),
-])
-export const ResetScheduleSchema = Type.Union([
-  Type.Literal('none'),
-  Type.Literal('daily'),
-  Type.Literal('weekly'),
-  Type.Literal('monthly'),
-])
-export const PeriodSchema = Type.Union([Type.Literal('current'), Type.Literal('previous')], {
+export const SortOrderSchema = StringEnum(['desc', 'asc'] as const)
+export const UpdateStrategySchema = StringEnum(['best', 'latest', 'increment'] as const)
+export const ResetScheduleSchema = StringEnum(['none', 'daily', 'weekly', 'monthly'] as const)
+export const PeriodSchema = StringEnum(['current', 'previous'] as const, {
   default: 'current',
   description: 'previous: the last finished period of a board with a reset schedule',
 })

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, OptionalString, TimestampSchema, UuidSchema } from './common.js'
+import { Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
 
 /** The cosmetic id rule (API.md §5.1); bodies carry ids as plain strings so a bad one is INVALID_COSMETIC_ID. */
 export const COSMETIC_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,31}$'
 export const CosmeticIdSchema = Type.String({ pattern: COSMETIC_ID_PATTERN, description: 'Cosmetic id' })
-export const CosmeticTypeSchema = Type.Union([Type.Literal('avatar'), Type.Literal('frame'), Type.Literal('badge')])
+export const CosmeticTypeSchema = StringEnum(['avatar', 'frame', 'badge'] as const)
 
 /** What other players see of a player: also each leaderboard entry's `profile`. */
 export const PublicProfileSchema = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { TimestampSchema } from './common.js'
+import { TimestampSchema, StringEnum } from './common.js'
 
 export const CONFIG_KEY_PATTERN = '^[A-Za-z0-9._-]{1,128}$'
 /** Characters; a value is a string (JSON text, a number, a flag: the game parses it). */
@@ -36,12 +36,7 @@ export const FilterQuerySchema = Type.Object({
   }),
 })
 
-export const MatchTypeSchema = Type.Union([
-  Type.Literal('PREFIX'),
-  Type.Literal('SUFFIX'),
-  Type.Literal('CONTAINS'),
-  Type.Literal('GLOB'),
-])
+export const MatchTypeSchema = StringEnum(['PREFIX', 'SUFFIX', 'CONTAINS', 'GLOB'] as const)
 export type MatchType = Static<typeof MatchTypeSchema>
 
 export const FilterResponseSchema = Type.Object({

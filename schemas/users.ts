@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { NameSchema, Nullable, OptionalString, TimestampSchema, UuidSchema } from './common.js'
+import { NameSchema, Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
 
-export const AuthStatusSchema = Type.Union([
-  Type.Literal('AUTHENTICATED'),
-  Type.Literal('INVALID_TOKEN'),
-  Type.Literal('TOKEN_EXPIRED'),
-  Type.Literal('USER_NOT_FOUND'),
-])
+export const AuthStatusSchema = StringEnum([
+  'AUTHENTICATED',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+  'USER_NOT_FOUND',
+] as const)
 
 export const CheckAuthBodySchema = Type.Object({
   userId: UuidSchema,

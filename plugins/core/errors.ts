@@ -64,8 +64,14 @@ function validationDetails(issues: ValidationIssue[]) {
   const details: Array<{ path: string; message: string }> = []
   const relevant = issues.filter((issue) => issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf')
   for (const issue of relevant) {
-    const missing = issue.keyword === 'required' ? `/${String(issue.params?.missingProperty)}` : ''
-    const path = `${issue.instancePath}${missing}` || '/'
+    // `required` and `additionalProperties` concern a property of the object Ajv points at: name it.
+    const named =
+      issue.keyword === 'required'
+        ? `/${String(issue.params?.missingProperty)}`
+        : issue.keyword === 'additionalProperties'
+          ? `/${String(issue.params?.additionalProperty)}`
+          : ''
+    const path = `${issue.instancePath}${named}` || '/'
     if (
       isAbsentBranch(issue) &&
       relevant.some((other) => other.instancePath === issue.instancePath && !isAbsentBranch(other))
@@ -73,6 +79,7 @@ function validationDetails(issues: ValidationIssue[]) {
       continue
     }
     let message = issue.message ?? 'is invalid'
+    if (issue.keyword === 'additionalProperties') message = 'is not a known property'
     if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
       message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`
     }

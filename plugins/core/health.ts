@@ -3,19 +3,20 @@ import fp from 'fastify-plugin'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { toIso } from './clock.js'
 import { APP_PREFIX } from './paths.js'
+import { StringEnum } from '../../schemas/common.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string
 }
 
 const HealthSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  status: StringEnum(['ok', 'error'] as const),
   timestamp: Type.String(),
   version: Type.String(),
-  database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+  database: StringEnum(['ok', 'unreachable'] as const),
   uptimeSeconds: Type.Integer(),
 })
-const ActuatorSchema = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) })
+const ActuatorSchema = Type.Object({ status: StringEnum(['UP', 'DOWN'] as const) })
 
 /**
  * Health (API.md §2): no API key, never rate limited, a real database round trip. The SDKs' connect
