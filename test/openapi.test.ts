@@ -132,6 +132,17 @@ t.test('the OpenAPI document', async (t) => {
       }
     }
     t.ok(defaults >= 30, `${defaults} parameters with defaults`)
+    // Body fields with a default are filled in when absent, so a caller may leave them out too.
+    for (const [where, , , op] of ops) {
+      for (const schema of schemasIn(op.requestBody)) {
+        for (const name of Array.isArray(schema.required) ? schema.required : []) {
+          t.equal(schema.properties?.[name]?.default, undefined, `${where}: required body field ${name} has no default`)
+        }
+      }
+    }
+    const cosmetic = doc.paths['/api/v1/admin/cosmetics/{id}'].put.requestBody.content['application/json'].schema
+    t.match(cosmetic.properties.locked, { default: false })
+    t.notOk(cosmetic.required?.includes('locked'), 'PUT /cosmetics/{id}: locked (default false) is optional')
     const limit = doc.paths['/api/v1/admin/users'].get.parameters.find((p: Json) => p.name === 'limit')
     t.match(limit, { required: false, schema: { default: 50 } })
     t.equal(doc.paths['/api/v1/app/user-management/signup'].post.responses['409'].description, 'Conflict')
