@@ -30,6 +30,19 @@ async function main() {
     await app.close()
   })
   await app.listen({ host: config.HOST, port: config.PORT })
+  // PORT=0 binds a free port: name the one the socket got.
+  const address = app.server.address()
+  const base = publicBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
+  app.log.info(`Outpost listening on ${base}, API docs at ${base}/docs`)
+}
+
+/**
+ * The address an operator can open: a wildcard bind (0.0.0.0, ::) is not a place a browser can go,
+ * so it is shown as localhost; IPv6 literals need brackets in a URL.
+ */
+function publicBaseUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`
 }
 
 main().catch((error) => {

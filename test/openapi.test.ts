@@ -1,0 +1,169 @@
+import t from 'tap'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { assertError, buildTestApp } from './helpers/app.js'
+import { ERROR_COMPONENT, FEATURE_TAGS, HEALTH_TAG, OPERATION_TAGS, operationId } from '../plugins/core/openapi.js'
+
+type Json = Record<string, any>
+
+/** Every operation of the document as [where, path, method, operation]. */
+function operations(doc: Json): Array<[string, string, string, Json]> {
+  return Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]): [string, string, string, Json] => [
+      `${method.toUpperCase()} ${path}`,
+      path,
+      method,
+      op,
+    ]),
+  )
+}
+
+/** Every schema object under `node` (properties, items, unions, nested), for shape searches. */
+function schemasIn(node: unknown, out: Json[] = []): Json[] {
+  if (!node || typeof node !== 'object') return out
+  if (Array.isArray(node)) {
+    node.forEach((item) => schemasIn(item, out))
+    return out
+  }
+  out.push(node as Json)
+  for (const value of Object.values(node)) schemasIn(value, out)
+  return out
+}
+
+const isErrorShape = (schema: Json) =>
+  schema.type === 'object' && ['statusCode', 'error', 'code', 'message'].every((k) => k in (schema.properties ?? {}))
+
+// The document is generated from route schemas alone, the database plays no part: one dialect is enough.
+t.test('the OpenAPI document', async (t) => {
+  const ctx = await buildTestApp(t, 'sqlite')
+  const res = await ctx.app.inject({ method: 'GET', url: '/docs/json' })
+  t.equal(res.statusCode, 200)
+  const doc: Json = res.json()
+  const ops = operations(doc)
+  t.ok(ops.length >= 100, `${ops.length} operations`)
+
+  t.test('passes an OpenAPI 3 validator', async (t) => {
+    t.match(doc.openapi, /^3\.0\./)
+    // The validator dereferences in place: give it a copy.
+    await t.resolves(SwaggerParser.validate(structuredClone(doc) as never), 'swagger-parser accepts /docs/json')
+    t.notMatch(JSON.stringify(doc), /"propertyNames"/, 'no propertyNames (not in OpenAPI 3.0)')
+  })
+
+  t.test('the validation the document leaves out still holds: a bad key is a 400', async (t) => {
+    const bad = await ctx.admin({ method: 'POST', url: '/remote-config/import', payload: { configs: { 'a b': '1' } } })
+    assertError(t, bad, 400, 'VALIDATION_ERROR')
+    const badLang = await ctx.admin({
+      method: 'PUT',
+      url: '/localization/en',
+      payload: { translations: { 'a b': 'x' } },
+    })
+    assertError(t, badLang, 400, 'VALIDATION_ERROR')
+  })
+
+  t.test('every operation has a unique, readable operationId, a summary and exactly one allowed tag', async (t) => {
+    const ids = new Map<string, string>()
+    const allowed = new Set(OPERATION_TAGS)
+    const used = new Set<string>()
+    for (const [where, , , op] of ops) {
+      t.match(op.operationId, /^[a-z][A-Za-z0-9]*$/, `${where} has an operationId`)
+      t.notOk(ids.has(op.operationId), `${where}: ${op.operationId} is unique (also ${ids.get(op.operationId)})`)
+      ids.set(op.operationId, where)
+      t.ok(op.summary, `${where} has a summary`)
+      t.ok(Array.isArray(op.tags) && op.tags.length === 1 && allowed.has(op.tags[0]), `${where}: one tag (${op.tags})`)
+      op.tags?.forEach((tag: string) => used.add(tag))
+    }
+    for (const feature of FEATURE_TAGS) t.ok(used.has(feature), `${feature} has app operations`)
+    t.ok(used.has(HEALTH_TAG), 'Health is used')
+    t.ok(used.has('Admin · Leaderboard'), 'admin operations carry Admin · <feature>')
+    t.notOk(used.has('Admin'), 'no bare Admin tag')
+    t.same(
+      doc.tags.map((tag: Json) => tag.name),
+      OPERATION_TAGS.filter((tag) => used.has(tag)),
+      'the tag list is exactly the tags in use, in the UI order',
+    )
+    t.equal(doc.paths['/api/v1/app/leaderboard/top'].get.operationId, 'getLeaderboardTop')
+    t.equal(doc.paths['/api/v1/app/leaderboards/{boardKey}/top'].get.operationId, 'getLeaderboardsTopByBoardKey')
+    t.equal(doc.paths['/api/v1/admin/leaderboards/{boardKey}'].put.operationId, 'adminPutLeaderboardsByBoardKey')
+    t.same(doc.paths['/api/v1/admin/leaderboards/{boardKey}'].put.tags, ['Admin · Leaderboard'])
+  })
+
+  t.test('operationIds are stable: a second start names every operation the same', async (t) => {
+    const again = await buildTestApp(t, 'sqlite')
+    const second: Json = (await again.app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const names = (d: Json) => Object.fromEntries(operations(d).map(([where, , , op]) => [where, op.operationId]))
+    t.same(names(second), names(doc))
+    t.equal(
+      operationId('delete', '/api/v1/admin/leaderboards/{boardKey}/entries/{userId}', ['Admin · Leaderboard']),
+      'adminDeleteLeaderboardsEntriesByBoardKeyAndUserId',
+      'derived from the method and the route pattern only',
+    )
+  })
+
+  t.test('the error body is one named component, referenced by every error response', async (t) => {
+    t.ok(doc.components.schemas[ERROR_COMPONENT], `components.schemas.${ERROR_COMPONENT}`)
+    t.notOk(
+      Object.keys(doc.components.schemas).some((name) => name.startsWith('def-')),
+      'no generated def-N names',
+    )
+    t.equal(schemasIn(doc).filter(isErrorShape).length, 1, 'the error shape appears once in the document')
+    const ref = { $ref: `#/components/schemas/${ERROR_COMPONENT}` }
+    let refs = 0
+    for (const [where, , , op] of ops) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        const schema = response.content?.['application/json']?.schema
+        if (/^[45]/.test(status) && schema?.$ref) {
+          t.same(schema, ref, `${where} ${status}`)
+          refs++
+        }
+      }
+    }
+    t.ok(refs > 100, `${refs} error responses point at ${ERROR_COMPONENT}`)
+  })
+
+  t.test('parameters with a default are not required; responses say their status', async (t) => {
+    let defaults = 0
+    for (const [where, , , op] of ops) {
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.schema?.default === undefined) continue
+        defaults++
+        t.equal(parameter.required, false, `${where} ?${parameter.name} has a default, so it is optional`)
+      }
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        t.not(response.description, 'Default Response', `${where} ${status} has a real description`)
+      }
+    }
+    t.ok(defaults >= 30, `${defaults} parameters with defaults`)
+    // Body fields with a default are filled in when absent, so a caller may leave them out too.
+    for (const [where, , , op] of ops) {
+      for (const schema of schemasIn(op.requestBody)) {
+        for (const name of Array.isArray(schema.required) ? schema.required : []) {
+          t.equal(schema.properties?.[name]?.default, undefined, `${where}: required body field ${name} has no default`)
+        }
+      }
+    }
+    const cosmetic = doc.paths['/api/v1/admin/cosmetics/{id}'].put.requestBody.content['application/json'].schema
+    t.match(cosmetic.properties.locked, { default: false })
+    t.notOk(cosmetic.required?.includes('locked'), 'PUT /cosmetics/{id}: locked (default false) is optional')
+    const limit = doc.paths['/api/v1/admin/users'].get.parameters.find((p: Json) => p.name === 'limit')
+    t.match(limit, { required: false, schema: { default: 50 } })
+    t.equal(doc.paths['/api/v1/app/user-management/signup'].post.responses['409'].description, 'Conflict')
+  })
+})
+
+t.test('/docs works from any host over plain HTTP', async (t) => {
+  const { app } = await buildTestApp(t, 'sqlite')
+  const host = 'outpost.example:8080'
+  const page = await app.inject({ method: 'GET', url: '/docs', headers: { host } })
+  t.equal(page.statusCode, 200)
+  const csp = String(page.headers['content-security-policy'])
+  t.match(csp, /default-src 'self'/, 'the page still has a CSP')
+  t.notMatch(csp, /upgrade-insecure-requests/, 'no upgrade to HTTPS for the UI files')
+  const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
+  t.ok(assets.length >= 4, `${assets.length} assets on the page`)
+  for (const asset of new Set([...assets, '/docs/static/swagger-initializer.js', '/docs/json'])) {
+    const url = new URL(asset, `http://${host}/docs/`)
+    t.equal(url.host, host, `${asset} is on the page's own host`)
+    const res = await app.inject({ method: 'GET', url: url.pathname, headers: { host } })
+    t.equal(res.statusCode, 200, `${url.pathname} answers 200 with Host: ${host}`)
+    t.notMatch(String(res.headers['content-security-policy'] ?? ''), /upgrade-insecure-requests/, url.pathname)
+  }
+})
