@@ -5,9 +5,11 @@
 import fp from 'fastify-plugin'
 import { APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
   },
   { name: 'cloud-save', dependencies: ['db', 'clock', 'config', 'sessions'] },

@@ -4,6 +4,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { toIso } from './clock.js'
 import { APP_PREFIX } from './paths.js'
 import { StringEnum } from '../../schemas/common.js'
+import { healthDocs } from './health-docs.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string
@@ -28,6 +29,7 @@ export default fp(
     const startedAt = Date.now()
     const common = { tags: ['Health'], security: [] }
     const config = { public: true }
+    instance.openapi.describe(healthDocs, { HealthStatus: HealthSchema })
 
     const detailed = {
       schema: { ...common, summary: 'Server and database health', response: { 200: HealthSchema, 503: HealthSchema } },
@@ -82,5 +84,5 @@ export default fp(
       },
     )
   },
-  { name: 'health', dependencies: ['db', 'clock'] },
+  { name: 'health', dependencies: ['db', 'clock', 'openapi'] },
 )

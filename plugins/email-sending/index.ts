@@ -6,9 +6,11 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import worker from './worker.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(admin, { prefix: ADMIN_PREFIX })
     // Decorates the app with `emailWorker` (fastify-plugin), which tests drive by hand.

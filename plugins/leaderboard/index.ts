@@ -7,6 +7,7 @@ import { removeDeletedUserEntries } from './service.js'
 import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
@@ -17,6 +18,7 @@ export default fp(
     app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
     app.events.onUserDeleting((trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },

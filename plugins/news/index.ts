@@ -7,11 +7,13 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import { loadNews } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
     const cache = new ContentCache(app.db, app.clock, 'news', loadNews)
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
