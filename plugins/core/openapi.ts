@@ -146,6 +146,14 @@ function stripPropertyNames(schema: Json) {
   }
 }
 
+/**
+ * OpenAPI 3.0.3: `nullable` does not widen an `enum`, so a nullable enum must list `null` itself, or
+ * `null` (a real answer, e.g. a run's `verdict` before review) is invalid against the document.
+ */
+function nullableEnum(schema: Json) {
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null)
+}
+
 /** Ajv fills a missing field that has a default, so a caller may leave it out: it is not required. */
 function unrequireDefaults(schema: Json) {
   if (!Array.isArray(schema.required) || !schema.properties) return
@@ -247,24 +255,14 @@ export function commonAnswers(path: string, statuses: string[]): string[] {
   const lines: string[] = []
   if (statuses.includes('400')) {
     lines.push(
-      '400 `VALIDATION_ERROR` (with `details`: path and message of each fault) or `INVALID_JSON`: the body, query or path does not match the schema' +
-        (admin
-          ? '; unknown body properties and query parameters are refused too, and an enum error lists the allowed values'
-          : ''),
+      `400 \`VALIDATION_ERROR\` (with \`details\`) or \`INVALID_JSON\`: the request does not match the schema${admin ? ' (unknown fields and query parameters included)' : ''}`,
     )
   }
-  if (statuses.includes('401')) {
-    lines.push(
-      admin
-        ? '401 `UNAUTHORIZED`: `X-Admin-Key` is missing or wrong (the app `X-API-Key` is never accepted here)'
-        : '401 `UNAUTHORIZED`: `X-API-Key` is missing or wrong',
-    )
-  }
+  if (statuses.includes('401'))
+    lines.push(`401 \`UNAUTHORIZED\`: \`${admin ? 'X-Admin-Key' : 'X-API-Key'}\` missing or wrong`)
   if (statuses.includes('429')) {
     lines.push(
-      admin
-        ? '429 with an empty body: more than `ADMIN_RATE_LIMIT_PER_SECOND` requests a second for this admin credential; retry after `Retry-After` seconds'
-        : '429 with an empty body (no `code`): the transient per-IP rate limit (`RATE_LIMIT_PER_SECOND`); retry after `Retry-After` seconds. A 429 *with* a `code` is a feature limit and is not retried',
+      `429 with an empty body: over \`${admin ? 'ADMIN_RATE_LIMIT_PER_SECOND` per admin credential' : 'RATE_LIMIT_PER_SECOND` per IP'}; retry after \`Retry-After\``,
     )
   }
   return lines
@@ -287,6 +285,53 @@ function applyOperationDoc(op: Json, doc: OperationDoc) {
   }
 }
 
+/** The name of the shared response of an error status: `429` → `TooManyRequests`. */
+export const errorResponseName = (status: string) =>
+  (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z0-9]/g, '')
+
+/** What the shared error responses say beyond their status, where there is something to say. */
+const ERROR_RESPONSE_NOTES: Record<string, string> = {
+  '429':
+    'Too Many Requests. With an empty body (no `code`): the transient rate limit, retry after `Retry-After` seconds. ' +
+    'With an ErrorResponse body: a feature limit named by its `code` (e.g. `TOO_MANY_ATTEMPTS`), not retried blindly.',
+  '503':
+    'Service Unavailable: the database does not answer (with `Retry-After`), or a feature is not configured (see `code`).',
+}
+
+/**
+ * Every operation lists its error statuses, and each was the same few lines: the status and the
+ * ErrorResponse body. They are shared responses in components/responses, one per status, referenced.
+ */
+function shareErrorResponses(doc: Json) {
+  const shared: Json = {}
+  for (const item of Object.values(doc.paths as Record<string, Json>)) {
+    for (const op of Object.values(item)) {
+      if (!isObject(op) || !isObject(op.responses)) continue
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const content = (response as Json).content
+        const plainError =
+          /^[45]\d\d$/.test(status) &&
+          (response as Json).description === (STATUS_CODES[status] ?? status) &&
+          isObject(content) &&
+          Object.keys(content).length === 1 &&
+          content['application/json']?.schema?.$ref === componentRef(ERROR_COMPONENT).$ref &&
+          Object.keys(content['application/json']).length === 1
+        if (!plainError) continue
+        const name = errorResponseName(status)
+        shared[name] ??= {
+          description: ERROR_RESPONSE_NOTES[status] ?? STATUS_CODES[status] ?? status,
+          content: { 'application/json': { schema: componentRef(ERROR_COMPONENT) } },
+        }
+        op.responses[status] = { $ref: `#/components/responses/${name}` }
+      }
+    }
+  }
+  if (Object.keys(shared).length) {
+    doc.components ??= {}
+    doc.components.responses = Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b)))
+  }
+}
+
 /** The finishing pass over the generated document (see the plugin's doc comment). */
 export function finishDocument(doc: Json, operationDocs: ReadonlyMap<string, OperationDoc> = new Map()): Json {
   const used = new Set<string>()
@@ -300,16 +345,20 @@ export function finishDocument(doc: Json, operationDocs: ReadonlyMap<string, Ope
       if (described) applyOperationDoc(op, described)
       const common = commonAnswers(path, Object.keys(op.responses))
       if (op.description && common.length) {
-        op.description += `\n\nAlso, as on every ${path.startsWith('/api/v1/admin/') ? 'admin' : 'app'} route:\n${common.map((line) => `- ${line}`).join('\n')}`
+        op.description += `\n\nAs on every ${path.startsWith('/api/v1/admin/') ? 'admin' : 'app'} route:\n${common.map((line) => `- ${line}`).join('\n')}`
       }
       for (const parameter of op.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false
-        walkSchema(parameter.schema, stripPropertyNames)
+        walkSchema(parameter.schema, (schema) => {
+          stripPropertyNames(schema)
+          nullableEnum(schema)
+        })
       }
       for (const media of Object.values((op.requestBody?.content ?? {}) as Record<string, Json>)) {
         walkSchema(media.schema, (schema) => {
           stripPropertyNames(schema)
           unrequireDefaults(schema)
+          nullableEnum(schema)
         })
       }
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
@@ -318,16 +367,21 @@ export function finishDocument(doc: Json, operationDocs: ReadonlyMap<string, Ope
           response.description = STATUS_CODES[status] ?? status
         }
         for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) {
-          walkSchema(media.schema, stripPropertyNames)
+          walkSchema(media.schema, (schema) => {
+            stripPropertyNames(schema)
+            nullableEnum(schema)
+          })
         }
       }
     }
   }
+  shareErrorResponses(doc)
   // Named shapes hold request bodies too: the same two rules apply to them.
   for (const schema of Object.values((doc.components?.schemas ?? {}) as Record<string, Json>)) {
     walkSchema(schema, (node) => {
       stripPropertyNames(node)
       unrequireDefaults(node)
+      nullableEnum(node)
     })
   }
   const error = doc.components?.schemas?.[ERROR_COMPONENT]

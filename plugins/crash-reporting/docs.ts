@@ -48,7 +48,6 @@ export const docs: OperationDocs = {
       userId: EX.userId,
     },
     response: { status: 'ok' },
-    status: 201,
   },
   [`POST ${APP}/create`]: {
     description:
