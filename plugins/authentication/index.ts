@@ -1,4 +1,4 @@
-// Authentication (API.md §3): anonymous and e-mail accounts and their sessions. Tokens are random,
+// Authentication: anonymous and e-mail accounts and their sessions. Tokens are random,
 // returned once and stored only as SHA-256 digests (passwords as scrypt hashes); a user may hold
 // several sessions; refresh tokens rotate and a replayed one revokes its whole family.
 import fp from 'fastify-plugin'

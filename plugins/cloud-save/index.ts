@@ -1,4 +1,4 @@
-// Cloud save (API.md §5.4): one save per player, as JSON text (`data`, compat `saveData`) or as raw
+// Cloud save: one save per player, as JSON text (`data`, compat `saveData`) or as raw
 // bytes (octet-stream), loaded back byte-exact either way. The version counts saves; a save that
 // expects a version no longer stored is refused (409) by the database, never by a read in JS; an
 // oversize save is refused (413) before its body is buffered whole and leaves the stored save as it was.

@@ -20,7 +20,7 @@ const HealthSchema = Type.Object({
 const ActuatorSchema = Type.Object({ status: StringEnum(['UP', 'DOWN'] as const) })
 
 /**
- * Health (API.md §2): no API key, never rate limited, a real database round trip. The SDKs' connect
+ * Health: no API key, never rate limited, a real database round trip. The SDKs' connect
  * check searches the actuator body for the literal text `"status":"UP"`, so it stays compact JSON.
  */
 export default fp(

@@ -67,7 +67,7 @@ export const FEATURE_TAGS = [
 export const HEALTH_TAG = 'Health'
 export const adminTag = (feature: string) => `Admin · ${feature}`
 
-/** Every tag an operation may carry, in the order the UI lists them (API.md §9). */
+/** Every tag an operation may carry, in the order the UI lists them. */
 export const OPERATION_TAGS: readonly string[] = [...FEATURE_TAGS, ...FEATURE_TAGS.map(adminTag), HEALTH_TAG]
 
 /** The name of the one error body in components/schemas; every error response points at it. */
@@ -401,7 +401,7 @@ export function finishDocument(doc: Json, operationDocs: ReadonlyMap<string, Ope
 }
 
 /**
- * The OpenAPI 3 document, generated from the route schemas (API.md §9): /docs and /docs/json. What the
+ * The OpenAPI 3 document, generated from the route schemas: /docs and /docs/json. What the
  * route schemas cannot say well is settled here, once, rather than route by route: the one tag and the
  * operationId of each operation, the error body as one `$ref`'d component, what OpenAPI 3.0 cannot
  * express, and response descriptions.

@@ -1,4 +1,4 @@
-// Crash reporting (API.md §6.3): sessions and crash reports exactly as the SDKs send them. Ingestion
+// Crash reporting: sessions and crash reports exactly as the SDKs send them. Ingestion
 // never loses a report: every field but `type` may be missing or empty, over-long fields are shortened
 // (and the answer says so), and grouping counters are kept by the database under any concurrency.
 import fp from 'fastify-plugin'

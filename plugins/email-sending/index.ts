@@ -1,4 +1,4 @@
-// E-mail sending (API.md §6.2): a player's game mails that player, at their account address, from
+// E-mail sending: a player's game mails that player, at their account address, from
 // an operator's client-callable template. Sends are checked in the contract's order and counted
 // against an hourly quota in SQL; the worker (worker.ts) delivers them; status and cancel need no SMTP.
 import fp from 'fastify-plugin'

@@ -1,4 +1,4 @@
-// Gift codes (API.md §6.1): players validate and redeem codes the operator made. A redemption is
+// Gift codes: players validate and redeem codes the operator made. A redemption is
 // settled in the database, so a code is never redeemed more than maxRedemptions times nor twice by
 // one player, across any number of instances; a refusal is a 200 with a reason and no giftData key.
 import fp from 'fastify-plugin'

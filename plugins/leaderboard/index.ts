@@ -1,4 +1,4 @@
-// Leaderboards (API.md §5.2): submit, top, rank, around and the board list, on the self-hosted paths
+// Leaderboards: submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
 import fp from 'fastify-plugin'

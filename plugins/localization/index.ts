@@ -1,4 +1,4 @@
-// Localization (API.md §5.6): translated strings by key or all at once, with the fallback chain
+// Localization: translated strings by key or all at once, with the fallback chain
 // `pt-BR` → `pt` → DEFAULT_LANGUAGE. Served from an in-process copy; an admin write shows at once on
 // its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
 import fp from 'fastify-plugin'

@@ -1,4 +1,4 @@
-// News (API.md §5.7): released items, newest first, as a bare array. Served from an in-process copy
+// News: released items, newest first, as a bare array. Served from an in-process copy
 // filtered by the clock on every request, so a scheduled item appears on time without any write; an
 // admin write shows at once on its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) elsewhere.
 import fp from 'fastify-plugin'

@@ -1,4 +1,4 @@
-// Player profile (API.md §5.1): the name and cosmetics other players see, the player's unlocks and the
+// Player profile: the name and cosmetics other players see, the player's unlocks and the
 // catalog. An update is checked whole (five codes, in the contract's order) before anything is stored.
 import fp from 'fastify-plugin'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'

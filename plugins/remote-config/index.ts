@@ -1,4 +1,4 @@
-// Remote config (API.md §5.5): string values by key, all of them, or those matching a pattern.
+// Remote config: string values by key, all of them, or those matching a pattern.
 // Served from an in-process copy (no database round trip while nothing changed); an admin write shows
 // at once on the instance that made it and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
 import fp from 'fastify-plugin'

@@ -1,4 +1,4 @@
-// User feedback (API.md §6.4): bug reports, feature requests and general notes from players. Answers
+// User feedback: bug reports, feature requests and general notes from players. Answers
 // the JSON string "ok" (compat). User-scoped when a userId (or a bearer) comes with it, so nobody files
 // feedback as someone else; anonymous when neither does (the SDKs drop userId when nobody is signed in).
 import fp from 'fastify-plugin'

@@ -4,7 +4,7 @@ import { parseIsoTime, toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
-/** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
+/** Player feedback: stored as sent, with the user when one is named, anonymous otherwise. */
 export async function submitFeedback(
   db: Db,
   input: {

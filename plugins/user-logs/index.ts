@@ -1,4 +1,4 @@
-// User logs (API.md §6.5): short log lines a game sends for one player (INFO, WARN, ERROR), for the
+// User logs: short log lines a game sends for one player (INFO, WARN, ERROR), for the
 // operator to read. User-scoped; each line is one row, erased with the user.
 import fp from 'fastify-plugin'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'

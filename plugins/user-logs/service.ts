@@ -4,7 +4,7 @@ import { parseIsoTime, toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
-/** Player log lines (API.md §6.5): one row each, erased with the user. */
+/** Player log lines: one row each, erased with the user. */
 export async function createLog(
   db: Db,
   input: { userId: string; message: string; type: string; errorCode?: string },

@@ -1,4 +1,4 @@
-// The operator's view of users (API.md §8): search, detail, ban/unban, delete with all their data.
+// The operator's view of users: search, detail, ban/unban, delete with all their data.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {

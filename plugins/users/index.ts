@@ -1,4 +1,4 @@
-// Users (API.md §4): check a session, change the one name, sign out. Names are stored once, on the
+// Users: check a session, change the one name, sign out. Names are stored once, on the
 // user, so a rename shows everywhere at once; signing out revokes only the presented session.
 import fp from 'fastify-plugin'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'

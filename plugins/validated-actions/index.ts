@@ -1,4 +1,4 @@
-// Validated actions (API.md §5.3): server-checked runs. A run starts with a single-use ticket and a seed;
+// Validated actions: server-checked runs. A run starts with a single-use ticket and a seed;
 // its submit passes the operator's rules before the score is written and the player's values change.
 // A ticket is accepted at most once and its effects happen at most once, under any concurrency.
 import fp from 'fastify-plugin'
