@@ -54,7 +54,7 @@ export const docs: OperationDocs = {
   },
   [`GET ${ADMIN}`]: {
     description:
-      'Searches users by name, e-mail or id (`query`; absent lists everyone), newest first. A page of at most `limit` ' +
+      'Searches users, newest first: `query` matches an id exactly, or a name or e-mail by substring (absent: everyone). A page of at most `limit` ' +
       '(1–100, default 50) users; pass `nextCursor` as `cursor` for the next page (`null` at the end).',
     parameters: { query: 'Ada', limit: 20 },
     response: page([user]),
