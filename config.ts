@@ -88,7 +88,8 @@ export const ConfigSchema = Type.Object({
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', description: 'Base URL for links in account e-mails' }),
   APPLE_BUNDLE_ID: Type.String({
     default: '',
-    description: "Sign in with Apple: the iOS app's bundle id (an accepted token audience); empty with APPLE_SERVICE_ID: Apple sign-in off",
+    description:
+      "Sign in with Apple: the iOS app's bundle id (an accepted token audience); empty with APPLE_SERVICE_ID: Apple sign-in off",
   }),
   APPLE_SERVICE_ID: Type.String({
     default: '',

@@ -11,7 +11,10 @@ const socialFields = {
     maxLength: 8192,
     description: 'type APPLE: the identity token (JWT) Apple gave the app',
   }),
-  appleFirstName: OptionalString({ ...NameSchema, description: 'type APPLE: first name (Apple sends it on the first sign-in only)' }),
+  appleFirstName: OptionalString({
+    ...NameSchema,
+    description: 'type APPLE: first name (Apple sends it on the first sign-in only)',
+  }),
   appleLastName: OptionalString({ ...NameSchema, description: 'type APPLE: last name' }),
   googleAuthorizationCode: OptionalString({
     maxLength: 2000,

@@ -60,7 +60,9 @@ export const AdminUserSchema = Type.Object({
   bannedAt: Type.Union([TimestampSchema, Type.Null()]),
   banReason: Type.Union([Type.String(), Type.Null()]),
   activeSessions: Type.Integer(),
-  linkedProviders: Type.Array(LinkedProviderSchema, { description: 'Apple and Google accounts the user signs in with' }),
+  linkedProviders: Type.Array(LinkedProviderSchema, {
+    description: 'Apple and Google accounts the user signs in with',
+  }),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
 })

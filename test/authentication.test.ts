@@ -165,7 +165,13 @@ eachDialect(t, async (t, dialect) => {
         await call({
           method: 'POST',
           url: SIGNUP,
-          payload: { type, googleAuthorizationCode: 'x', appleIdentityToken: 'y', email: 'a@b.c', password: 'password1' },
+          payload: {
+            type,
+            googleAuthorizationCode: 'x',
+            appleIdentityToken: 'y',
+            email: 'a@b.c',
+            password: 'password1',
+          },
         }),
         400,
         code!,

@@ -164,17 +164,30 @@ function assertFailure(t: Test, res: { statusCode: number; json(): any }, status
   return body
 }
 
+// RSA key generation is slow on a busy machine: every key the tests use, made once, side by side.
+const [appleKey, googleKey, impostorKey, rotatedKey, strangerKey] = await Promise.all([
+  makeKey('apple-1'),
+  makeKey('google-1'),
+  // Signs with a key of its own under the real key's kid: a forged signature.
+  makeKey('apple-1'),
+  makeKey('apple-2'),
+  makeKey('apple-unknown'),
+])
+
 eachDialect(t, async (t, dialect) => {
   const provider = new Provider()
   await provider.start(t)
-  const appleKey = await makeKey('apple-1')
-  const googleKey = await makeKey('google-1')
   provider.appleKeys = [appleKey]
   provider.googleKeys = [googleKey]
 
-  const fresh = () => buildTestApp(t, dialect, { env: provider.env() })
-  const ctx = await fresh()
+  const ctx = await buildTestApp(t, dialect, { env: provider.env() })
   const { call, clock } = ctx
+  /** Another app (its own key cache and clock) over the same database: a fresh database per app is slow on MySQL. */
+  const fresh = (env: Record<string, string> = provider.env()) =>
+    buildTestApp(t, dialect, {
+      env,
+      dbEnv: Object.fromEntries(Object.entries(ctx.env).filter(([name]) => name.startsWith('DB_'))),
+    })
 
   /** A code the token endpoint exchanges once for an id_token with these claims. */
   const googleCode = async (claims: Record<string, unknown>, key = googleKey) => {
@@ -304,7 +317,7 @@ eachDialect(t, async (t, dialect) => {
     const now = clock.now()
     const seconds = Math.floor(now / 1000)
     const sub = unique('refused')
-    const impostor = await makeKey(appleKey.kid)
+    const impostor = impostorKey
     const publicPem = await exportSPKI(appleKey.publicKey)
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
     const cases: Array<[string, string]> = [
@@ -331,17 +344,16 @@ eachDialect(t, async (t, dialect) => {
         })
       }
     }
-    const users = await ctx.app.db
-      .selectFrom('user_identities')
-      .select('subject')
-      .where('subject', '=', sub)
-      .execute()
+    const users = await ctx.app.db.selectFrom('user_identities').select('subject').where('subject', '=', sub).execute()
     t.same(users, [], 'nobody was created')
 
     const withinLeeway = await call({
       method: 'POST',
       url: SIGNIN,
-      payload: { type: 'APPLE', appleIdentityToken: await token(appleKey, now, appleClaims(sub, { exp: seconds - 30 })) },
+      payload: {
+        type: 'APPLE',
+        appleIdentityToken: await token(appleKey, now, appleClaims(sub, { exp: seconds - 30 })),
+      },
     })
     t.equal(withinLeeway.statusCode, 201, 'expired 30 s ago is inside the 60 s leeway')
   })
@@ -365,7 +377,11 @@ eachDialect(t, async (t, dialect) => {
     t.match(google.details, [{ path: '/googleAuthorizationCode' }])
     assertError(
       t,
-      await call({ method: 'POST', url: SIGNIN, payload: { type: 'GOOGLE', googleAuthorizationCode: 'x'.repeat(2001) } }),
+      await call({
+        method: 'POST',
+        url: SIGNIN,
+        payload: { type: 'GOOGLE', googleAuthorizationCode: 'x'.repeat(2001) },
+      }),
       400,
       'VALIDATION_ERROR',
     )
@@ -417,7 +433,11 @@ eachDialect(t, async (t, dialect) => {
     clock.advance(2 * 60_000)
     const late = await call({ method: 'POST', url: SIGNUP, payload: { type: 'GOOGLE', googleAuthorizationCode: code } })
     assertFailure(t, late, 401, 'INVALID_GOOGLE_CODE', 'INVALID_CREDENTIALS')
-    t.equal(provider.exchanges.length, before + 3, 'after 10 minutes the code is exchanged again, and Google refuses it')
+    t.equal(
+      provider.exchanges.length,
+      before + 3,
+      'after 10 minutes the code is exchanged again, and Google refuses it',
+    )
   })
 
   t.test('Google: a refused code, a foreign or expired id_token are 401; the name falls back', async (t) => {
@@ -486,13 +506,21 @@ eachDialect(t, async (t, dialect) => {
     const code = await googleCode(googleClaims(sub))
     provider.tokenDown = true
     try {
-      const res = await call({ method: 'POST', url: SIGNIN, payload: { type: 'GOOGLE', googleAuthorizationCode: code } })
+      const res = await call({
+        method: 'POST',
+        url: SIGNIN,
+        payload: { type: 'GOOGLE', googleAuthorizationCode: code },
+      })
       assertFailure(t, res, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
       t.ok(Number(res.headers['retry-after']) > 0, 'Retry-After')
     } finally {
       provider.tokenDown = false
     }
-    const retry = await call({ method: 'POST', url: SIGNIN, payload: { type: 'GOOGLE', googleAuthorizationCode: code } })
+    const retry = await call({
+      method: 'POST',
+      url: SIGNIN,
+      payload: { type: 'GOOGLE', googleAuthorizationCode: code },
+    })
     t.equal(retry.statusCode, 201, 'the retry exchanges the code')
   })
 
@@ -511,7 +539,11 @@ eachDialect(t, async (t, dialect) => {
         url: SIGNUP,
         payload: {
           type: 'APPLE',
-          appleIdentityToken: await token(appleKey, clock.now(), appleClaims(unique('a'), { email: address.toUpperCase() })),
+          appleIdentityToken: await token(
+            appleKey,
+            clock.now(),
+            appleClaims(unique('a'), { email: address.toUpperCase() }),
+          ),
         },
       }),
       409,
@@ -526,7 +558,9 @@ eachDialect(t, async (t, dialect) => {
         url: SIGNIN,
         payload: {
           type: 'GOOGLE',
-          googleAuthorizationCode: await googleCode(googleClaims(unique('g'), { email: address, email_verified: true })),
+          googleAuthorizationCode: await googleCode(
+            googleClaims(unique('g'), { email: address, email_verified: true }),
+          ),
         },
       }),
       409,
@@ -571,7 +605,9 @@ eachDialect(t, async (t, dialect) => {
     const gsub = unique('grace')
     const codes = await Promise.all([googleCode(googleClaims(gsub)), googleCode(googleClaims(gsub))])
     const google = await Promise.all(
-      codes.map((code) => call({ method: 'POST', url: SIGNIN, payload: { type: 'GOOGLE', googleAuthorizationCode: code } })),
+      codes.map((code) =>
+        call({ method: 'POST', url: SIGNIN, payload: { type: 'GOOGLE', googleAuthorizationCode: code } }),
+      ),
     )
     t.same(google.map((r) => r.statusCode).sort(), [200, 201])
     t.equal(google[0]!.json().userId, google[1]!.json().userId)
@@ -587,7 +623,9 @@ eachDialect(t, async (t, dialect) => {
     const userId = first.json().userId
     const detail = await ctx.admin({ method: 'GET', url: `/users/${userId}` })
     t.equal(detail.statusCode, 200)
-    t.match(detail.json().linkedProviders, [{ provider: 'apple', subject: sub, email: null, isPrivateRelayEmail: false }])
+    t.match(detail.json().linkedProviders, [
+      { provider: 'apple', subject: sub, email: null, isPrivateRelayEmail: false },
+    ])
     t.equal(detail.json().linkedProviders.length, 1)
     const anonymous = await createUser(ctx)
     const plain = await ctx.admin({ method: 'GET', url: `/users/${anonymous.userId}` })
@@ -620,7 +658,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('keys: an unknown kid fetches the keys once more, then the rotated key works', async (t) => {
     const own = await fresh()
-    const rotated = await makeKey('apple-2')
+    const rotated = rotatedKey
     provider.appleKeys = [appleKey]
     const start = provider.appleFetches
     const signIn = async (key: KeyPair) =>
@@ -640,7 +678,7 @@ eachDialect(t, async (t, dialect) => {
       t.equal(res.statusCode, 201, 'the unknown kid made it fetch the rotated keys')
       t.equal(provider.appleFetches, start + 2)
 
-      const stranger = await makeKey('apple-unknown')
+      const stranger = strangerKey
       assertFailure(t, await signIn(stranger), 401, 'INVALID_APPLE_TOKEN', 'INVALID_CREDENTIALS')
       assertFailure(t, await signIn(stranger), 401, 'INVALID_APPLE_TOKEN', 'INVALID_CREDENTIALS')
       t.equal(provider.appleFetches, start + 2, 'unknown kids fetch at most once per 10 seconds')
@@ -658,7 +696,10 @@ eachDialect(t, async (t, dialect) => {
       app.call({
         method: 'POST',
         url: SIGNIN,
-        payload: { type: 'APPLE', appleIdentityToken: await token(appleKey, app.clock.now(), appleClaims(unique('c'))) },
+        payload: {
+          type: 'APPLE',
+          appleIdentityToken: await token(appleKey, app.clock.now(), appleClaims(unique('c'))),
+        },
       })
     t.equal((await signIn(own)).statusCode, 201, 'keys fetched and cached')
     provider.appleDown = true
@@ -677,41 +718,44 @@ eachDialect(t, async (t, dialect) => {
     }
   })
 
-  t.test('keys: Google exchanged the code but its keys are down: 503, and the retry checks the kept token', async (t) => {
-    const own = await fresh()
-    const sub = unique('kept')
-    const code = `4/${unique('code')}`
-    provider.codes.set(code, {
-      status: 200,
-      body: { id_token: await token(googleKey, own.clock.now(), googleClaims(sub)), token_type: 'Bearer' },
-    })
-    const exchanges = provider.exchanges.length
-    provider.googleKeysDown = true
-    try {
-      const res = await own.call({
+  t.test(
+    'keys: Google exchanged the code but its keys are down: 503, and the retry checks the kept token',
+    async (t) => {
+      const own = await fresh()
+      const sub = unique('kept')
+      const code = `4/${unique('code')}`
+      provider.codes.set(code, {
+        status: 200,
+        body: { id_token: await token(googleKey, own.clock.now(), googleClaims(sub)), token_type: 'Bearer' },
+      })
+      const exchanges = provider.exchanges.length
+      provider.googleKeysDown = true
+      try {
+        const res = await own.call({
+          method: 'POST',
+          url: SIGNIN,
+          payload: { type: 'GOOGLE', googleAuthorizationCode: code },
+        })
+        assertFailure(t, res, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
+        t.ok(Number(res.headers['retry-after']) > 0, 'Retry-After')
+        t.equal(provider.exchanges.length, exchanges + 1, 'the code was spent')
+      } finally {
+        provider.googleKeysDown = false
+      }
+      own.clock.advance(KEYS_COOLDOWN_MS)
+      const retry = await own.call({
         method: 'POST',
-        url: SIGNIN,
+        url: SIGNUP,
         payload: { type: 'GOOGLE', googleAuthorizationCode: code },
       })
-      assertFailure(t, res, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
-      t.ok(Number(res.headers['retry-after']) > 0, 'Retry-After')
-      t.equal(provider.exchanges.length, exchanges + 1, 'the code was spent')
-    } finally {
-      provider.googleKeysDown = false
-    }
-    own.clock.advance(KEYS_COOLDOWN_MS)
-    const retry = await own.call({
-      method: 'POST',
-      url: SIGNUP,
-      payload: { type: 'GOOGLE', googleAuthorizationCode: code },
-    })
-    t.equal(retry.statusCode, 201, retry.body)
-    t.equal(retry.json().googleId, sub)
-    t.equal(provider.exchanges.length, exchanges + 1, 'without exchanging the code again')
-  })
+      t.equal(retry.statusCode, 201, retry.body)
+      t.equal(retry.json().googleId, sub)
+      t.equal(provider.exchanges.length, exchanges + 1, 'without exchanging the code again')
+    },
+  )
 
   t.test('not configured: 400 naming the provider', async (t) => {
-    const bare = await buildTestApp(t, dialect)
+    const bare = await fresh({})
     for (const [payload, code] of [
       [{ type: 'APPLE', appleIdentityToken: 'x.y.z' }, 'APPLE_NOT_CONFIGURED'],
       [{ type: 'GOOGLE', googleAuthorizationCode: '4/abc' }, 'GOOGLE_NOT_CONFIGURED'],
@@ -721,10 +765,14 @@ eachDialect(t, async (t, dialect) => {
         t.match(body.message, /not configured/)
       }
     }
-    const googleOnlyId = await buildTestApp(t, dialect, { env: { GOOGLE_CLIENT_ID: GOOGLE_CLIENT } })
+    const googleOnlyId = await fresh({ GOOGLE_CLIENT_ID: GOOGLE_CLIENT })
     assertFailure(
       t,
-      await googleOnlyId.call({ method: 'POST', url: SIGNIN, payload: { type: 'GOOGLE', googleAuthorizationCode: 'c' } }),
+      await googleOnlyId.call({
+        method: 'POST',
+        url: SIGNIN,
+        payload: { type: 'GOOGLE', googleAuthorizationCode: 'c' },
+      }),
       400,
       'GOOGLE_NOT_CONFIGURED',
       'GOOGLE_NOT_CONFIGURED',

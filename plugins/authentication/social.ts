@@ -56,7 +56,13 @@ export function createSocialSettings(
   now: () => number,
 ): SocialSettings {
   const keys = (url: string) =>
-    new KeySetCache({ url, now, timeoutMs: PROVIDER_TIMEOUT_MS, maxAgeMs: KEYS_MAX_AGE_MS, cooldownMs: KEYS_COOLDOWN_MS })
+    new KeySetCache({
+      url,
+      now,
+      timeoutMs: PROVIDER_TIMEOUT_MS,
+      maxAgeMs: KEYS_MAX_AGE_MS,
+      cooldownMs: KEYS_COOLDOWN_MS,
+    })
   return {
     apple: {
       audiences: [config.APPLE_BUNDLE_ID, config.APPLE_SERVICE_ID].map((id) => id.trim()).filter(Boolean),
@@ -240,7 +246,12 @@ export async function findOrCreateSocialUser(
       const session = await issueSession(trx, user.id, now, deps.lifetimes, { withRefresh: options.withRefresh })
       return {
         status: 201 as const,
-        body: socialResponse(authResponse(user, session, null), identity.provider, identity.subject, identity.isPrivateEmail),
+        body: socialResponse(
+          authResponse(user, session, null),
+          identity.provider,
+          identity.subject,
+          identity.isPrivateEmail,
+        ),
       }
     })
   } catch (error) {
