@@ -522,6 +522,16 @@ eachDialect(t, async (t, dialect) => {
       payload: { type: 'GOOGLE', googleAuthorizationCode: code },
     })
     t.equal(retry.statusCode, 201, 'the retry exchanges the code')
+
+    // Nothing listens on port 1: the connection is refused.
+    const unreachable = await fresh({ ...provider.env(), GOOGLE_TOKEN_URL: 'http://127.0.0.1:1/token' })
+    const refused = await unreachable.call({
+      method: 'POST',
+      url: SIGNIN,
+      payload: { type: 'GOOGLE', googleAuthorizationCode: await googleCode(googleClaims(unique('g'))) },
+    })
+    assertFailure(t, refused, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
+    t.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After')
   })
 
   t.test('an e-mail that belongs to another account is never linked: 409', async (t) => {
@@ -690,6 +700,24 @@ eachDialect(t, async (t, dialect) => {
     }
   })
 
+  t.test('keys: a burst of sign-ins on a cold cache shares one fetch', async (t) => {
+    const cold = await fresh()
+    const before = provider.appleFetches
+    const tokens = await Promise.all(
+      Array.from({ length: 5 }, () => token(appleKey, cold.clock.now(), appleClaims(unique('burst')))),
+    )
+    const results = await Promise.all(
+      tokens.map((appleIdentityToken) =>
+        cold.call({ method: 'POST', url: SIGNIN, payload: { type: 'APPLE', appleIdentityToken } }),
+      ),
+    )
+    t.same(
+      results.map((r) => r.statusCode),
+      [201, 201, 201, 201, 201],
+    )
+    t.equal(provider.appleFetches, before + 1, 'one fetch')
+  })
+
   t.test('keys: while the endpoint is down the cached keys are used; with none cached it is 503', async (t) => {
     const own = await fresh()
     const signIn = async (app: TestApp) =>
@@ -710,9 +738,27 @@ eachDialect(t, async (t, dialect) => {
       t.equal(provider.appleFetches, fetches + 1, 'after trying to refresh it')
 
       const cold = await fresh()
+      const before = provider.appleFetches
       const res = await signIn(cold)
       assertFailure(t, res, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
       t.ok(Number(res.headers['retry-after']) > 0, 'Retry-After')
+      assertFailure(t, await signIn(cold), 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
+      t.equal(provider.appleFetches, before + 1, 'a failing endpoint is tried at most once per 10 seconds')
+
+      // A key the cache does not know while the endpoint is down cannot be checked either way.
+      own.clock.advance(KEYS_COOLDOWN_MS)
+      const rotated = await own.call({
+        method: 'POST',
+        url: SIGNIN,
+        payload: {
+          type: 'APPLE',
+          appleIdentityToken: await token(rotatedKey, own.clock.now(), appleClaims(unique('c'))),
+        },
+      })
+      assertFailure(t, rotated, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
+
+      const nowhere = await fresh({ ...provider.env(), APPLE_JWKS_URL: 'http://127.0.0.1:1/keys' })
+      assertFailure(t, await signIn(nowhere), 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
     } finally {
       provider.appleDown = false
     }

@@ -19,7 +19,11 @@ export default fp(
       },
       email: { enabled: Boolean(app.config.SMTP_URL), publicUrl: app.config.PUBLIC_URL },
       loginSweep: { lastAt: Number.NEGATIVE_INFINITY },
-      social: createSocialSettings(app.config, () => app.clock.now()),
+      social: createSocialSettings(
+        app.config,
+        () => app.clock.now(),
+        (message) => app.log.warn(message),
+      ),
     }
     await app.register(routes, { prefix: APP_PREFIX, deps })
   },

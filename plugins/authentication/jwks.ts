@@ -21,6 +21,8 @@ export interface KeySetOptions {
   timeoutMs: number
   maxAgeMs: number
   cooldownMs: number
+  /** Told when a fetch fails (the operator's log): sign-ins may be failing or running on old keys. */
+  onFetchFailed?: (message: string) => void
 }
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>
@@ -29,6 +31,7 @@ export class KeySetCache {
   private keys: LocalKeySet | undefined
   private fetchedAt = Number.NEGATIVE_INFINITY
   private attemptedAt = Number.NEGATIVE_INFINITY
+  private lastFetchFailed = false
   private inflight: Promise<boolean> | undefined
 
   constructor(private readonly options: KeySetOptions) {}
@@ -36,19 +39,35 @@ export class KeySetCache {
   /** The key resolver jose's jwtVerify calls with the token's header. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
     const now = this.options.now()
-    if (!this.keys || (now - this.fetchedAt > this.options.maxAgeMs && this.mayFetch(now))) await this.refresh()
+    const stale = !this.keys || now - this.fetchedAt > this.options.maxAgeMs
+    // Callers that arrive during a fetch wait for it (a cold start's burst shares one fetch).
+    if (this.inflight || (stale && this.mayFetch(now))) await this.refresh()
     const keys = this.keys
-    if (!keys) throw new ProviderUnavailableError(`The signing keys at ${this.options.url} could not be fetched`)
+    if (!keys) throw this.unavailable()
     try {
       return await keys(header, token)
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey) || !this.mayFetch(this.options.now())) throw error
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error
+      // A key we do not know: the provider may have rotated its keys since the last fetch.
+      if (!this.inflight && !this.mayFetch(this.options.now())) {
+        // Just fetched: the key is really unknown, unless that fetch failed (then it cannot be told).
+        if (this.lastFetchFailed) throw this.unavailable()
+        throw error
+      }
     }
-    // A key we do not know: the provider may have rotated its keys since the last fetch.
-    if (!(await this.refresh())) {
-      throw new ProviderUnavailableError(`The signing keys at ${this.options.url} could not be fetched`)
-    }
+    if (!(await this.refresh())) throw this.unavailable()
     return this.keys!(header, token)
+  }
+
+  private unavailable() {
+    return new ProviderUnavailableError(`The signing keys at ${this.options.url} could not be fetched`)
+  }
+
+  private failed(reason: string): false {
+    this.lastFetchFailed = true
+    const fallback = this.keys ? 'the cached keys stay in use' : 'no keys are cached: sign-ins answer 503'
+    this.options.onFetchFailed?.(`Fetching the signing keys at ${this.options.url} failed (${reason}); ${fallback}`)
+    return false
   }
 
   private mayFetch(now: number): boolean {
@@ -70,14 +89,15 @@ export class KeySetCache {
         headers: { accept: 'application/json' },
         signal: AbortSignal.timeout(this.options.timeoutMs),
       })
-      if (!response.ok) return false
+      if (!response.ok) return this.failed(`answered ${response.status}`)
       const document = (await response.json()) as JSONWebKeySet
       // Throws on a document that is not a key set: treated like an unreachable endpoint.
       this.keys = createLocalJWKSet(document)
       this.fetchedAt = this.options.now()
+      this.lastFetchFailed = false
       return true
-    } catch {
-      return false
+    } catch (error) {
+      return this.failed((error as Error).message)
     }
   }
 }

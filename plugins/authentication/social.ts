@@ -54,6 +54,7 @@ export function createSocialSettings(
     GOOGLE_JWKS_URL: string
   },
   now: () => number,
+  onFetchFailed?: (message: string) => void,
 ): SocialSettings {
   const keys = (url: string) =>
     new KeySetCache({
@@ -62,6 +63,7 @@ export function createSocialSettings(
       timeoutMs: PROVIDER_TIMEOUT_MS,
       maxAgeMs: KEYS_MAX_AGE_MS,
       cooldownMs: KEYS_COOLDOWN_MS,
+      onFetchFailed,
     })
   return {
     apple: {
