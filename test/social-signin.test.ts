@@ -1,208 +1,34 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import t, { type Test } from 'tap'
-import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, type CryptoKey } from 'jose'
-import { assertError, buildTestApp, eachDialect, type TestApp } from './helpers/app.js'
-import { createUser } from './fixtures/users.js'
-
 /**
- * Sign in with Apple and Google against a local key server and a local Google token endpoint,
- * started here on 127.0.0.1 with keys made here: nothing reaches the internet.
+ * Sign in with Apple and Google (the flows, conflicts, races, the admin view) against a local key
+ * server and a local Google token endpoint started on 127.0.0.1 with keys made in the test:
+ * nothing reaches the internet. The key cache and provider outages: social-keys.test.ts.
  */
-const SIGNUP = '/user-management/signup'
-const SIGNIN = '/user-management/signin'
-const APPLE_ISS = 'https://appleid.apple.com'
-const BUNDLE_ID = 'com.example.game'
-const SERVICE_ID = 'com.example.game.web'
-const GOOGLE_CLIENT = 'client-123.apps.googleusercontent.com'
-const GOOGLE_SECRET = 'google-secret-value'
-const KEYS_COOLDOWN_MS = 10_000
-
-interface KeyPair {
-  kid: string
-  privateKey: CryptoKey
-  publicKey: CryptoKey
-  jwk: JWK
-}
-
-async function makeKey(kid: string): Promise<KeyPair> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true })
-  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' }
-  return { kid, privateKey, publicKey, jwk }
-}
-
-type Exchange = { status: number; body: unknown }
-
-/** Apple's and Google's endpoints, as the test wants them to behave. */
-class Provider {
-  appleKeys: KeyPair[] = []
-  googleKeys: KeyPair[] = []
-  /** JWKS endpoints answer 503 while true. */
-  appleDown = false
-  googleKeysDown = false
-  /** The token endpoint answers 500 while true. */
-  tokenDown = false
-  appleFetches = 0
-  googleFetches = 0
-  /** Every form the token endpoint received. */
-  exchanges: Array<Record<string, string>> = []
-  /** What the token endpoint answers for each code, once: a code is spent by its first exchange. */
-  codes = new Map<string, Exchange>()
-  private spent = new Set<string>()
-  server!: Server
-  base = ''
-
-  async start(t: Test) {
-    this.server = createServer((req, res) => void this.handle(req, res))
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
-    t.teardown(() => new Promise<void>((resolve) => this.server.close(() => resolve())))
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse) {
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(body))
-    }
-    if (req.method === 'GET' && req.url === '/apple/keys') {
-      this.appleFetches++
-      return this.appleDown ? send(503, { error: 'down' }) : send(200, { keys: this.appleKeys.map((k) => k.jwk) })
-    }
-    if (req.method === 'GET' && req.url === '/google/certs') {
-      this.googleFetches++
-      return this.googleKeysDown ? send(503, { error: 'down' }) : send(200, { keys: this.googleKeys.map((k) => k.jwk) })
-    }
-    if (req.method === 'POST' && req.url === '/google/token') {
-      let raw = ''
-      for await (const chunk of req) raw += chunk
-      const form = Object.fromEntries(new URLSearchParams(raw))
-      this.exchanges.push({ ...form, contentType: req.headers['content-type'] ?? '' })
-      if (this.tokenDown) return send(500, { error: 'internal_failure' })
-      const answer = this.codes.get(form.code ?? '')
-      const valid =
-        answer &&
-        !this.spent.has(form.code!) &&
-        form.client_id === GOOGLE_CLIENT &&
-        form.client_secret === GOOGLE_SECRET &&
-        form.grant_type === 'authorization_code'
-      if (!valid) return send(400, { error: 'invalid_grant', error_description: 'Bad Request' })
-      this.spent.add(form.code!)
-      return send(answer.status, answer.body)
-    }
-    send(404, {})
-  }
-
-  env(): Record<string, string> {
-    return {
-      APPLE_BUNDLE_ID: BUNDLE_ID,
-      APPLE_SERVICE_ID: SERVICE_ID,
-      APPLE_JWKS_URL: `${this.base}/apple/keys`,
-      GOOGLE_CLIENT_ID: GOOGLE_CLIENT,
-      GOOGLE_CLIENT_SECRET: GOOGLE_SECRET,
-      GOOGLE_TOKEN_URL: `${this.base}/google/token`,
-      GOOGLE_JWKS_URL: `${this.base}/google/certs`,
-    }
-  }
-}
-
-let serial = 0
-const unique = (prefix: string) => `${prefix}-${process.pid}-${++serial}`
-
-/** A signed provider token; `claims` override the defaults (null removes one). */
-async function token(
-  key: KeyPair,
-  now: number,
-  claims: Record<string, unknown>,
-  header: Record<string, unknown> = {},
-): Promise<string> {
-  const seconds = Math.floor(now / 1000)
-  const payload: JWTPayload = Object.fromEntries(
-    Object.entries({ iat: seconds, exp: seconds + 600, ...claims }).filter(([, v]) => v !== null),
-  )
-  return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: key.kid, ...header }).sign(key.privateKey)
-}
-
-const appleClaims = (sub: string, extra: Record<string, unknown> = {}) => ({
-  iss: APPLE_ISS,
-  aud: BUNDLE_ID,
-  sub,
-  ...extra,
-})
-const googleClaims = (sub: string, extra: Record<string, unknown> = {}) => ({
-  iss: 'https://accounts.google.com',
-  aud: GOOGLE_CLIENT,
-  sub,
-  ...extra,
-})
-
-/** The body the Unity SDK sends (JsonUtility writes every string field, absent ones as ""). */
-const unityApple = (appleIdentityToken: string, signup: boolean) => ({
-  type: 'APPLE',
-  ...(signup ? { username: '', appleFirstName: '', appleLastName: '' } : {}),
-  email: '',
-  password: '',
-  anonymousToken: '',
-  googleAuthorizationCode: '',
-  googleRedirectUri: '',
-  appleIdentityToken,
-})
-const unityGoogle = (googleAuthorizationCode: string, signup: boolean) => ({
-  type: 'GOOGLE',
-  ...(signup ? { username: '' } : {}),
-  email: '',
-  password: '',
-  anonymousToken: '',
-  googleAuthorizationCode,
-  googleRedirectUri: '',
-})
-
-/** A failure body: §3.1 status and code, authStatus, and no userId key (a null one crashes Godot). */
-function assertFailure(t: Test, res: { statusCode: number; json(): any }, status: number, code: string, auth: string) {
-  const body = assertError(t, res, status, code)
-  t.equal(body.authStatus, auth, `authStatus ${auth}`)
-  t.notOk('userId' in body, 'no userId key')
-  return body
-}
-
-// RSA key generation is slow on a busy machine: every key the tests use, made once, side by side.
-const [appleKey, googleKey, impostorKey, rotatedKey, strangerKey] = await Promise.all([
-  makeKey('apple-1'),
-  makeKey('google-1'),
-  // Signs with a key of its own under the real key's kid: a forged signature.
-  makeKey('apple-1'),
-  makeKey('apple-2'),
-  makeKey('apple-unknown'),
-])
+import t from 'tap'
+import { exportSPKI, SignJWT } from 'jose'
+import { assertError, eachDialect } from './helpers/app.js'
+import { createUser } from './fixtures/users.js'
+import {
+  APPLE_ISS,
+  GOOGLE_CLIENT,
+  GOOGLE_SECRET,
+  SERVICE_ID,
+  SIGNIN,
+  SIGNUP,
+  appleClaims,
+  appleKey,
+  assertFailure,
+  googleClaims,
+  impostorKey,
+  socialSetup,
+  token,
+  unique,
+  unityApple,
+  unityGoogle,
+} from './helpers/social.js'
 
 eachDialect(t, async (t, dialect) => {
-  const provider = new Provider()
-  await provider.start(t)
-  provider.appleKeys = [appleKey]
-  provider.googleKeys = [googleKey]
-
-  const ctx = await buildTestApp(t, dialect, { env: provider.env() })
+  const { provider, ctx, fresh, googleCode } = await socialSetup(t, dialect)
   const { call, clock } = ctx
-  /** Another app (its own key cache and clock) over the same database: a fresh database per app is slow on MySQL. */
-  const fresh = (env: Record<string, string> = provider.env()) =>
-    buildTestApp(t, dialect, {
-      env,
-      dbEnv: Object.fromEntries(Object.entries(ctx.env).filter(([name]) => name.startsWith('DB_'))),
-    })
-
-  /** A code the token endpoint exchanges once for an id_token with these claims. */
-  const googleCode = async (claims: Record<string, unknown>, key = googleKey) => {
-    const code = `4/${unique('code')}`
-    provider.codes.set(code, {
-      status: 200,
-      body: {
-        access_token: 'ya29.x',
-        expires_in: 3599,
-        token_type: 'Bearer',
-        id_token: await token(key, clock.now(), claims),
-      },
-    })
-    return code
-  }
 
   t.test('Apple: sign-in creates, sign-in again finds, sign-up with the same token finds', async (t) => {
     const sub = unique('001234.apple')
@@ -663,165 +489,6 @@ eachDialect(t, async (t, dialect) => {
       await call({ method: 'POST', url: SIGNIN, payload: { type: 'APPLE', appleIdentityToken: idToken } }),
       403,
       'USER_BANNED',
-    )
-  })
-
-  t.test('keys: an unknown kid fetches the keys once more, then the rotated key works', async (t) => {
-    const own = await fresh()
-    const rotated = rotatedKey
-    provider.appleKeys = [appleKey]
-    const start = provider.appleFetches
-    const signIn = async (key: KeyPair) =>
-      own.call({
-        method: 'POST',
-        url: SIGNIN,
-        payload: { type: 'APPLE', appleIdentityToken: await token(key, own.clock.now(), appleClaims(unique('rot'))) },
-      })
-    t.equal((await signIn(appleKey)).statusCode, 201)
-    t.equal((await signIn(appleKey)).statusCode, 201)
-    t.equal(provider.appleFetches, start + 1, 'the keys were fetched once and cached')
-
-    try {
-      provider.appleKeys = [rotated]
-      own.clock.advance(KEYS_COOLDOWN_MS)
-      const res = await signIn(rotated)
-      t.equal(res.statusCode, 201, 'the unknown kid made it fetch the rotated keys')
-      t.equal(provider.appleFetches, start + 2)
-
-      const stranger = strangerKey
-      assertFailure(t, await signIn(stranger), 401, 'INVALID_APPLE_TOKEN', 'INVALID_CREDENTIALS')
-      assertFailure(t, await signIn(stranger), 401, 'INVALID_APPLE_TOKEN', 'INVALID_CREDENTIALS')
-      t.equal(provider.appleFetches, start + 2, 'unknown kids fetch at most once per 10 seconds')
-      own.clock.advance(KEYS_COOLDOWN_MS)
-      assertFailure(t, await signIn(stranger), 401, 'INVALID_APPLE_TOKEN', 'INVALID_CREDENTIALS')
-      t.equal(provider.appleFetches, start + 3, 'and once more after')
-    } finally {
-      provider.appleKeys = [appleKey]
-    }
-  })
-
-  t.test('keys: a burst of sign-ins on a cold cache shares one fetch', async (t) => {
-    const cold = await fresh()
-    const before = provider.appleFetches
-    const tokens = await Promise.all(
-      Array.from({ length: 5 }, () => token(appleKey, cold.clock.now(), appleClaims(unique('burst')))),
-    )
-    const results = await Promise.all(
-      tokens.map((appleIdentityToken) =>
-        cold.call({ method: 'POST', url: SIGNIN, payload: { type: 'APPLE', appleIdentityToken } }),
-      ),
-    )
-    t.same(
-      results.map((r) => r.statusCode),
-      [201, 201, 201, 201, 201],
-    )
-    t.equal(provider.appleFetches, before + 1, 'one fetch')
-  })
-
-  t.test('keys: while the endpoint is down the cached keys are used; with none cached it is 503', async (t) => {
-    const own = await fresh()
-    const signIn = async (app: TestApp) =>
-      app.call({
-        method: 'POST',
-        url: SIGNIN,
-        payload: {
-          type: 'APPLE',
-          appleIdentityToken: await token(appleKey, app.clock.now(), appleClaims(unique('c'))),
-        },
-      })
-    t.equal((await signIn(own)).statusCode, 201, 'keys fetched and cached')
-    provider.appleDown = true
-    try {
-      own.clock.advance(2 * 3600_000)
-      const fetches = provider.appleFetches
-      t.equal((await signIn(own)).statusCode, 201, 'the stale copy is used while the endpoint fails')
-      t.equal(provider.appleFetches, fetches + 1, 'after trying to refresh it')
-
-      const cold = await fresh()
-      const before = provider.appleFetches
-      const res = await signIn(cold)
-      assertFailure(t, res, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
-      t.ok(Number(res.headers['retry-after']) > 0, 'Retry-After')
-      assertFailure(t, await signIn(cold), 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
-      t.equal(provider.appleFetches, before + 1, 'a failing endpoint is tried at most once per 10 seconds')
-
-      // A key the cache does not know while the endpoint is down cannot be checked either way.
-      own.clock.advance(KEYS_COOLDOWN_MS)
-      const rotated = await own.call({
-        method: 'POST',
-        url: SIGNIN,
-        payload: {
-          type: 'APPLE',
-          appleIdentityToken: await token(rotatedKey, own.clock.now(), appleClaims(unique('c'))),
-        },
-      })
-      assertFailure(t, rotated, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
-
-      const nowhere = await fresh({ ...provider.env(), APPLE_JWKS_URL: 'http://127.0.0.1:1/keys' })
-      assertFailure(t, await signIn(nowhere), 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
-    } finally {
-      provider.appleDown = false
-    }
-  })
-
-  t.test(
-    'keys: Google exchanged the code but its keys are down: 503, and the retry checks the kept token',
-    async (t) => {
-      const own = await fresh()
-      const sub = unique('kept')
-      const code = `4/${unique('code')}`
-      provider.codes.set(code, {
-        status: 200,
-        body: { id_token: await token(googleKey, own.clock.now(), googleClaims(sub)), token_type: 'Bearer' },
-      })
-      const exchanges = provider.exchanges.length
-      provider.googleKeysDown = true
-      try {
-        const res = await own.call({
-          method: 'POST',
-          url: SIGNIN,
-          payload: { type: 'GOOGLE', googleAuthorizationCode: code },
-        })
-        assertFailure(t, res, 503, 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE')
-        t.ok(Number(res.headers['retry-after']) > 0, 'Retry-After')
-        t.equal(provider.exchanges.length, exchanges + 1, 'the code was spent')
-      } finally {
-        provider.googleKeysDown = false
-      }
-      own.clock.advance(KEYS_COOLDOWN_MS)
-      const retry = await own.call({
-        method: 'POST',
-        url: SIGNUP,
-        payload: { type: 'GOOGLE', googleAuthorizationCode: code },
-      })
-      t.equal(retry.statusCode, 201, retry.body)
-      t.equal(retry.json().googleId, sub)
-      t.equal(provider.exchanges.length, exchanges + 1, 'without exchanging the code again')
-    },
-  )
-
-  t.test('not configured: 400 naming the provider', async (t) => {
-    const bare = await fresh({})
-    for (const [payload, code] of [
-      [{ type: 'APPLE', appleIdentityToken: 'x.y.z' }, 'APPLE_NOT_CONFIGURED'],
-      [{ type: 'GOOGLE', googleAuthorizationCode: '4/abc' }, 'GOOGLE_NOT_CONFIGURED'],
-    ] as const) {
-      for (const url of [SIGNIN, SIGNUP]) {
-        const body = assertFailure(t, await bare.call({ method: 'POST', url, payload }), 400, code, code)
-        t.match(body.message, /not configured/)
-      }
-    }
-    const googleOnlyId = await fresh({ GOOGLE_CLIENT_ID: GOOGLE_CLIENT })
-    assertFailure(
-      t,
-      await googleOnlyId.call({
-        method: 'POST',
-        url: SIGNIN,
-        payload: { type: 'GOOGLE', googleAuthorizationCode: 'c' },
-      }),
-      400,
-      'GOOGLE_NOT_CONFIGURED',
-      'GOOGLE_NOT_CONFIGURED',
     )
   })
 })
