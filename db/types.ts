@@ -193,6 +193,33 @@ export interface LoginFailuresTable {
   failed_at: number
 }
 
+export type SocialProvider = 'apple' | 'google'
+
+/** A sign-in provider's subject bound to a user (users feature): one user per subject. */
+export interface UserIdentitiesTable {
+  provider: SocialProvider
+  subject: string
+  user_id: string
+  /** The address the provider gave when the identity was bound (null when it gave none). */
+  email: string | null
+  /** Apple's private relay address (`is_private_email`). */
+  is_private_email: Flag
+  created_at: number
+}
+
+export type GoogleCodeKind = 'identity' | 'token'
+
+/**
+ * A Google authorization code already exchanged (authentication feature), by SHA-256 of the code:
+ * `identity` holds the checked identity (JSON), `token` the id_token not checked yet.
+ */
+export interface GoogleCodesTable {
+  code_hash: string
+  kind: GoogleCodeKind
+  payload: string
+  expires_at: number
+}
+
 /** E-mail sign-in refused (429) for this key until `locked_until`, after too many failures. */
 export interface LoginLocksTable {
   key_hash: string
@@ -503,6 +530,8 @@ export interface Database {
   account_tokens: AccountTokensTable
   login_failures: LoginFailuresTable
   login_locks: LoginLocksTable
+  user_identities: UserIdentitiesTable
+  google_codes: GoogleCodesTable
   email_templates: EmailTemplatesTable
   emails: EmailsTable
   crash_sessions: CrashSessionsTable
@@ -529,6 +558,7 @@ export type Db = Kysely<Database>
 
 export type User = Selectable<UsersTable>
 export type NewUser = Insertable<UsersTable>
+export type UserIdentity = Selectable<UserIdentitiesTable>
 export type UserUpdate = Updateable<UsersTable>
 export type Session = Selectable<SessionsTable>
 export type NewSession = Insertable<SessionsTable>

@@ -38,6 +38,16 @@ export const SignoutBodySchema = Type.Object({
   sessionToken: OptionalString({ maxLength: 512 }),
 })
 
+/** A sign-in provider bound to a user: one user per provider subject. */
+export const LinkedProviderSchema = Type.Object({
+  provider: StringEnum(['apple', 'google'] as const),
+  subject: Type.String({ description: "The provider's id of the account (Apple's user id, Google's sub)" }),
+  email: Type.Union([Type.String(), Type.Null()], { description: 'The address the provider gave when linked' }),
+  isPrivateRelayEmail: Type.Boolean(),
+  linkedAt: TimestampSchema,
+})
+export type LinkedProvider = Static<typeof LinkedProviderSchema>
+
 /** What the operator sees of a user. */
 export const AdminUserSchema = Type.Object({
   userId: Type.String(),
@@ -50,6 +60,9 @@ export const AdminUserSchema = Type.Object({
   bannedAt: Type.Union([TimestampSchema, Type.Null()]),
   banReason: Type.Union([Type.String(), Type.Null()]),
   activeSessions: Type.Integer(),
+  linkedProviders: Type.Array(LinkedProviderSchema, {
+    description: 'Apple and Google accounts the user signs in with',
+  }),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
 })

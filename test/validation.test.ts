@@ -139,11 +139,6 @@ eachDialect(t, async (t, dialect) => {
         '/includeRefreshToken',
       ],
       [
-        'a provider that is not enabled',
-        strict.call({ method: 'POST', url: '/user-management/signin', payload: { type: 'GOOGLE' } }),
-        '/type',
-      ],
-      [
         'sign-in without a token',
         strict.call({ method: 'POST', url: '/user-management/signin', payload: {} }),
         '/anonymousToken',
