@@ -29,6 +29,22 @@ export const components: NamedSchemas = {
   SuccessMessage: MessageResponseSchema,
 }
 
+/** Signup and signin share these rules for Apple and Google (the SDKs call one, then the other, with one token). */
+const SOCIAL =
+  '\n\n**Social sign-in** (off until configured; signup and signin take the same body and do the same thing: find the ' +
+  'user bound to the provider account, or create one; 200 found, 201 created; `isAnonymous: false`, `appleUserId` or ' +
+  '`googleId` set):\n' +
+  '- `{ type: "APPLE", appleIdentityToken, appleFirstName?, appleLastName?, username? }`: the identity token is checked ' +
+  "against Apple's keys (RS256, issuer `https://appleid.apple.com`, audience the bundle id or service id, 60 s leeway). " +
+  "The same token may be sent again (no single-use rule). Name: `username`, else first + last name, else the e-mail's " +
+  'local part, else `Apple-NNNN`.\n' +
+  '- `{ type: "GOOGLE", googleAuthorizationCode (≤ 2000), googleRedirectUri?, username? }`: the code is exchanged with ' +
+  'Google once; the checked identity is kept 10 minutes, so a signup right after a signin with the same code succeeds.\n' +
+  '- Failures carry `authStatus` and no `userId` key: not configured → 400 `APPLE_NOT_CONFIGURED` / ' +
+  '`GOOGLE_NOT_CONFIGURED`; a bad, expired or foreign token or code → 401 `INVALID_APPLE_TOKEN` / `INVALID_GOOGLE_CODE` ' +
+  '(`authStatus: "INVALID_CREDENTIALS"`); an e-mail that belongs to another account → 409 `APPLE_EMAIL_CONFLICT` / ' +
+  '`USER_ALREADY_EXISTS`; the provider unreachable → 503 with `Retry-After` (retry with the same token or code).'
+
 export const docs: OperationDocs = {
   [`POST ${P}/signup`]: {
     description:
@@ -40,9 +56,10 @@ export const docs: OperationDocs = {
       'if another account has it); without one the server issues a 32-character token. Store it: signing in with it restores the account.\n' +
       '- `type` `EMAIL`: `email` (≤ 254, unique case-insensitively: 409 `USER_ALREADY_EXISTS`) and `password` (8–128 characters). ' +
       '`isVerified` starts false; with SMTP configured a verification mail (token valid 24 h) is queued.\n' +
-      '- `GOOGLE` and `APPLE` are not enabled on this server: 400 `VALIDATION_ERROR` on `/type`.\n\n' +
+      '- `APPLE` / `GOOGLE`: see Social sign-in below.\n\n' +
       '`refreshToken` is null unless `includeRefreshToken: true`. 503 `SERVICE_UNAVAILABLE` when the password hashing queue ' +
-      'is full (retry later).',
+      'is full (retry later).' +
+      SOCIAL,
     request: { type: 'ANONYMOUS', username: 'Player-4821' },
     response: auth,
   },
@@ -56,7 +73,8 @@ export const docs: OperationDocs = {
       'further attempts are 429 `TOO_MANY_ATTEMPTS` (with `Retry-After`) for 15 minutes.\n' +
       '- `{ refreshToken }`: renews a session. The refresh token is single-use and a new one is returned; reusing a spent ' +
       'one revokes that token family. Unknown, expired, spent or revoked: 401 `SESSION_REQUIRED`.\n\n' +
-      'A banned user is refused with 403 `USER_BANNED`. 503 `SERVICE_UNAVAILABLE` when the password hashing queue is full.',
+      'A banned user is refused with 403 `USER_BANNED`. 503 `SERVICE_UNAVAILABLE` when the password hashing queue is full.' +
+      SOCIAL,
     request: { anonymousToken: EX.anonymousToken },
     response: auth,
   },

@@ -16,6 +16,15 @@ const user = {
   bannedAt: null,
   banReason: null,
   activeSessions: 2,
+  linkedProviders: [
+    {
+      provider: 'apple',
+      subject: '001234.5f6e7d8c9b0a.1234',
+      email: 'ada@example.com',
+      isPrivateRelayEmail: false,
+      linkedAt: EX.earlier,
+    },
+  ],
   createdAt: EX.earlier,
   updatedAt: EX.now,
 }
