@@ -20,5 +20,5 @@ export default fp(
     }
     await app.register(routes, { prefix: APP_PREFIX, deps })
   },
-  { name: 'authentication', dependencies: ['db', 'clock', 'config'] },
+  { name: 'authentication', dependencies: ['db', 'clock', 'config', 'metrics'] },
 )

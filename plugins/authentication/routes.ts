@@ -1,6 +1,6 @@
 // The app routes of authentication (API.md §3): what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
+import { errors, present } from '../../schemas/common.js'
 import {
   AuthResponseSchema,
   ForgotPasswordBodySchema,
@@ -26,7 +26,11 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         response: { 201: AuthResponseSchema, ...errors(400, 401, 409, 429, 503) },
       },
     },
-    async (request, reply) => reply.code(201).send(await signup(deps, request.body)),
+    async (request, reply) => {
+      const answer = await signup(deps, request.body)
+      app.metrics.signedUp(request.body.type === 'EMAIL' ? 'email' : 'anonymous')
+      return reply.code(201).send(answer)
+    },
   )
 
   app.post(
@@ -39,7 +43,12 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         response: { 200: AuthResponseSchema, ...errors(400, 401, 403, 404, 429, 503) },
       },
     },
-    async (request) => signin(deps, request.body),
+    async (request) => {
+      const answer = await signin(deps, request.body)
+      const { refreshToken, type } = request.body
+      app.metrics.signedIn(present(refreshToken) ? 'refresh' : type === 'EMAIL' ? 'email' : 'anonymous')
+      return answer
+    },
   )
 
   app.post(

@@ -11,7 +11,11 @@ import admin from './admin.js'
 export default fp(
   async (app) => {
     // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
-    const topPages = new TopPageCache(app.config.LEADERBOARD_CACHE_MS)
+    const topPages = new TopPageCache(
+      app.config.LEADERBOARD_CACHE_MS,
+      undefined,
+      app.metrics.cacheLookup('leaderboard_top'),
+    )
     app.events.onBoardChanged((boardId) => topPages.boardChanged(boardId))
     // Pages show names and public profiles: a change to either on this instance shows on the next read.
     app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
@@ -20,5 +24,5 @@ export default fp(
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },
-  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events'] },
+  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events', 'metrics'] },
 )

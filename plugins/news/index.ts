@@ -11,9 +11,11 @@ import admin from './admin.js'
 export default fp(
   async (app) => {
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'news', loadNews)
+    const cache = new ContentCache(app.db, app.clock, 'news', loadNews, {
+      onLookup: app.metrics.cacheLookup('news'),
+    })
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'news', dependencies: ['db', 'clock'] },
+  { name: 'news', dependencies: ['db', 'clock', 'metrics'] },
 )
