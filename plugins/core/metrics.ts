@@ -134,17 +134,20 @@ export class Metrics implements DbObserver {
   private db: Db | undefined
 
   constructor() {
-    const metrics = this
+    // `collect` runs with the gauge as `this`: these read the current source and database.
+    const emailQueue = () => this.emailQueueSource
+    const watchedDb = () => this.db
     new Gauge({
       name: 'outpost_email_queue',
       help: 'E-mails in the queue by status, read from the database when scraped (every instance reports the same queue)',
       labelNames: ['status'] as const,
       registers: [this.registry],
       async collect() {
-        if (!metrics.emailQueueSource) return
+        const source = emailQueue()
+        if (!source) return
         this.reset()
         // A database that does not answer must not fail the scrape: the other families still matter then.
-        const counts = await metrics.emailQueueSource().catch(() => null)
+        const counts = await source().catch(() => null)
         if (counts) for (const [status, count] of Object.entries(counts)) this.set({ status }, count)
       },
     })
@@ -154,7 +157,8 @@ export class Metrics implements DbObserver {
       labelNames: ['state'] as const,
       registers: [this.registry],
       collect() {
-        const usage = metrics.db && poolUsage(metrics.db)
+        const db = watchedDb()
+        const usage = db && poolUsage(db)
         if (!usage) return
         this.set({ state: 'in_use' }, usage.inUse)
         this.set({ state: 'waiting' }, usage.waiting)
