@@ -212,9 +212,12 @@ eachDialect(t, async (t, dialect) => {
       })
       t.equal(poolUsage(db)!.inUse, 0, 'given back')
       // One connection, held: the next caller waits past DB_QUERY_TIMEOUT_MS and is told so.
-      const small = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: 200 }, {
-        queryFailed: (kind) => seen.push(kind),
-      })
+      const small = createDb(
+        { ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: 200 },
+        {
+          queryFailed: (kind) => seen.push(kind),
+        },
+      )
       t.teardown(() => small.destroy())
       let release!: () => void
       const held = small.transaction().execute(async (trx) => {

@@ -66,7 +66,8 @@ export function parsePrometheus(text: string): Map<string, Family> {
       if (kind === 'HELP') helps.set(name, rest)
       else {
         if (families.has(name)) throw new Error(`family ${name} declared twice`)
-        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest)) throw new Error(`bad type: ${line}`)
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest))
+          throw new Error(`bad type: ${line}`)
         families.set(name, { name, type: rest as Family['type'], help: helps.get(name) ?? '', samples: [] })
       }
       continue
