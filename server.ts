@@ -1,5 +1,4 @@
 import closeWithGrace from 'close-with-grace'
-import PinoPretty from 'pino-pretty'
 import { buildApp } from './app.js'
 import { describeConfigError, ensureEnvFile, loadConfig, type Config } from './config.js'
 import { version } from './plugins/core/health.js'
@@ -26,8 +25,9 @@ async function main() {
 
   // A person at a terminal reads one coloured line per event; anything else (a file, a container's
   // log driver, a log shipper) gets one JSON object per line.
+  // Loaded only then: a server writing JSON does not pay for pino-pretty's start-up.
   const logStream = process.stdout.isTTY
-    ? PinoPretty({
+    ? (await import('pino-pretty')).default({
         colorize: true,
         singleLine: true,
         translateTime: 'SYS:HH:MM:ss.l',
