@@ -65,6 +65,8 @@ t.test('request ids: kept, generated, echoed on every answer, logged, in 500 bod
   t.match(requestIdOf({ headers: { 'x-request-id': '' } } as never), UUID, 'empty: replaced')
   t.match(requestIdOf({ headers: { 'x-request-id': ['a', 'b'] } } as never), UUID, 'sent twice: replaced')
 
+  const browser = await app.inject({ url: '/health', headers: { origin: 'https://game.example' } })
+  t.match(browser.headers['access-control-expose-headers'], /X-Request-Id/, 'a browser game can read it')
   const notFound = await app.inject({ url: '/nowhere', headers: { 'x-request-id': 'id-404' } })
   t.equal(notFound.statusCode, 404)
   t.equal(notFound.headers['x-request-id'], 'id-404', 'on a 404')
