@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -20,6 +20,8 @@ import sessionsPlugin from './plugins/core/sessions.js'
 import openapiPlugin from './plugins/core/openapi.js'
 import healthPlugin from './plugins/core/health.js'
 import eventsPlugin from './plugins/core/events.js'
+import loggingPlugin, { requestIdOf } from './plugins/core/logging.js'
+import metricsPlugin from './plugins/core/metrics.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import playerProfile from './plugins/player-profile/index.js'
@@ -70,6 +72,12 @@ function deadlineCheckInterval(config: Config): number {
 export async function buildApp({ config, clock, db, logStream }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, ...(logStream && { stream: logStream }) },
+    // One line per request, written by the logging plugin (probes at debug), instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    // The id of a request (X-Request-Id when valid, else a UUID) is checked in requestIdOf: Fastify's
+    // requestIdHeader would take any header value as it came.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
@@ -108,10 +116,12 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   })
 
   await app.register(configPlugin, { config })
+  await app.register(loggingPlugin)
   await app.register(surfacesPlugin)
   await app.register(clockPlugin, { clock })
   await app.register(eventsPlugin)
   await app.register(errorsPlugin)
+  await app.register(metricsPlugin)
   await app.register(dbPlugin, { db })
   await app.register(httpPlugin)
   await app.register(rateLimitPlugin)

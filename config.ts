@@ -148,6 +148,14 @@ export const ConfigSchema = Type.Object({
     { default: 'info' },
   ),
   MIGRATE_ON_START: Bool(true, 'Run pending migrations when the server starts'),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      not: { enum: PLACEHOLDER_KEYS },
+      description:
+        'Bearer token GET /metrics requires from every caller; unset = /metrics answers only loopback callers',
+    }),
+  ),
 })
 
 export type Config = Static<typeof ConfigSchema>

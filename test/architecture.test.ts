@@ -124,10 +124,12 @@ t.test('app.ts registers core and the 14 features, one plugin each', async (t) =
   for (const name of features) t.ok(app.hasPlugin(name), `feature plugin '${name}'`)
   const core = [
     'config',
+    'logging',
     'surfaces',
     'clock',
     'events',
     'errors',
+    'metrics',
     'db',
     'http',
     'rate-limit',

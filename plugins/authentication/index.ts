@@ -29,5 +29,5 @@ export default fp(
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, deps })
   },
-  { name: 'authentication', dependencies: ['db', 'clock', 'config'] },
+  { name: 'authentication', dependencies: ['db', 'clock', 'config', 'metrics'] },
 )

@@ -1,6 +1,6 @@
 // The app routes of authentication: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
+import { errors, present } from '../../schemas/common.js'
 import {
   AuthResponseSchema,
   ForgotPasswordBodySchema,
@@ -11,9 +11,12 @@ import {
   VerifyEmailBodySchema,
 } from '../../schemas/authentication.js'
 import { signin, signup, type AuthDeps } from './service.js'
+import type { AccountKind } from '../core/metrics.js'
 import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
 
 const tags = ['Authentication']
+const accountKind = (type: string | null | undefined): AccountKind =>
+  type === 'EMAIL' ? 'email' : type === 'APPLE' ? 'apple' : type === 'GOOGLE' ? 'google' : 'anonymous'
 
 const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
   app.post(
@@ -38,6 +41,8 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     },
     async (request, reply) => {
       const outcome = await signup(deps, request.body)
+      if (outcome.status === 201) app.metrics.signedUp(accountKind(request.body.type))
+      else app.metrics.signedIn(accountKind(request.body.type))
       return reply.code(outcome.status).send(outcome.body)
     },
   )
@@ -60,6 +65,9 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     },
     async (request, reply) => {
       const outcome = await signin(deps, request.body)
+      const { refreshToken, type } = request.body
+      if (outcome.status === 201) app.metrics.signedUp(accountKind(type))
+      else app.metrics.signedIn(present(refreshToken) ? 'refresh' : accountKind(type))
       return reply.code(outcome.status).send(outcome.body)
     },
   )

@@ -15,7 +15,8 @@ declare module 'fastify' {
 export default fp<{ db?: Db }>(
   async (app, opts) => {
     // Tests may hand in a database they prepared; the server builds it from the config.
-    const db = opts.db ?? createDb(app.config)
+    const db = opts.db ?? createDb(app.config, app.metrics)
+    app.metrics.watchDb(db)
     if (app.config.MIGRATE_ON_START) {
       // On MySQL migrations get a connection of their own, outside the per-request query bound. (A
       // SQLite query has no bound to lift, and ':memory:' would be another database on another connection.)
@@ -50,5 +51,5 @@ export default fp<{ db?: Db }>(
     })
     if (!opts.db) app.addHook('onClose', async () => db.destroy())
   },
-  { name: 'db', dependencies: ['config'] },
+  { name: 'db', dependencies: ['config', 'metrics'] },
 )

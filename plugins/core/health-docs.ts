@@ -26,4 +26,18 @@ export const healthDocs: OperationDocs = {
       'Plain text (compat): 200 `OK` when the database answers, 503 `DOWN` when it does not. No API key, never rate limited.',
     response: 'OK',
   },
+  'GET /health/live': {
+    description:
+      'For orchestrators (a liveness probe, a Docker HEALTHCHECK): 200 whenever the process answers at all. It reads ' +
+      'nothing, so a database outage never gets a healthy process restarted. No API key, never rate limited.',
+    response: { status: 'ok', uptimeSeconds: 86400 },
+  },
+  'GET /health/ready': {
+    description:
+      'For orchestrators and load balancers (a readiness probe): 200 when the database answers a trivial query within ' +
+      '2 s (or `DB_QUERY_TIMEOUT_MS` if shorter), every migration is applied and, when `SMTP_URL` is set, the e-mail ' +
+      'worker runs. Otherwise 503 with `failing` naming what is not ready and `checks` the state of each. No API key, ' +
+      'never rate limited.',
+    response: { status: 'ready', failing: [], checks: { database: 'ok', migrations: 'ok' } },
+  },
 }

@@ -56,7 +56,15 @@ export default fp(
     await app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'X-Admin-Key', 'If-None-Match', 'Accept'],
+      allowedHeaders: [
+        'Content-Type',
+        'Authorization',
+        'X-API-Key',
+        'X-Admin-Key',
+        'If-None-Match',
+        'Accept',
+        'X-Request-Id',
+      ],
       exposedHeaders: [
         'ETag',
         'Retry-After',
@@ -64,6 +72,7 @@ export default fp(
         'x-ratelimit-remaining',
         'x-ratelimit-reset',
         'X-Cloud-Save-Revision',
+        'X-Request-Id',
       ],
       maxAge: 600,
     })

@@ -173,7 +173,10 @@ export default fp(
       store,
       // A Redis outage must not take the game down: requests pass unlimited until it is back.
       skipOnError: true,
-      errorResponseBuilder: () => new RateLimitedError('Too many requests'),
+      errorResponseBuilder: (request) => {
+        app.metrics.rateLimitRejected(request.adminLimitKey === undefined ? 'player' : 'admin')
+        return new RateLimitedError('Too many requests')
+      },
     })
     const playerLimit = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000 })
     // One store holds both limits: admin keys carry a prefix no IP address can have.
@@ -193,5 +196,5 @@ export default fp(
       if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces'] },
+  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces', 'metrics'] },
 )

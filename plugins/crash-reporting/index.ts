@@ -13,5 +13,5 @@ export default fp(
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },
-  { name: 'crash-reporting', dependencies: ['db', 'clock'] },
+  { name: 'crash-reporting', dependencies: ['db', 'clock', 'metrics'] },
 )

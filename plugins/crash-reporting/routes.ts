@@ -45,7 +45,11 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: CrashReportCreatedSchema, ...errors(400, 401, 413, 415, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createReport(app.db, request.body, app.clock.now())),
+    async (request, reply) => {
+      const created = await createReport(app.db, request.body, app.clock.now())
+      app.metrics.crashReported(request.body.type)
+      return reply.code(201).send(created)
+    },
   )
 }
 

@@ -16,5 +16,5 @@ export default fp(
     // Decorates the app with `emailWorker` (fastify-plugin), which tests drive by hand.
     await app.register(worker)
   },
-  { name: 'email-sending', dependencies: ['db', 'clock', 'config', 'sessions'] },
+  { name: 'email-sending', dependencies: ['db', 'clock', 'config', 'sessions', 'metrics', 'health'] },
 )

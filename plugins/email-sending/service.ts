@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db, EmailRow, NewEmail } from '../../db/types.js'
+import type { Db, EmailRow, EmailStatus, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -243,4 +243,18 @@ export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail
   const row = await db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirst()
   if (!row) throw emailNotFound()
   return toAdminEmail(row)
+}
+
+/** The queue by status, every status present (0 when none): what the metrics report on each scrape. */
+const EMAIL_STATUSES: EmailStatus[] = ['pending', 'processing', 'sent', 'failed', 'cancelled']
+
+export async function countEmailsByStatus(db: Db): Promise<Record<EmailStatus, number>> {
+  const rows = await db
+    .selectFrom('emails')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .groupBy('status')
+    .execute()
+  const counts = Object.fromEntries(EMAIL_STATUSES.map((status) => [status, 0])) as Record<EmailStatus, number>
+  for (const row of rows) counts[row.status] = Number(row.count)
+  return counts
 }

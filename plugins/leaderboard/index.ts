@@ -12,7 +12,11 @@ import { components, docs } from './docs.js'
 export default fp(
   async (app) => {
     // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
-    const topPages = new TopPageCache(app.config.LEADERBOARD_CACHE_MS)
+    const topPages = new TopPageCache(
+      app.config.LEADERBOARD_CACHE_MS,
+      undefined,
+      app.metrics.cacheLookup('leaderboard_top'),
+    )
     app.events.onBoardChanged((boardId) => topPages.boardChanged(boardId))
     // Pages show names and public profiles: a change to either on this instance shows on the next read.
     app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
@@ -22,5 +26,5 @@ export default fp(
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },
-  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events'] },
+  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events', 'metrics'] },
 )

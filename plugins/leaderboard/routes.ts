@@ -36,6 +36,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       validated: false,
       now: app.clock.now(),
     })
+    app.metrics.scoreSubmitted()
     return { success: true as const, ...result }
   }
   const submitSchema = {

@@ -311,6 +311,7 @@ export async function topEntries(
   const key = `${boardKey}\u0000${options.period}\u0000${options.limit}\u0000${options.offset}`
   const hit = cache.get(key)
   const copy = hit && readPeriod(hit.page, options.period, now) === hit.page.period ? hit : undefined
+  cache.counted(copy !== undefined && !copy.stale)
   if (copy && !copy.stale) return copy.page.json
   const read = cache.read(key, async (readAt) => {
     const board = await activeBoard(db, boardKey)

@@ -14,10 +14,12 @@ export default fp(
   async (app) => {
     const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'localization', loadLocalization(defaultLanguage))
+    const cache = new ContentCache(app.db, app.clock, 'localization', loadLocalization(defaultLanguage), {
+      onLookup: app.metrics.cacheLookup('localization'),
+    })
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache, defaultLanguage })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'localization', dependencies: ['db', 'clock', 'config'] },
+  { name: 'localization', dependencies: ['db', 'clock', 'config', 'metrics'] },
 )

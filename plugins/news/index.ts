@@ -12,10 +12,12 @@ import { components, docs } from './docs.js'
 export default fp(
   async (app) => {
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'news', loadNews)
+    const cache = new ContentCache(app.db, app.clock, 'news', loadNews, {
+      onLookup: app.metrics.cacheLookup('news'),
+    })
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'news', dependencies: ['db', 'clock'] },
+  { name: 'news', dependencies: ['db', 'clock', 'metrics'] },
 )

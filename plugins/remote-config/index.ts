@@ -12,10 +12,12 @@ import { components, docs } from './docs.js'
 export default fp(
   async (app) => {
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'remote-config', loadRemoteConfig)
+    const cache = new ContentCache(app.db, app.clock, 'remote-config', loadRemoteConfig, {
+      onLookup: app.metrics.cacheLookup('remote-config'),
+    })
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'remote-config', dependencies: ['db', 'clock'] },
+  { name: 'remote-config', dependencies: ['db', 'clock', 'metrics'] },
 )

@@ -13,5 +13,5 @@ export default fp(
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },
-  { name: 'validated-actions', dependencies: ['db', 'clock', 'sessions', 'events'] },
+  { name: 'validated-actions', dependencies: ['db', 'clock', 'sessions', 'events', 'metrics'] },
 )
