@@ -67,7 +67,7 @@ export function deriveFingerprint(type: string, message: string, stackTrace: str
 }
 
 /** A client fingerprint too long for the key column is replaced by its hash: two long ones never merge. */
-function groupKey(fingerprint: string): string {
+export function groupKey(fingerprint: string): string {
   return fingerprint.length <= LIMITS.short ? fingerprint : createHash('sha256').update(fingerprint).digest('hex')
 }
 
@@ -191,13 +191,19 @@ function normalizeReport(body: CrashReportBody): Normalized {
   }
 }
 
-export async function createReport(db: Db, body: CrashReportBody, now: number): Promise<CrashReportCreated> {
+/** `options.id`: the report's id when it comes from elsewhere (an import); a second insert of it is refused whole. */
+export async function createReport(
+  db: Db,
+  body: CrashReportBody,
+  now: number,
+  options: { id?: string } = {},
+): Promise<CrashReportCreated> {
   const { row, truncated } = normalizeReport(body)
   // An empty sessionId: the report still counts as one crashed run, under a session of its own.
   const sessionId = row.session_id === '' ? randomUUID() : row.session_id
   const userKey = userKeyOf(row.user_id)
   const reportKey = versionKey(row.app_version)
-  const id = randomUUID()
+  const id = options.id ?? randomUUID()
 
   const groupId = await withLinkedUser(db, row.user_id, (linked) =>
     inTransaction(db, async (trx) => {

@@ -244,3 +244,36 @@ export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail
   if (!row) throw emailNotFound()
   return toAdminEmail(row)
 }
+
+// ---- data export ------------------------------------------------------------------------------
+
+/**
+ * The e-mails sent (or queued) to the player, for their data export. An account e-mail's body carries
+ * a single-use token (a secret) and is left out; other e-mails keep theirs.
+ */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('emails')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map((row) => {
+    const account = row.is_account === 1
+    return {
+      id: row.id,
+      template: row.template_slug,
+      language: row.language,
+      recipient: row.recipient,
+      subject: row.subject,
+      html: account ? null : row.html,
+      text: account ? null : row.text_body,
+      account,
+      status: row.status,
+      scheduledAt: toIso(Number(row.scheduled_at)),
+      processedAt: toIsoOrNull(row.processed_at === null ? null : Number(row.processed_at)),
+      createdAt: toIso(Number(row.created_at)),
+    }
+  })
+}

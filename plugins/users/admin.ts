@@ -7,9 +7,11 @@ import {
   AdminUserSearchQuerySchema,
   BanBodySchema,
   DeletedSchema,
+  UserExportSchema,
   UserIdParamsSchema,
 } from '../../schemas/users.js'
 import { deleteUser, getAdminUser, searchUsers, setBan } from './service.js'
+import { exportUser } from './export.js'
 
 const tags = ['Admin', 'Users']
 const security = [{ adminKey: [] }]
@@ -42,6 +44,30 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => getAdminUser(app.db, request.params.userId, app.clock.now()),
+  )
+
+  app.get(
+    '/users/:userId/export',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Everything stored about a player, in one JSON document",
+        description:
+          'The right of access and portability: the account, sessions, profile and unlocks, leaderboard ' +
+          'entries and bans, cloud save (a binary save in base64), values and their history, validated runs, ' +
+          'gift-code redemptions, e-mails sent to the player, feedback, logs and crash sessions and reports. ' +
+          'Secrets are left out: no password hash, no token digests, no body of an account e-mail (it holds a ' +
+          'single-use token). 404 USER_NOT_FOUND for an unknown user.',
+        params: UserIdParamsSchema,
+        response: { 200: UserExportSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const document = await exportUser(app.db, request.params.userId, app.clock.now())
+      void reply.header('content-disposition', `attachment; filename="user-${request.params.userId}.json"`)
+      return document
+    },
   )
 
   app.post(
