@@ -217,7 +217,13 @@ export const UserExportSchema = Type.Object({
     Type.Object({ id: Str, message: Str, type: Str, errorCode: NullableStr, createdAt: TimestampSchema }),
   ),
   crashSessions: Type.Array(
-    Type.Object({ sessionId: Str, appVersion: Str, platform: Str, crashed: Type.Boolean(), createdAt: TimestampSchema }),
+    Type.Object({
+      sessionId: Str,
+      appVersion: Str,
+      platform: Str,
+      crashed: Type.Boolean(),
+      createdAt: TimestampSchema,
+    }),
   ),
   crashReports: Type.Array(
     Type.Object({

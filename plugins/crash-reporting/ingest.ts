@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { CrashReportsTable, Db } from '../../db/types.js'
 import { flag, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import { withTransaction } from '../../db/transaction.js'
 import { toIso } from '../core/clock.js'
 import { findUser } from '../users/service.js'
 import type { CrashReportBody, CrashReportCreated, CrashSessionBody } from '../../schemas/crash-reporting.js'
@@ -206,7 +206,7 @@ export async function createReport(
   const id = options.id ?? randomUUID()
 
   const groupId = await withLinkedUser(db, row.user_id, (linked) =>
-    inTransaction(db, async (trx) => {
+    withTransaction(db, async (trx) => {
       // The group first: its row lock then orders every other write of concurrent reports of one crash.
       await upsert(
         trx,

@@ -207,7 +207,12 @@ export async function importSession(db: Db, body: CrashSessionBody, createdAt: n
  * A crash report brought over with its id, counted into its group like any report. The report's
  * primary key refuses a second import, and the whole transaction (counters included) rolls back with it.
  */
-export async function importReport(db: Db, id: string, body: CrashReportBody, createdAt: number): Promise<ImportOutcome> {
+export async function importReport(
+  db: Db,
+  id: string,
+  body: CrashReportBody,
+  createdAt: number,
+): Promise<ImportOutcome> {
   try {
     await createReport(db, body, createdAt, { id: id.toLowerCase() })
     return COPIED

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db, News } from '../../db/types.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
-import { inTransaction } from '../../db/transaction.js'
+import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
@@ -194,7 +194,7 @@ export async function importNews(
   const language = canonicalLanguageTag(item.languageCode)
   if (!language) return refused(`language "${item.languageCode}" is not a BCP 47 language tag`)
   try {
-    await inTransaction(db, async (trx) => {
+    await withTransaction(db, async (trx) => {
       await trx
         .insertInto('news')
         .values({

@@ -1,7 +1,7 @@
 import type { Db, RemoteConfig } from '../../db/types.js'
 import { affected, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
-import { inTransaction } from '../../db/transaction.js'
+import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
@@ -168,7 +168,7 @@ export async function importConfig(db: Db, key: string, value: string | null, no
   if (value === null) return refused('its value is null, which a config cannot hold here')
   if (RESERVED_KEYS.has(key)) return refused(`"${key}" is reserved (it names a route)`)
   try {
-    await inTransaction(db, async (trx) => {
+    await withTransaction(db, async (trx) => {
       await trx
         .insertInto('remote_configs')
         .values({ config_key: key, config_value: value, created_at: now, updated_at: now })

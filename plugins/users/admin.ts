@@ -52,7 +52,7 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: "Everything stored about a player, in one JSON document",
+        summary: 'Everything stored about a player, in one JSON document',
         description:
           'The right of access and portability: the account, sessions, profile and unlocks, leaderboard ' +
           'entries and bans, cloud save (a binary save in base64), values and their history, validated runs, ' +

@@ -457,7 +457,13 @@ export async function exportForUser(db: Db, userId: string) {
       .orderBy('created_at')
       .orderBy('id')
       .execute(),
-    db.selectFrom('validated_runs').selectAll().where('user_id', '=', userId).orderBy('issued_at').orderBy('id').execute(),
+    db
+      .selectFrom('validated_runs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('issued_at')
+      .orderBy('id')
+      .execute(),
   ])
   const iso = (ms: number | null) => (ms === null ? null : toIso(Number(ms)))
   const json = (text: string | null) => (text === null ? null : (JSON.parse(text) as unknown))
