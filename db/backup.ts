@@ -50,29 +50,46 @@ const MYSQL_ADVICE =
   '  mysqldump --single-transaction --routines --triggers -h HOST -P PORT -u USER -p DB_NAME > FILE.sql\n' +
   '(--single-transaction takes a consistent snapshot without locking the running server).'
 
-export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+const USAGE = 'Usage: npm run backup -- FILE   (a new file; the SQLite database of .env is copied there)\n'
+
+/** Where the command writes: the process's streams, or a test's buffers. */
+export interface Output {
+  out: { write(text: string): unknown }
+  err: { write(text: string): unknown }
+}
+
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: Output = { out: process.stdout, err: process.stderr },
+  envFile = '.env',
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.out.write(USAGE)
+    return 0
+  }
   const file = argv.find((arg) => !arg.startsWith('-'))
-  if (!file || argv.includes('--help')) {
-    process.stderr.write('Usage: npm run backup -- FILE   (a new file; the SQLite database of .env is copied there)\n')
-    return file ? 0 : 2
+  if (!file) {
+    io.err.write(USAGE)
+    return 2
   }
   let config
   try {
-    config = loadConfig(env, { envFile: '.env' })
+    config = loadConfig(env, { envFile })
   } catch (error) {
-    process.stderr.write(`${describeConfigError(error as Error)}\n`)
+    io.err.write(`${describeConfigError(error as Error)}\n`)
     return 1
   }
   if (config.DB_DRIVER === 'mysql') {
-    process.stderr.write(`${MYSQL_ADVICE}\n`)
+    io.err.write(`${MYSQL_ADVICE}\n`)
     return 2
   }
   const result = await backupSqlite(config.DB_PATH, file)
   if (result.integrity !== 'ok') {
-    process.stderr.write(`The copy at ${file} failed its integrity check: ${result.integrity}\n`)
+    io.err.write(`The copy at ${file} failed its integrity check: ${result.integrity}\n`)
     return 1
   }
-  process.stdout.write(
+  io.out.write(
     `Backed up ${config.DB_PATH} to ${result.path}: ${result.pages} pages, ${result.bytes} bytes, integrity ok\n`,
   )
   return 0
