@@ -1,6 +1,6 @@
 // `npm run import:php -- --from <sqlite file | mysql URL> [--dry-run]`: moves a horizOn Simple Server's
 // data into the Outpost database configured in .env (created and migrated when needed).
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'

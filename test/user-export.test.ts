@@ -159,11 +159,10 @@ eachDialect(t, async (t, dialect) => {
   )
   const prize = doc.emails.find((e: { template: string }) => e.template === 'prize')
   t.equal(prize.subject, 'Hi Ada')
-  t.match(prize.html, /a golden hat/)
+  t.equal(prize.status, 'pending')
+  t.notOk(text.includes('golden hat'), 'no e-mail body: the admin API never shows one')
   const verify = doc.emails.find((e: { account: boolean }) => e.account)
   t.ok(verify, 'the verification e-mail is listed')
-  t.equal(verify.html, null, 'without its body (it carries a single-use token)')
-  t.equal(verify.text, null)
   t.same(
     doc.feedback.map((f: { title: string }) => f.title),
     ['Ada feedback'],

@@ -248,8 +248,8 @@ export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail
 // ---- data export ------------------------------------------------------------------------------
 
 /**
- * The e-mails sent (or queued) to the player, for their data export. An account e-mail's body carries
- * a single-use token (a secret) and is left out; other e-mails keep theirs.
+ * The e-mails sent (or queued) to the player, for their data export: who, what and when, never a body
+ * (the admin API shows no e-mail body anywhere; an account e-mail's body holds a single-use token).
  */
 export async function exportForUser(db: Db, userId: string) {
   const rows = await db
@@ -260,16 +260,13 @@ export async function exportForUser(db: Db, userId: string) {
     .orderBy('id')
     .execute()
   return rows.map((row) => {
-    const account = row.is_account === 1
     return {
       id: row.id,
       template: row.template_slug,
       language: row.language,
       recipient: row.recipient,
       subject: row.subject,
-      html: account ? null : row.html,
-      text: account ? null : row.text_body,
-      account,
+      account: row.is_account === 1,
       status: row.status,
       scheduledAt: toIso(Number(row.scheduled_at)),
       processedAt: toIsoOrNull(row.processed_at === null ? null : Number(row.processed_at)),

@@ -57,8 +57,8 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
           'The right of access and portability: the account, sessions, profile and unlocks, leaderboard ' +
           'entries and bans, cloud save (a binary save in base64), values and their history, validated runs, ' +
           'gift-code redemptions, e-mails sent to the player, feedback, logs and crash sessions and reports. ' +
-          'Secrets are left out: no password hash, no token digests, no body of an account e-mail (it holds a ' +
-          'single-use token). 404 USER_NOT_FOUND for an unknown user.',
+          "Secrets are left out: no password hash, no token digests, no e-mail body (an account e-mail's " +
+          'holds a single-use token). 404 USER_NOT_FOUND for an unknown user.',
         params: UserIdParamsSchema,
         response: { 200: UserExportSchema, ...adminErrors },
       },
