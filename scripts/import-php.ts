@@ -181,6 +181,9 @@ export async function main(
     const live = new SQLite(args.from, { fileMustExist: true })
     try {
       await live.backup(copy)
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true })
+      throw error
     } finally {
       live.close()
     }
