@@ -88,7 +88,7 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.
   const bodyAjv = ajv({ coerceTypes: false })
   const httpAjv = ajv({ coerceTypes: 'array' })
-  // Admin bodies and query strings are strict (API.md §8): their validators compile a copy of the
+  // Admin bodies and query strings are strict: their validators compile a copy of the
   // schema that refuses unknown properties, and keep them (removeAdditional would only drop them
   // again), so the error names the field. Headers stay open everywhere: clients send many.
   const adminBodyAjv = ajv({ coerceTypes: false, removeAdditional: false })

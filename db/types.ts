@@ -125,7 +125,7 @@ export interface LeaderboardBansTable {
   created_at: number
 }
 
-/** One cloud save per user (API.md §5.4): the bytes as sent, and whether they came as text or binary. */
+/** One cloud save per user: the bytes as sent, and whether they came as text or binary. */
 export interface CloudSavesTable {
   user_id: string
   data: Buffer
@@ -226,7 +226,7 @@ export interface EmailsTable {
   /** Null once an account e-mail (it carries a token) is done with. */
   html: string | null
   text_body: string | null
-  /** Account e-mails of §3 (verification, reset): not counted in the per-user quota. */
+  /** Account e-mails (verification, reset): not counted in the per-user quota. */
   is_account: Flag
   status: EmailStatus
   scheduled_at: number
@@ -339,7 +339,7 @@ export interface UserLogsTable {
   created_at: number
 }
 
-/** Rules of validated runs (API.md §5.3) for one board, or for unbound runs under the key `_unbound`. */
+/** Rules of validated runs for one board, or for unbound runs under the key `_unbound`. */
 export interface ValidatedRulesTable {
   board_key: string
   min_duration_seconds: number | null

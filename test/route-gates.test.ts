@@ -5,7 +5,7 @@ import { ADMIN_KEY, API_KEY, buildTestApp, eachDialect } from './helpers/app.js'
 
 /**
  * Keys and limits are decided on the route the router matched, never on the raw request target
- * (API.md §1, "Order of checks"). Every route of the OpenAPI document is asked for under every
+ * (the order of checks: rate limit, key, route, validation, session, existence). Every route of the OpenAPI document is asked for under every
  * spelling an attacker might try, over a real socket so the target reaches the server byte for byte.
  */
 

@@ -24,7 +24,7 @@ import { dummyHash, hashPassword, needsRehash, verifyPassword } from './password
 import { authResponse, type AuthDeps } from './service.js'
 
 /**
- * E-mail accounts (API.md §3): sign-up and sign-in with e-mail and password, verification and
+ * E-mail accounts: sign-up and sign-in with e-mail and password, verification and
  * password reset through single-use tokens (random, stored as SHA-256, spent by a conditional
  * UPDATE) mailed with the system templates. Sign-in failures are rows counted in SQL, so the
  * lockout holds across instances.

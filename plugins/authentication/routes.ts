@@ -1,4 +1,4 @@
-// The app routes of authentication (API.md §3): what the feature guarantees is in index.ts.
+// The app routes of authentication: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {

@@ -4,10 +4,10 @@ import { surfaceOf } from './paths.js'
 import { secretChecker } from './secrets.js'
 
 /**
- * The admin API (API.md §8) answers only to X-Admin-Key; the app key is never accepted there. The
+ * The admin API answers only to X-Admin-Key; the app key is never accepted there. The
  * gate is the matched route's surface, so no spelling of the path gets around it. While
  * ADMIN_API_KEY is unset the admin API is absent: 404 for every admin path, key or no key.
- * Admin calls are limited per credential once it is checked, and per IP before (§7).
+ * Admin calls are limited per credential once it is checked, and per IP before.
  */
 export default fp(
   async (app) => {

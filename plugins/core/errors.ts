@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../../db/dialect.js'
 
 /**
  * The one error type services and hooks throw. The error handler turns it, and every other error,
- * into the body of API.md §1.1: `{ statusCode, error, code, message, ...extra }`.
+ * into the one error body: `{ statusCode, error, code, message, ...extra }` (`details` on validation errors).
  */
 export class AppError extends Error {
   constructor(
@@ -31,13 +31,13 @@ export const notFound = (code: string, message: string, extra?: Record<string, u
 export const badRequest = (message: string, path = '/', detail = message) =>
   new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path, message: detail }] })
 
-/** Marker for the transient rate limit, which answers 429 with an empty body (compat, §7). */
+/** Marker for the transient rate limit, which answers 429 with an empty body (compat). */
 export class RateLimitedError extends Error {
   readonly statusCode = 429
 }
 
 export function errorBody(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
-  // §1.1: every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
+  // Every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
   const details =
     code === 'VALIDATION_ERROR' && extra.details === undefined ? { details: [{ path: '/', message }] } : {}
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...details, ...extra }

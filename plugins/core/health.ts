@@ -4,6 +4,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { toIso } from './clock.js'
 import { APP_PREFIX } from './paths.js'
 import { StringEnum } from '../../schemas/common.js'
+import { healthDocs } from './health-docs.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string
@@ -19,7 +20,7 @@ const HealthSchema = Type.Object({
 const ActuatorSchema = Type.Object({ status: StringEnum(['UP', 'DOWN'] as const) })
 
 /**
- * Health (API.md §2): no API key, never rate limited, a real database round trip. The SDKs' connect
+ * Health: no API key, never rate limited, a real database round trip. The SDKs' connect
  * check searches the actuator body for the literal text `"status":"UP"`, so it stays compact JSON.
  */
 export default fp(
@@ -28,6 +29,7 @@ export default fp(
     const startedAt = Date.now()
     const common = { tags: ['Health'], security: [] }
     const config = { public: true }
+    instance.openapi.describe(healthDocs, { HealthStatus: HealthSchema })
 
     const detailed = {
       schema: { ...common, summary: 'Server and database health', response: { 200: HealthSchema, 503: HealthSchema } },
@@ -82,5 +84,5 @@ export default fp(
       },
     )
   },
-  { name: 'health', dependencies: ['db', 'clock'] },
+  { name: 'health', dependencies: ['db', 'clock', 'openapi'] },
 )

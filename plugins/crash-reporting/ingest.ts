@@ -74,7 +74,7 @@ export function groupKey(fingerprint: string): string {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
- * The userId as stored: any string the client sent, except that a UUID is lower-cased (API.md §1),
+ * The userId as stored: any string the client sent, except that a UUID is lower-cased,
  * so one player spelled in two cases links to the user and counts once among the affected users.
  */
 const clientUserId = (value: string | null | undefined) => {

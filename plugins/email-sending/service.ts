@@ -18,7 +18,7 @@ import {
 } from './templates.js'
 
 /**
- * The e-mail queue (API.md §6.2). A send renders the template and stores one `pending` row; the
+ * The e-mail queue. A send renders the template and stores one `pending` row; the
  * worker (worker.ts) delivers it. The recipient is always the user's account address.
  */
 export interface SendDeps {
@@ -68,7 +68,7 @@ function newEmail(
 }
 
 /**
- * A send from the app API, checked in the order of API.md §6.2 (the route has already checked the
+ * A send from the app API, checked in the documented order (disabled, template, address, variables, quota; the route has already checked the
  * user exists and is not banned). The quota is counted under a lock on the user's row, so
  * concurrent sends (any number of instances) never exceed it.
  */
@@ -122,7 +122,7 @@ export async function sendEmail(
 }
 
 /**
- * An account e-mail of API.md §3 (verification, reset), queued in the caller's transaction. It
+ * An account e-mail (verification, reset), queued in the caller's transaction. It
  * does not count against the quota, and variables the operator added without a default render empty.
  */
 export async function queueAccountEmail(

@@ -1,4 +1,4 @@
-// The operator's gift codes (API.md §8): create one, generate a batch, list with redemption counts,
+// The operator's gift codes: create one, generate a batch, list with redemption counts,
 // look one up with who redeemed it, revoke.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'

@@ -20,7 +20,7 @@ import type {
 } from '../../schemas/gift-codes.js'
 
 /**
- * Gift codes (API.md §6.1). A redemption is settled in one transaction: a conditional UPDATE of the
+ * Gift codes. A redemption is settled in one transaction: a conditional UPDATE of the
  * code's counter (its affected-row count decides), an INSERT on the (code, user) primary key of the
  * redemptions, and the cosmetic grants through the player-profile service. Any of them refusing
  * rolls back all of them, so successful redemptions never exceed `max_redemptions` and never repeat

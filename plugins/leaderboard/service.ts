@@ -74,7 +74,7 @@ const boardForSubmit = prepared((db, p: { boardKey: string; userId: string }) =>
     .where('b.board_key', '=', p.boardKey),
 )
 
-/** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
+/** The player is banned from the board: validated runs check it before a ticket is used. */
 export async function isBannedFromBoard(db: Db, boardId: string, userId: string): Promise<boolean> {
   return (await banOf.first(db, { boardId, userId })) !== undefined
 }
@@ -87,7 +87,7 @@ export interface SubmitInput {
   score: number
   /** A string or an object, kept with the entry when the stored score changes (operator only). */
   metadata?: string | Record<string, unknown> | null
-  /** A server-checked run (API.md §5.3): may write to validatedOnly boards. */
+  /** A server-checked run: may write to validatedOnly boards. */
   validated: boolean
   now: number
   /** Write only when the player has no entry for the period yet (an import): an existing one is left as it is. */

@@ -1,4 +1,4 @@
-// The operator's news (API.md §8): list (scheduled items included), create, update, delete.
+// The operator's news: list (scheduled items included), create, update, delete.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {

@@ -156,7 +156,7 @@ export async function getProfileDocument(db: Db, userId: string, limits: Profile
 /**
  * The checks of a profile update that need nothing but the body, in the contract's order: the name
  * after trimming and customData's serialized size (validation), then the badge list and the ids'
- * format. The route runs them before the session, as validation comes first (API.md §1.1); the
+ * format. The route runs them before the session, as validation comes first; the
  * update runs them again for any other caller.
  */
 export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits) {
@@ -187,7 +187,7 @@ export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits)
 }
 
 /**
- * PUT /player-profile (API.md §5.1): the three slots are replaced together; name and customData only
+ * PUT /player-profile: the three slots are replaced together; name and customData only
  * when sent. Every check runs before anything is written, and the writes share one transaction.
  */
 export async function updateProfile(

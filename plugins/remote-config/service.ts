@@ -35,7 +35,7 @@ export async function loadRemoteConfig(db: Db): Promise<RemoteConfigView> {
   return { values, keys: [...values.keys()], allJson, etag: contentEtag('remote-config', allJson) }
 }
 
-// ---- filter patterns (API.md §5.5) ----------------------------------------------------------
+// ---- filter patterns ---------------------------------------------------------------------
 
 const PATTERN_TEXT = /^[A-Za-z0-9._*-]+$/
 const MAX_WILDCARDS = 10

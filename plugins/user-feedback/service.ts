@@ -6,7 +6,7 @@ import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outc
 import { keysetPage } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
-/** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
+/** Player feedback: stored as sent, with the user when one is named, anonymous otherwise. */
 export async function submitFeedback(
   db: Db,
   input: {

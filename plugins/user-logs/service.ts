@@ -6,7 +6,7 @@ import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outc
 import { keysetPage } from '../core/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
-/** Player log lines (API.md §6.5): one row each, erased with the user. */
+/** Player log lines: one row each, erased with the user. */
 export async function createLog(
   db: Db,
   input: { userId: string; message: string; type: string; errorCode?: string },

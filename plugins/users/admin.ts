@@ -1,4 +1,4 @@
-// The operator's view of users (API.md §8): search, detail, ban/unban, delete with all their data.
+// The operator's view of users: search, detail, ban/unban, delete with all their data.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {
@@ -53,12 +53,6 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Everything stored about a player, in one JSON document',
-        description:
-          'The right of access and portability: the account, sessions, profile and unlocks, leaderboard ' +
-          'entries and bans, cloud save (a binary save in base64), values and their history, validated runs, ' +
-          'gift-code redemptions, e-mails sent to the player, feedback, logs and crash sessions and reports. ' +
-          "Secrets are left out: no password hash, no token digests, no e-mail body (an account e-mail's " +
-          'holds a single-use token). 404 USER_NOT_FOUND for an unknown user.',
         params: UserIdParamsSchema,
         response: { 200: UserExportSchema, ...adminErrors },
       },

@@ -78,10 +78,10 @@ export async function createUser(
   return row
 }
 
-/** The unique key of an e-mail address: e-mails are unique case-insensitively (API.md §3). */
+/** The unique key of an e-mail address: e-mails are unique case-insensitively. */
 export const emailKey = (email: string) => email.trim().toLowerCase()
 
-/** An e-mail account (API.md §3): the unique key on `email_key` settles two sign-ups for one address. */
+/** An e-mail account: the unique key on `email_key` settles two sign-ups for one address. */
 export async function createEmailUser(
   db: Db,
   user: { id: string; username: string; email: string; passwordHash: string; createdAt: number },
@@ -209,7 +209,7 @@ const MESSAGES: Record<CheckAuthResponse['authStatus'], string> = {
   USER_NOT_FOUND: 'User not found',
 }
 
-/** check-auth (API.md §4): the user first, then the token; a banned user is refused outright. */
+/** check-auth: the user first, then the token; a banned user is refused outright. */
 export async function checkAuth(db: Db, userId: string, token: string | undefined, now: number) {
   const answer = (authStatus: CheckAuthResponse['authStatus']): CheckAuthResponse => ({
     userId,
@@ -290,7 +290,7 @@ export async function searchUsers(db: Db, options: { query?: string; limit: numb
   return { items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0)), nextCursor }
 }
 
-/** A ban refuses every request the user makes while it lasts; it revokes no session (API.md §1.2). */
+/** A ban refuses every request the user makes while it lasts; it revokes no session. */
 export async function setBan(db: Db, userId: string, ban: { reason?: string } | null, now: number) {
   const result = await db
     .updateTable('users')

@@ -1,4 +1,4 @@
-// The app routes of validated actions (API.md §5.3): what the feature guarantees is in index.ts.
+// The app routes of validated actions: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {

@@ -13,7 +13,7 @@ import { rulesFor, type EffectiveRules } from './rules.js'
 import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type EarnedEntry } from './values.js'
 
 /**
- * Validated runs (API.md §5.3): the run start (ticket, seed, start context, per-player limits) and
+ * Validated runs: the run start (ticket, seed, start context, per-player limits) and
  * the submit with its seven-step check order. The ticket is consumed by a conditional UPDATE in the
  * same transaction as the score write and the balance changes, so its effects happen at most once.
  */
@@ -50,7 +50,7 @@ export interface StartInput {
 
 /**
  * The start's check that needs only the body: the initial state's encoding (its size depends on the
- * rules). The route runs it before the session, as validation comes first (API.md §1.1). Returns the
+ * rules). The route runs it before the session, as validation comes first. Returns the
  * encoded initial state, if any.
  */
 export function checkRunContext(context: RunContext | null | undefined): string | undefined {
@@ -194,7 +194,7 @@ async function record(db: Db, runId: string | null, userId: string, code: string
 const reject = (status: number, code: string, message: string): Rejection => ({ status, code, message })
 const rejectionOf = (error: AppError): Rejection => reject(error.statusCode, error.code, error.message)
 
-/** Steps 4–6 of API.md §5.3 (the score is checked for runs bound to a board only: unbound runs send none). */
+/** Steps 4–6 of the submit checks (the score is checked for runs bound to a board only: unbound runs send none). */
 async function checkRun(
   trx: Db,
   run: ValidatedRun,
@@ -269,14 +269,14 @@ function susReasons(board: Leaderboard | null, rules: EffectiveRules, score: num
 
 type Outcome = { rejection: Rejection } | { result: SubmitResult }
 
-/** An earned amount of 0 is a validation error; the route checks it before the session (API.md §1.1). */
+/** An earned amount of 0 is a validation error; the route checks it before the session. */
 export function checkEarnedAmounts(earned: ReadonlyArray<{ amount: number }>) {
   const zero = earned.findIndex((e) => e.amount === 0)
   if (zero >= 0) throw badRequest(`body/earned/${zero}/amount must not be 0`, `/earned/${zero}/amount`)
 }
 
 /**
- * The submit (API.md §5.3). Kept codes (TICKET_INVALID, TICKET_FOREIGN, LEADERBOARD_MISMATCH,
+ * The submit. Kept codes (TICKET_INVALID, TICKET_FOREIGN, LEADERBOARD_MISMATCH,
  * PLAYER_BANNED, and a board gone since the start) leave the ticket as it was; every later outcome
  * consumes it: a rejection commits the consumption and its record, then answers the error.
  */

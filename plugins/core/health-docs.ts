@@ -1,0 +1,29 @@
+import type { OperationDocs } from './openapi.js'
+import { EX } from './examples.js'
+
+const detailed = {
+  description:
+    'A real database round trip. 200 with `status: "ok"` when the database answers, 503 with `status: "error"` and ' +
+    '`database: "unreachable"` when it does not. No API key, never rate limited: meant for load balancers and monitors.',
+  response: { status: 'ok', timestamp: EX.now, version: '0.1.0', database: 'ok', uptimeSeconds: 86400 },
+}
+
+export const healthDocs: OperationDocs = {
+  'GET /health': detailed,
+  'GET /api/v1/app/health': {
+    ...detailed,
+    description: `${detailed.description} The self-hosted horizOn path of the same check (compat).`,
+  },
+  'GET /actuator/health': {
+    description:
+      'The horizOn SDKs\' connect check (compat): 200 `{"status":"UP"}` or 503 `{"status":"DOWN"}`, always compact ' +
+      'JSON, because the SDKs search the raw body for the literal text `"status":"UP"`. An `X-API-Key` sent with it ' +
+      '(the Unreal SDK does) is ignored; never rate limited.',
+    response: { status: 'UP' },
+  },
+  'GET /api/v1/public/health': {
+    description:
+      'Plain text (compat): 200 `OK` when the database answers, 503 `DOWN` when it does not. No API key, never rate limited.',
+    response: 'OK',
+  },
+}
