@@ -65,6 +65,23 @@ export default tseslint.config(
     },
   },
   {
+    // The operator's commands (import:php) write through the features' services, like a feature would.
+    files: ['scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./plugins/(?!core/)[^/]+/(?!service\\.js$)',
+              message: "A command uses a feature only through that feature's service.ts (ARCHITECTURE.md).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['db/**/*.ts', 'config.ts'],
     rules: {
       'no-restricted-imports': [

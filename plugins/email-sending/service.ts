@@ -258,3 +258,33 @@ export async function countEmailsByStatus(db: Db): Promise<Record<EmailStatus, n
   for (const row of rows) counts[row.status] = Number(row.count)
   return counts
 }
+
+// ---- data export ------------------------------------------------------------------------------
+
+/**
+ * The e-mails sent (or queued) to the player, for their data export: who, what and when, never a body
+ * (the admin API shows no e-mail body anywhere; an account e-mail's body holds a single-use token).
+ */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('emails')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map((row) => {
+    return {
+      id: row.id,
+      template: row.template_slug,
+      language: row.language,
+      recipient: row.recipient,
+      subject: row.subject,
+      account: row.is_account === 1,
+      status: row.status,
+      scheduledAt: toIso(Number(row.scheduled_at)),
+      processedAt: toIsoOrNull(row.processed_at === null ? null : Number(row.processed_at)),
+      createdAt: toIso(Number(row.created_at)),
+    }
+  })
+}

@@ -407,3 +407,31 @@ export async function deleteCosmetic(db: Db, events: PublicPlayerEvents, id: str
     if (affected(removed) === 0) throw notFound('NOT_FOUND', `Cosmetic '${id}' is not in the catalog`)
   })
 }
+
+// ---- data export ------------------------------------------------------------------------------
+
+/** The player's profile and unlocks as stored, for their data export (null profile: never set). */
+export async function exportForUser(db: Db, userId: string) {
+  const [row, unlocks] = await Promise.all([
+    db.selectFrom('player_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst(),
+    db
+      .selectFrom('player_unlocks')
+      .select(['cosmetic_id', 'created_at'])
+      .where('user_id', '=', userId)
+      .orderBy('cosmetic_id')
+      .execute(),
+  ])
+  return {
+    profile: row
+      ? {
+          avatarId: row.avatar_id,
+          frameId: row.frame_id,
+          badges: JSON.parse(row.badges) as string[],
+          customData: row.custom_data ? (JSON.parse(row.custom_data) as Record<string, unknown>) : null,
+          createdAt: toIso(Number(row.created_at)),
+          updatedAt: toIso(Number(row.updated_at)),
+        }
+      : null,
+    unlocks: unlocks.map((u) => ({ cosmeticId: u.cosmetic_id, unlockedAt: toIso(Number(u.created_at)) })),
+  }
+}

@@ -1,6 +1,6 @@
 import type { NamedSchemas, OperationDocs } from '../core/openapi.js'
 import { EX, page } from '../core/examples.js'
-import { AdminUserListSchema, AdminUserSchema, BanBodySchema } from '../../schemas/users.js'
+import { AdminUserListSchema, AdminUserSchema, BanBodySchema, UserExportSchema } from '../../schemas/users.js'
 
 const APP = '/api/v1/app/user-management'
 const ADMIN = '/api/v1/admin/users'
@@ -34,6 +34,88 @@ export const components: NamedSchemas = {
   AdminUser: AdminUserSchema,
   AdminUserPage: AdminUserListSchema,
   BanRequest: BanBodySchema,
+  UserExport: UserExportSchema,
+}
+
+const exported = {
+  exportedAt: EX.now,
+  account: {
+    userId: EX.userId,
+    username: 'Ada',
+    displayName: 'Ada',
+    email: 'ada@example.com',
+    isAnonymous: false,
+    isVerified: true,
+    hasPassword: true,
+    hasAnonymousToken: false,
+    banned: false,
+    bannedAt: null,
+    banReason: null,
+    createdAt: EX.earlier,
+    updatedAt: EX.now,
+  },
+  sessions: [
+    {
+      sessionId: EX.id,
+      familyId: EX.id,
+      createdAt: EX.earlier,
+      expiresAt: EX.later,
+      refreshExpiresAt: null,
+      refreshUsedAt: null,
+      revokedAt: null,
+    },
+  ],
+  profile: {
+    avatarId: 'fox',
+    frameId: null,
+    badges: ['first-win'],
+    customData: { title: 'Explorer' },
+    createdAt: EX.earlier,
+    updatedAt: EX.now,
+  },
+  unlocks: [{ cosmeticId: 'gold-frame', unlockedAt: EX.earlier }],
+  leaderboardEntries: [
+    {
+      leaderboardKey: 'default',
+      period: 'all',
+      score: 4321,
+      reachedAt: EX.now,
+      hidden: false,
+      metadata: null,
+      createdAt: EX.earlier,
+    },
+  ],
+  leaderboardBans: [],
+  cloudSave: {
+    encoding: 'base64',
+    data: 'AAEC/v8=',
+    sizeBytes: 5,
+    version: 3,
+    createdAt: EX.earlier,
+    updatedAt: EX.now,
+  },
+  values: [{ key: 'gems', balance: 50, earnedToday: 0, earnedDay: '2026-11-22', updatedAt: EX.now }],
+  valueHistory: [{ id: EX.id, key: 'gems', amount: 50, balanceAfter: 50, reason: 'support refund', createdAt: EX.now }],
+  runs: [],
+  giftCodeRedemptions: [{ code: 'WELCOME1', giftData: 'starter-pack', grantedUnlocks: [], redeemedAt: EX.now }],
+  emails: [
+    {
+      id: EX.emailId,
+      template: 'email-verification',
+      language: 'en',
+      recipient: 'ada@example.com',
+      subject: 'Confirm your e-mail address',
+      account: true,
+      status: 'sent',
+      scheduledAt: EX.earlier,
+      processedAt: EX.earlier,
+      createdAt: EX.earlier,
+    },
+  ],
+  feedback: [],
+  logs: [{ id: EX.id, message: 'entered level 3', type: 'INFO', errorCode: null, createdAt: EX.now }],
+  crashSessions: [],
+  crashReports: [],
 }
 
 export const docs: OperationDocs = {
@@ -86,6 +168,17 @@ export const docs: OperationDocs = {
     description: 'Lifts a ban (idempotent); answers the stored user. 404 `USER_NOT_FOUND`.',
     parameters: { userId: EX.userId },
     response: user,
+  },
+  [`GET ${ADMIN}/{userId}/export`]: {
+    description:
+      'Everything stored about one player, in one JSON document (the right of access and of portability), each part read ' +
+      'from the feature that owns it: the account, sessions, profile and unlocks, leaderboard entries and board bans, the ' +
+      'cloud save (text, or base64 for a save stored as bytes), values and their history, validated runs, gift-code ' +
+      'redemptions, the e-mails sent to the player (no body), feedback, logs, crash sessions and reports. Secrets are left ' +
+      'out: no password hash, no session, refresh, anonymous-token or ticket digest. Sent with ' +
+      '`Content-Disposition: attachment`. 404 `USER_NOT_FOUND`.',
+    parameters: { userId: EX.userId },
+    response: exported,
   },
   [`DELETE ${ADMIN}/{userId}`]: {
     description:
