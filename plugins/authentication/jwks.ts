@@ -85,9 +85,13 @@ export class KeySetCache {
   private async fetchKeys(): Promise<boolean> {
     this.attemptedAt = this.options.now()
     try {
-      const response = await fetch(this.options.url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+      const signal = AbortSignal.timeout(this.options.timeoutMs)
+      const get = () => fetch(this.options.url, { headers: { accept: 'application/json' }, signal })
+      // A kept-alive connection the server closed at the same moment fails at once: a GET is safe to
+      // send again, within the same deadline.
+      const response = await get().catch((error: unknown) => {
+        if (signal.aborted) throw error
+        return get()
       })
       if (!response.ok) return this.failed(`answered ${response.status}`)
       const document = (await response.json()) as JSONWebKeySet
