@@ -16,6 +16,15 @@ const user = {
   bannedAt: null,
   banReason: null,
   activeSessions: 2,
+  linkedProviders: [
+    {
+      provider: 'google',
+      subject: '108234567890123456789',
+      email: 'ada@example.com',
+      isPrivateRelayEmail: false,
+      linkedAt: EX.earlier,
+    },
+  ],
   createdAt: EX.earlier,
   updatedAt: EX.now,
 }
@@ -60,7 +69,9 @@ export const docs: OperationDocs = {
     response: page([user]),
   },
   [`GET ${ADMIN}/{userId}`]: {
-    description: 'One user as the operator sees it: ban state and the number of active sessions. 404 `USER_NOT_FOUND`.',
+    description:
+      'One user as the operator sees it: ban state, the number of active sessions and the Apple or Google accounts it ' +
+      'signs in with. 404 `USER_NOT_FOUND`.',
     parameters: { userId: EX.userId },
     response: user,
   },
