@@ -24,44 +24,40 @@ const auth = {
   createdAt: EX.now,
 }
 
+const SOCIAL =
+  '- `type` `APPLE` (`appleIdentityToken`, `appleFirstName?`, `appleLastName?`, `username?`) or `GOOGLE` ' +
+  '(`googleAuthorizationCode` ≤ 2000, `googleRedirectUri?`, `username?`): sign-up and sign-in take the same bodies ' +
+  'and do the same thing (compat): the user bound to the Apple or Google account is found (200) or created (201), ' +
+  'with `googleId` or `appleUserId` set. A Google code can be exchanged once, so the checked identity is kept 10 ' +
+  'minutes: a sign-up with the code a sign-in just used succeeds. Failures carry `authStatus` and no `userId`: 400 ' +
+  '`APPLE_NOT_CONFIGURED` / `GOOGLE_NOT_CONFIGURED`; 401 `INVALID_APPLE_TOKEN` / `INVALID_GOOGLE_CODE` ' +
+  '(`authStatus: "INVALID_CREDENTIALS"`); 409 `APPLE_EMAIL_CONFLICT` / `USER_ALREADY_EXISTS` when the e-mail belongs ' +
+  'to another account (never linked silently); 503 with `Retry-After` when the provider is unreachable (the code is ' +
+  'then still unspent: retry).'
+
 export const components: NamedSchemas = {
   AuthResponse: AuthResponseSchema,
   SuccessMessage: MessageResponseSchema,
 }
 
-/** Signup and signin share these rules for Apple and Google (the SDKs call one, then the other, with one token). */
-const SOCIAL =
-  '\n\n**Social sign-in** (off until configured; signup and signin take the same body and do the same thing: find the ' +
-  'user bound to the provider account, or create one; 200 found, 201 created; `isAnonymous: false`, `appleUserId` or ' +
-  '`googleId` set):\n' +
-  '- `{ type: "APPLE", appleIdentityToken, appleFirstName?, appleLastName?, username? }`: the identity token is checked ' +
-  "against Apple's keys (RS256, issuer `https://appleid.apple.com`, audience the bundle id or service id, 60 s leeway). " +
-  "The same token may be sent again (no single-use rule). Name: `username`, else first + last name, else the e-mail's " +
-  'local part, else `Apple-NNNN`.\n' +
-  '- `{ type: "GOOGLE", googleAuthorizationCode (≤ 2000), googleRedirectUri?, username? }`: the code is exchanged with ' +
-  'Google once; the checked identity is kept 10 minutes, so a signup right after a signin with the same code succeeds.\n' +
-  '- Failures carry `authStatus` and no `userId` key: not configured → 400 `APPLE_NOT_CONFIGURED` / ' +
-  '`GOOGLE_NOT_CONFIGURED`; a bad, expired or foreign token or code → 401 `INVALID_APPLE_TOKEN` / `INVALID_GOOGLE_CODE` ' +
-  '(`authStatus: "INVALID_CREDENTIALS"`); an e-mail that belongs to another account → 409 `APPLE_EMAIL_CONFLICT` / ' +
-  '`USER_ALREADY_EXISTS`; the provider unreachable → 503 with `Retry-After` (retry with the same token or code).'
-
 export const docs: OperationDocs = {
   [`POST ${P}/signup`]: {
     description:
-      'Creates a user and its first session; answers 201 with the auth response (compat: every field present, `null` ' +
+      'Creates a user and its first session; answers with the auth response (compat: every field present, `null` ' +
       'where it does not apply; `username` and `displayName` are always equal).\n\n' +
-      '- `type` `ANONYMOUS` (the default): the name is `username` (compat) or `displayName` (if both, `username` wins), 1–50 ' +
-      'characters after trimming, no control characters; without one a name like `Player-4821` is generated. ' +
+      '- `type` `ANONYMOUS` (the default), 201: the name is `username` (compat) or `displayName` (if both, `username` ' +
+      'wins), 1–50 characters after trimming, no control characters; without one a name like `Player-4821` is generated. ' +
       '`anonymousToken` is optional: a client token of 8–64 characters of `[A-Za-z0-9_-]` is used as given (409 `CONFLICT` ' +
-      'if another account has it); without one the server issues a 32-character token. Store it: signing in with it restores the account.\n' +
-      '- `type` `EMAIL`: `email` (≤ 254, unique case-insensitively: 409 `USER_ALREADY_EXISTS`) and `password` (8–128 characters). ' +
-      '`isVerified` starts false; with SMTP configured a verification mail (token valid 24 h) is queued.\n' +
-      '- `APPLE` / `GOOGLE`: see Social sign-in below.\n\n' +
-      '`refreshToken` is null unless `includeRefreshToken: true`. 503 `SERVICE_UNAVAILABLE` when the password hashing queue ' +
-      'is full (retry later).' +
-      SOCIAL,
+      'if another account has it); without one the server issues a 32-character token. Store it: signing in with it ' +
+      'restores the account.\n' +
+      '- `type` `EMAIL`, 201: `email` (≤ 254, unique case-insensitively: 409 `USER_ALREADY_EXISTS`) and `password` ' +
+      '(8–128 characters). `isVerified` starts false; with SMTP configured a verification mail (token valid 24 h) is queued.\n' +
+      SOCIAL +
+      '\n\n`refreshToken` is null unless `includeRefreshToken: true`. 503 `SERVICE_UNAVAILABLE` when the password hashing ' +
+      'queue is full (retry later).',
     request: { type: 'ANONYMOUS', username: 'Player-4821' },
     response: auth,
+    status: 201,
   },
   [`POST ${P}/signin`]: {
     description:
@@ -72,9 +68,9 @@ export const docs: OperationDocs = {
       '`authStatus: "INVALID_CREDENTIALS"` (one answer for both). After 10 failures for one account within 15 minutes, ' +
       'further attempts are 429 `TOO_MANY_ATTEMPTS` (with `Retry-After`) for 15 minutes.\n' +
       '- `{ refreshToken }`: renews a session. The refresh token is single-use and a new one is returned; reusing a spent ' +
-      'one revokes that token family. Unknown, expired, spent or revoked: 401 `SESSION_REQUIRED`.\n\n' +
-      'A banned user is refused with 403 `USER_BANNED`. 503 `SERVICE_UNAVAILABLE` when the password hashing queue is full.' +
-      SOCIAL,
+      'one revokes that token family. Unknown, expired, spent or revoked: 401 `SESSION_REQUIRED`.\n' +
+      SOCIAL +
+      '\n\nA banned user is refused with 403 `USER_BANNED`. 503 `SERVICE_UNAVAILABLE` when the password hashing queue is full.',
     request: { anonymousToken: EX.anonymousToken },
     response: auth,
   },

@@ -25,16 +25,6 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
       schema: {
         tags,
         summary: 'Create an anonymous or e-mail account, or sign up with Apple or Google, and start a session',
-        description:
-          'type ANONYMOUS (default): username or displayName (1–50 characters after trimming; generated when absent), ' +
-          'optional client anonymousToken (8–64 of [A-Za-z0-9_-]; 409 CONFLICT if in use), else one is issued. ' +
-          'type EMAIL: email (unique case-insensitively, 409 USER_ALREADY_EXISTS) and password (8–128). ' +
-          'type APPLE (appleIdentityToken, appleFirstName?, appleLastName?, username?) and GOOGLE ' +
-          '(googleAuthorizationCode ≤ 2000, googleRedirectUri?, username?): the same as sign-in — the user bound to the ' +
-          'Apple or Google account is found (200) or created (201). Provider errors: 400 APPLE_NOT_CONFIGURED / ' +
-          'GOOGLE_NOT_CONFIGURED, 401 INVALID_APPLE_TOKEN / INVALID_GOOGLE_CODE (authStatus INVALID_CREDENTIALS), ' +
-          '409 APPLE_EMAIL_CONFLICT / USER_ALREADY_EXISTS (the e-mail belongs to another account), 503 with Retry-After ' +
-          'when the provider is unreachable. includeRefreshToken: true adds a refresh token.',
         body: SignupBodySchema,
         response: { 201: AuthResponseSchema, 200: AuthResponseSchema, ...errors(400, 401, 403, 409, 429, 503) },
       },
@@ -53,12 +43,6 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
       schema: {
         tags,
         summary: 'Sign in with an anonymous token, e-mail and password, Apple or Google, or renew a session',
-        description:
-          'anonymousToken: unknown → 404 USER_NOT_FOUND (authStatus USER_NOT_FOUND). type EMAIL: wrong e-mail or ' +
-          'password → 401 INVALID_CREDENTIALS; 10 failures in 15 minutes → 429 TOO_MANY_ATTEMPTS. refreshToken: ' +
-          'single-use, rotated; unknown, spent or revoked → 401 SESSION_REQUIRED. type APPLE / GOOGLE: the same ' +
-          'bodies as sign-up and the same result — the user is found (200) or created (201); errors as for sign-up. ' +
-          'A banned user → 403 USER_BANNED.',
         body: SigninBodySchema,
         response: { 200: AuthResponseSchema, 201: AuthResponseSchema, ...errors(400, 401, 403, 404, 409, 429, 503) },
       },

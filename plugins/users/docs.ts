@@ -18,8 +18,8 @@ const user = {
   activeSessions: 2,
   linkedProviders: [
     {
-      provider: 'apple',
-      subject: '001234.5f6e7d8c9b0a.1234',
+      provider: 'google',
+      subject: '108234567890123456789',
       email: 'ada@example.com',
       isPrivateRelayEmail: false,
       linkedAt: EX.earlier,
@@ -151,7 +151,9 @@ export const docs: OperationDocs = {
     response: page([user]),
   },
   [`GET ${ADMIN}/{userId}`]: {
-    description: 'One user as the operator sees it: ban state and the number of active sessions. 404 `USER_NOT_FOUND`.',
+    description:
+      'One user as the operator sees it: ban state, the number of active sessions and the Apple or Google accounts it ' +
+      'signs in with. 404 `USER_NOT_FOUND`.',
     parameters: { userId: EX.userId },
     response: user,
   },
@@ -169,6 +171,13 @@ export const docs: OperationDocs = {
     parameters: { userId: EX.userId },
     response: user,
   },
+  [`DELETE ${ADMIN}/{userId}`]: {
+    description:
+      'Deletes the user and everything stored about them (sessions, profile, scores, saves, values, feedback, logs...) ' +
+      'in one transaction. Cannot be undone. 404 `USER_NOT_FOUND`.',
+    parameters: { userId: EX.userId },
+    response: { userId: EX.userId, deleted: true },
+  },
   [`GET ${ADMIN}/{userId}/export`]: {
     description:
       'Everything stored about one player, in one JSON document (the right of access and of portability), each part read ' +
@@ -179,12 +188,5 @@ export const docs: OperationDocs = {
       '`Content-Disposition: attachment`. 404 `USER_NOT_FOUND`.',
     parameters: { userId: EX.userId },
     response: exported,
-  },
-  [`DELETE ${ADMIN}/{userId}`]: {
-    description:
-      'Deletes the user and everything stored about them (sessions, profile, scores, saves, values, feedback, logs...) ' +
-      'in one transaction. Cannot be undone. 404 `USER_NOT_FOUND`.',
-    parameters: { userId: EX.userId },
-    response: { userId: EX.userId, deleted: true },
   },
 }

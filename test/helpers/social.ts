@@ -155,7 +155,7 @@ export const unityGoogle = (googleAuthorizationCode: string, signup: boolean) =>
   googleRedirectUri: '',
 })
 
-/** A failure body: the status and code of the social sign-in rules, authStatus, and no userId key (a null one crashes Godot). */
+/** A social sign-in failure body: status and code, authStatus, and no userId key (a null one crashes Godot). */
 export function assertFailure(
   t: Test,
   res: { statusCode: number; json(): any },
