@@ -81,6 +81,10 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
+    // The database plugin runs the migrations before the server listens; on a large MySQL database (or a
+    // busy machine) that outlasts Fastify's 10 s default, which would stop the start with "Plugin did not
+    // start in time: 'db'". Each migration statement has its own bound (MIGRATION_QUERY_TIMEOUT_MS).
+    pluginTimeout: 120_000,
     frameworkErrors: frameworkError,
     // A client that sends its request slowly holds a socket and a file descriptor: bound every phase
     // (README, "HTTP timeouts"). Node checks the header and request deadlines on a timer, not per byte.
