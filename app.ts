@@ -34,6 +34,7 @@ import emailSending from './plugins/email-sending/index.js'
 import crashReporting from './plugins/crash-reporting/index.js'
 import userFeedback from './plugins/user-feedback/index.js'
 import userLogs from './plugins/user-logs/index.js'
+import operators from './plugins/operators/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -74,6 +75,10 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
     frameworkErrors: frameworkError,
+    // avvio's 10 s default per plugin would abort a start whose migrations take longer (a big table, DDL
+    // on a busy MariaDB: 40 migrations already take 7 s there under load). The start's waits are bounded
+    // where they happen (connect timeouts, the migration lock wait, the per-query bound).
+    pluginTimeout: 0,
     // A client that sends its request slowly holds a socket and a file descriptor: bound every phase
     // (README, "HTTP timeouts"). Node checks the header and request deadlines on a timer, not per byte.
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
@@ -137,6 +142,8 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   await app.register(crashReporting)
   await app.register(userFeedback)
   await app.register(userLogs)
+  // Not a game feature: the people who run the game (accounts, console sessions, the audit log).
+  await app.register(operators)
 
   return app
 }

@@ -16,6 +16,7 @@ const ROOTS = [
   'db',
   'test',
   'bench',
+  'scripts',
 ]
 
 function newest(path) {
