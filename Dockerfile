@@ -12,6 +12,7 @@ COPY tsconfig.json app.ts server.ts config.ts ./
 COPY plugins ./plugins
 COPY schemas ./schemas
 COPY db ./db
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: only the compiled server and production dependencies, owned by root (read-only to

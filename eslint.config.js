@@ -18,6 +18,7 @@ const FEATURES = [
   'crash-reporting',
   'user-feedback',
   'user-logs',
+  'operators',
 ]
 
 export default tseslint.config(

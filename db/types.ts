@@ -21,7 +21,7 @@ export interface UsersTable {
   ban_reason: string | null
   created_at: number
   updated_at: number
-  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/authentication/passwords.ts). */
+  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/core/passwords.ts). */
   password_hash: string | null
   /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
   email_key: string | null
@@ -512,6 +512,53 @@ export interface GiftCodeRedemptionsTable {
   redeemed_at: number
 }
 
+export type OperatorRole = 'owner' | 'moderator' | 'viewer'
+
+export interface OperatorsTable {
+  id: string
+  /** Lower-cased: names are unique case-insensitively. */
+  username: string
+  /** `scrypt$N$r$p$salt$hash` (see plugins/core/passwords.ts). */
+  password_hash: string
+  role: OperatorRole
+  /** Base32 TOTP secret once confirmed; null = no second factor. */
+  totp_secret: string | null
+  /** A secret handed out by enrollment, active only once a code from it is confirmed. */
+  totp_pending_secret: string | null
+  /** The last accepted TOTP time step: a code of this step or earlier is a replay. */
+  totp_last_step: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface OperatorSessionsTable {
+  id: string
+  operator_id: string
+  token_hash: string
+  created_at: number
+  last_seen_at: number
+  /** The absolute end (24 h after sign-in); the idle limit counts from last_seen_at. */
+  expires_at: number
+}
+
+export interface AuditLogTable {
+  /** Auto-increment: the order entries were written in. */
+  id: Generated<number>
+  at: number
+  /** The operator's name, `admin-key`, or for a failed sign-in the name that was tried. */
+  actor: string
+  role: string | null
+  address: string
+  request_id: string
+  /** `METHOD /route/:pattern` below the admin prefix, or `sign-in` / `sign-in-failed`. */
+  action: string
+  status: number
+  /** JSON of the path parameters, or null. */
+  target: string | null
+  /** JSON summary of the body, secrets removed and size capped, or null. */
+  changes: string | null
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -551,6 +598,9 @@ export interface Database {
   validated_adjustments: ValidatedAdjustmentsTable
   gift_codes: GiftCodesTable
   gift_code_redemptions: GiftCodeRedemptionsTable
+  operators: OperatorsTable
+  operator_sessions: OperatorSessionsTable
+  audit_log: AuditLogTable
 }
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */

@@ -20,7 +20,7 @@ import {
 import { queueAccountEmail } from '../email-sending/service.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
-import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js'
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../core/passwords.js'
 import { authResponse, type AuthDeps } from './service.js'
 
 /**

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { upsert } from '../../db/dialect.js'
+import { afterRequestCommit } from '../../db/transaction.js'
 import type { Clock } from './clock.js'
 import type { CacheLookup } from './metrics.js'
 
@@ -160,7 +161,15 @@ export class ContentCache<T> {
     } finally {
       this.invalidate()
     }
-    await this.refresh(this.clock.now(), this.generation).catch(() => {})
+    const refresh = async () => {
+      this.invalidate()
+      await this.refresh(this.clock.now(), this.generation).catch(() => {})
+    }
+    // Inside an admin request's transaction (audit.ts) the write is not committed yet, and on SQLite a
+    // refresh through the plain database would wait for the connection that transaction holds: refresh
+    // once it has committed instead, still before the admin hears back.
+    if (afterRequestCommit(refresh)) return result
+    await refresh()
     return result
   }
 

@@ -68,7 +68,12 @@ export const HEALTH_TAG = 'Health'
 export const adminTag = (feature: string) => `Admin · ${feature}`
 
 /** Every tag an operation may carry, in the order the UI lists them. */
-export const OPERATION_TAGS: readonly string[] = [...FEATURE_TAGS, ...FEATURE_TAGS.map(adminTag), HEALTH_TAG]
+export const OPERATION_TAGS: readonly string[] = [
+  ...FEATURE_TAGS,
+  ...FEATURE_TAGS.map(adminTag),
+  adminTag('Operators'),
+  HEALTH_TAG,
+]
 
 /** The name of the one error body in components/schemas; every error response points at it. */
 export const ERROR_COMPONENT = 'ErrorResponse'
@@ -452,6 +457,13 @@ export default fp(
             apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
             session: { type: 'http', scheme: 'bearer', description: 'accessToken from signup or signin' },
             adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
+            adminSession: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: 'outpost_session',
+              description:
+                'Console session from POST /api/v1/admin/session; writes also need X-Requested-With: outpost-console',
+            },
           },
           schemas: componentSchemas,
         },

@@ -44,7 +44,9 @@ const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = 
     },
     async (request, reply) => {
       const created = await cache.afterWrite(createNews(app.db, request.body, app.clock.now()))
-      return reply.code(201).send(created)
+      // Returned, not sent: an admin write's reply leaves only after its transaction (and audit entry) commits.
+      reply.code(201)
+      return created
     },
   )
 
