@@ -1,6 +1,6 @@
 import type { CloudSave, Db } from '../../db/types.js'
-import { affected, flag, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
+import { refused, type ImportOutcome, importRow } from '../core/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
 import { AppError } from '../core/errors.js'
 
@@ -103,25 +103,22 @@ export async function importSave(
 ): Promise<ImportOutcome> {
   const bytes = Buffer.from(save.text, 'utf8')
   if (bytes.length > save.maxBytes) return refused(`the save is ${bytes.length} bytes, over CLOUD_SAVE_MAX_BYTES`)
-  try {
-    await db
-      .insertInto('cloud_saves')
-      .values({
-        user_id: save.userId,
-        data: bytes,
-        is_binary: 0,
-        size_bytes: bytes.length,
-        version: 1,
-        created_at: save.updatedAt,
-        updated_at: save.updatedAt,
-      })
-      .execute()
-    return COPIED
-  } catch (error) {
-    if (isUniqueViolation(error)) return EXISTS
-    if (isForeignKeyViolation(error)) return refused(`user ${save.userId} does not exist`)
-    throw error
-  }
+  return importRow(
+    () =>
+      db
+        .insertInto('cloud_saves')
+        .values({
+          user_id: save.userId,
+          data: bytes,
+          is_binary: 0,
+          size_bytes: bytes.length,
+          version: 1,
+          created_at: save.updatedAt,
+          updated_at: save.updatedAt,
+        })
+        .execute(),
+    `user ${save.userId} does not exist`,
+  )
 }
 
 /** The player's save for their data export: text as it was saved, binary saves in base64. */

@@ -1,3 +1,5 @@
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
+
 /**
  * How one row brought over from another server (`npm run import:php`) fared in the feature that owns
  * it: written now, already there from an earlier run (the owner's unique key said so), or refused
@@ -8,3 +10,18 @@ export type ImportOutcome = { status: 'copied' } | { status: 'exists' } | { stat
 export const COPIED: ImportOutcome = { status: 'copied' }
 export const EXISTS: ImportOutcome = { status: 'exists' }
 export const refused = (reason: string): ImportOutcome => ({ status: 'refused', reason })
+
+/**
+ * One imported row's insert: the owner's unique key answering "already there" makes a second run a
+ * no-op, a missing parent row is refused with `missingParent` as the reason, anything else is thrown.
+ */
+export async function importRow(insert: () => Promise<unknown>, missingParent: string): Promise<ImportOutcome> {
+  try {
+    await insert()
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    if (isForeignKeyViolation(error)) return refused(missingParent)
+    throw error
+  }
+}

@@ -3,7 +3,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Database, Db, GiftCode } from '../../db/types.js'
 import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { COPIED, EXISTS, refused, type ImportOutcome, importRow } from '../core/import-outcome.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
@@ -480,22 +480,19 @@ export async function importRedemption(
   db: Db,
   input: { giftCodeId: string; userId: string; redeemedAt: number },
 ): Promise<ImportOutcome> {
-  try {
-    await db
-      .insertInto('gift_code_redemptions')
-      .values({
-        gift_code_id: input.giftCodeId.toLowerCase(),
-        user_id: input.userId.toLowerCase(),
-        granted_unlocks: '[]',
-        redeemed_at: input.redeemedAt,
-      })
-      .execute()
-    return COPIED
-  } catch (error) {
-    if (isUniqueViolation(error)) return EXISTS
-    if (isForeignKeyViolation(error)) return refused('its gift code or its user was not imported')
-    throw error
-  }
+  return importRow(
+    () =>
+      db
+        .insertInto('gift_code_redemptions')
+        .values({
+          gift_code_id: input.giftCodeId.toLowerCase(),
+          user_id: input.userId.toLowerCase(),
+          granted_unlocks: '[]',
+          redeemed_at: input.redeemedAt,
+        })
+        .execute(),
+    'its gift code or its user was not imported',
+  )
 }
 
 /** The player's redemptions for their data export. */

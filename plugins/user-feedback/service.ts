@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserFeedback } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
-import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { importRow, type ImportOutcome } from '../core/import-outcome.js'
 import { keysetPage } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
@@ -81,26 +80,23 @@ export async function importFeedback(
     createdAt: number
   },
 ): Promise<ImportOutcome> {
-  try {
-    await db
-      .insertInto('user_feedback')
-      .values({
-        id: row.id.toLowerCase(),
-        user_id: row.userId.toLowerCase(),
-        title: row.title,
-        message: row.message,
-        category: row.category || DEFAULT_CATEGORY,
-        email: row.email || null,
-        device_info: row.deviceInfo || null,
-        created_at: row.createdAt,
-      })
-      .execute()
-    return COPIED
-  } catch (error) {
-    if (isUniqueViolation(error)) return EXISTS
-    if (isForeignKeyViolation(error)) return refused(`user ${row.userId} does not exist`)
-    throw error
-  }
+  return importRow(
+    () =>
+      db
+        .insertInto('user_feedback')
+        .values({
+          id: row.id.toLowerCase(),
+          user_id: row.userId.toLowerCase(),
+          title: row.title,
+          message: row.message,
+          category: row.category || DEFAULT_CATEGORY,
+          email: row.email || null,
+          device_info: row.deviceInfo || null,
+          created_at: row.createdAt,
+        })
+        .execute(),
+    `user ${row.userId} does not exist`,
+  )
 }
 
 /** The player's feedback for their data export. */

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserLog } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
-import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { importRow, type ImportOutcome } from '../core/import-outcome.js'
 import { keysetPage } from '../core/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
@@ -60,24 +59,21 @@ export async function importLog(
   db: Db,
   row: { id: string; userId: string; message: string; type: string; errorCode: string | null; createdAt: number },
 ): Promise<ImportOutcome> {
-  try {
-    await db
-      .insertInto('user_logs')
-      .values({
-        id: row.id.toLowerCase(),
-        user_id: row.userId.toLowerCase(),
-        message: row.message,
-        type: row.type,
-        error_code: row.errorCode || null,
-        created_at: row.createdAt,
-      })
-      .execute()
-    return COPIED
-  } catch (error) {
-    if (isUniqueViolation(error)) return EXISTS
-    if (isForeignKeyViolation(error)) return refused(`user ${row.userId} does not exist`)
-    throw error
-  }
+  return importRow(
+    () =>
+      db
+        .insertInto('user_logs')
+        .values({
+          id: row.id.toLowerCase(),
+          user_id: row.userId.toLowerCase(),
+          message: row.message,
+          type: row.type,
+          error_code: row.errorCode || null,
+          created_at: row.createdAt,
+        })
+        .execute(),
+    `user ${row.userId} does not exist`,
+  )
 }
 
 /** The player's log lines for their data export. */
