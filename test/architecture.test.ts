@@ -136,6 +136,7 @@ t.test('app.ts registers core and the 14 features, one plugin each', async (t) =
     'sessions',
     'openapi',
     'health',
+    'console',
   ]
   for (const name of core) t.ok(app.hasPlugin(name), `core plugin '${name}'`)
 
