@@ -56,12 +56,18 @@ export default fp(
       root: CONSOLE_ROOT,
       prefix: CONSOLE_PREFIX,
       preCompressed: true,
-      redirect: true,
       index: ['index.html'],
       cacheControl: false,
       dotfiles: 'ignore',
-      decorateReply: false,
+      decorateReply: true,
       setHeaders: setConsoleHeaders,
+    })
+    // The router ignores trailing slashes, so `/console/` reaches this route, not the files' wildcard.
+    // Without the slash the page's relative asset paths would resolve one level up: redirect, relative
+    // to the request, so the redirect also holds under a proxy's path prefix.
+    app.get('/console', { schema: { hide: true } }, (request, reply) => {
+      if (request.url.split('?', 1)[0].endsWith('/')) return reply.sendFile('index.html')
+      return reply.redirect('./console/', 301)
     })
   },
   { name: 'console', dependencies: ['config', 'surfaces'] },
