@@ -73,7 +73,7 @@ async function startServer(t: Test): Promise<Server> {
       }),
   )
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
     try {
@@ -84,7 +84,7 @@ async function startServer(t: Test): Promise<Server> {
     }
     await new Promise((r) => setTimeout(r, 200))
   }
-  throw new Error(`the server did not start within 20 s: ${stderr}`)
+  throw new Error(`the server did not start within 60 s: ${stderr}`)
 }
 
 /** The operator CLI, as an owner would run it on the server (password from OPERATOR_PASSWORD). */
