@@ -1,6 +1,9 @@
+# Outpost's image: the compiled server on Node.js LTS, running as the unprivileged `node` user.
+# Node 24 is an LTS line that better-sqlite3 12.x builds for; bump NODE_VERSION within an LTS line.
+ARG NODE_VERSION=24.11.1
+
 # Build stage: compile TypeScript and the native SQLite driver.
-# Node 24 is an LTS line that better-sqlite3 12.x builds for.
-FROM node:24-bookworm-slim AS build
+FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
@@ -13,14 +16,24 @@ COPY console ./console
 COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
-# Runtime stage: only the compiled server and production dependencies.
-FROM node:24-bookworm-slim
-ENV NODE_ENV=production
+# Runtime stage: only the compiled server and production dependencies, owned by root (read-only to
+# the server); the data directory is the one place the server writes.
+FROM node:${NODE_VERSION}-bookworm-slim
+ENV NODE_ENV=production \
+    DB_PATH=/app/data/outpost.db
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
+# The server runs in the data directory: the SQLite database and, on a first start without API_KEY,
+# the .env with the generated keys (printed once in the log) both land in the volume and outlive the
+# container. `docker run -v outpost-data:/app/data -p 8080:8080 outpost` needs no other setting.
+WORKDIR /app/data
+VOLUME ["/app/data"]
 EXPOSE 8080
-CMD ["node", "dist/server.js"]
+# Liveness: the process answers. A database outage shows in /health/ready, not as a dead container.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "/app/dist/server.js"]

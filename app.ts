@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -21,6 +21,8 @@ import openapiPlugin from './plugins/core/openapi.js'
 import healthPlugin from './plugins/core/health.js'
 import eventsPlugin from './plugins/core/events.js'
 import consolePlugin from './plugins/core/console.js'
+import loggingPlugin, { requestIdOf } from './plugins/core/logging.js'
+import metricsPlugin from './plugins/core/metrics.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import playerProfile from './plugins/player-profile/index.js'
@@ -35,6 +37,7 @@ import emailSending from './plugins/email-sending/index.js'
 import crashReporting from './plugins/crash-reporting/index.js'
 import userFeedback from './plugins/user-feedback/index.js'
 import userLogs from './plugins/user-logs/index.js'
+import operators from './plugins/operators/index.js'
 
 export interface BuildOptions {
   config: Config
@@ -71,10 +74,20 @@ function deadlineCheckInterval(config: Config): number {
 export async function buildApp({ config, clock, db, logStream }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, ...(logStream && { stream: logStream }) },
+    // One line per request, written by the logging plugin (probes at debug), instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    // The id of a request (X-Request-Id when valid, else a UUID) is checked in requestIdOf: Fastify's
+    // requestIdHeader would take any header value as it came.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
     frameworkErrors: frameworkError,
+    // avvio's 10 s default per plugin would abort a start whose migrations take longer (a big table, DDL
+    // on a busy MariaDB: 40 migrations already take 7 s there under load). The start's waits are bounded
+    // where they happen (connect timeouts, the migration lock wait, the per-query bound).
+    pluginTimeout: 0,
     // A client that sends its request slowly holds a socket and a file descriptor: bound every phase
     // (README, "HTTP timeouts"). Node checks the header and request deadlines on a timer, not per byte.
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
@@ -89,7 +102,7 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   // Bodies are never coerced ("5" for an integer is a 400); query strings and path params are.
   const bodyAjv = ajv({ coerceTypes: false })
   const httpAjv = ajv({ coerceTypes: 'array' })
-  // Admin bodies and query strings are strict (API.md §8): their validators compile a copy of the
+  // Admin bodies and query strings are strict: their validators compile a copy of the
   // schema that refuses unknown properties, and keep them (removeAdditional would only drop them
   // again), so the error names the field. Headers stay open everywhere: clients send many.
   const adminBodyAjv = ajv({ coerceTypes: false, removeAdditional: false })
@@ -109,10 +122,12 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   })
 
   await app.register(configPlugin, { config })
+  await app.register(loggingPlugin)
   await app.register(surfacesPlugin)
   await app.register(clockPlugin, { clock })
   await app.register(eventsPlugin)
   await app.register(errorsPlugin)
+  await app.register(metricsPlugin)
   await app.register(dbPlugin, { db })
   await app.register(httpPlugin)
   await app.register(rateLimitPlugin)
@@ -139,6 +154,8 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   await app.register(crashReporting)
   await app.register(userFeedback)
   await app.register(userLogs)
+  // Not a game feature: the people who run the game (accounts, console sessions, the audit log).
+  await app.register(operators)
 
   return app
 }

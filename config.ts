@@ -86,6 +86,38 @@ export const ConfigSchema = Type.Object({
     description: 'How often the e-mail worker looks for due e-mails',
   }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', description: 'Base URL for links in account e-mails' }),
+  APPLE_BUNDLE_ID: Type.String({
+    default: '',
+    description:
+      "Sign in with Apple: the iOS app's bundle id (an accepted token audience); empty with APPLE_SERVICE_ID: Apple sign-in off",
+  }),
+  APPLE_SERVICE_ID: Type.String({
+    default: '',
+    description: 'Sign in with Apple: the Services ID used on the web and Android (an accepted token audience)',
+  }),
+  APPLE_JWKS_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://appleid.apple.com/auth/keys',
+    description: "Apple's signing keys (JWKS)",
+  }),
+  GOOGLE_CLIENT_ID: Type.String({
+    default: '',
+    description: 'Sign in with Google: the OAuth client id (the id_token audience); empty: Google sign-in off',
+  }),
+  GOOGLE_CLIENT_SECRET: Type.String({
+    default: '',
+    description: 'Sign in with Google: the OAuth client secret; empty: Google sign-in off',
+  }),
+  GOOGLE_TOKEN_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://oauth2.googleapis.com/token',
+    description: "Google's token endpoint, where authorization codes are exchanged",
+  }),
+  GOOGLE_JWKS_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://www.googleapis.com/oauth2/v3/certs',
+    description: "Google's signing keys (JWKS)",
+  }),
   CORS_ORIGINS: Type.String({ default: '*', description: '"*" or a comma list of allowed origins' }),
   HTTP_HEADERS_TIMEOUT_MS: Type.Integer({
     minimum: 100,
@@ -117,6 +149,14 @@ export const ConfigSchema = Type.Object({
   ),
   MIGRATE_ON_START: Bool(true, 'Run pending migrations when the server starts'),
   CONSOLE_ENABLED: Bool(true, 'Serve the browser console at /console/ (it talks only to the admin API)'),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      not: { enum: PLACEHOLDER_KEYS },
+      description:
+        'Bearer token GET /metrics requires from every caller; unset = /metrics answers only loopback callers',
+    }),
+  ),
 })
 
 export type Config = Static<typeof ConfigSchema>

@@ -18,6 +18,7 @@ const FEATURES = [
   'crash-reporting',
   'user-feedback',
   'user-logs',
+  'operators',
 ]
 
 export default tseslint.config(
@@ -58,6 +59,23 @@ export default tseslint.config(
               regex: `(^|/)(${FEATURES.join('|')})/`,
               message:
                 'Core and schemas serve every feature: they never import one (a feature subscribes to core events instead).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The operator's commands (import:php) write through the features' services, like a feature would.
+    files: ['scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./plugins/(?!core/)[^/]+/(?!service\\.js$)',
+              message: "A command uses a feature only through that feature's service.ts (ARCHITECTURE.md).",
             },
           ],
         },

@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { describeConfigError, ensureEnvFile, loadConfig } from './config.js'
+import { describeConfigError, ensureEnvFile, loadConfig, type Config } from './config.js'
+import { version } from './plugins/core/health.js'
 
 const ENV_FILE = '.env'
 
@@ -22,7 +23,19 @@ async function main() {
     process.exit(1)
   }
 
-  const app = await buildApp({ config })
+  // A person at a terminal reads one coloured line per event; anything else (a file, a container's
+  // log driver, a log shipper) gets one JSON object per line.
+  // Loaded only then: a server writing JSON does not pay for pino-pretty's start-up.
+  const logStream = process.stdout.isTTY
+    ? (await import('pino-pretty')).default({
+        colorize: true,
+        singleLine: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        // The request line's message already says method, path, status and time.
+        ignore: 'pid,hostname,method,url,statusCode,responseTimeMs',
+      })
+    : undefined
+  const app = await buildApp({ config, logStream })
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool; force after 10 s.
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
@@ -33,7 +46,19 @@ async function main() {
   // PORT=0 binds a free port: name the one the socket got.
   const address = app.server.address()
   const base = publicBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
-  app.log.info(`Outpost listening on ${base}, API docs at ${base}/docs`)
+  const database = describeDatabase(config)
+  // No console URL yet: the browser console is not served by this version.
+  app.log.info(
+    { version, database, url: base, docs: `${base}/docs` },
+    `Outpost listening on ${base}, API docs at ${base}/docs (version ${version}, database ${database})`,
+  )
+}
+
+/** Which database, without its password: `sqlite ./data/outpost.db` or `mysql outpost@db:3306/outpost`. */
+function describeDatabase(config: Config): string {
+  return config.DB_DRIVER === 'mysql'
+    ? `mysql ${config.DB_USER}@${config.DB_HOST}:${config.DB_PORT}/${config.DB_NAME}`
+    : `sqlite ${config.DB_PATH}`
 }
 
 /**

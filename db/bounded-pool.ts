@@ -4,6 +4,12 @@ import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from 'kysely'
 /** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
 export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
 
+/** What the pool is doing now, for the metrics: connections handed out, and callers waiting for one. */
+export interface PoolUsage {
+  inUse: number
+  waiting: number
+}
+
 /**
  * mysql2's pool for Kysely, with every wait on the server bounded by `timeoutMs`: the wait for a pool
  * connection (mysql2 has no bound on its queue) and each query (mysql2's own per-query `timeout`).
@@ -13,7 +19,12 @@ export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
  * ever. That connection is destroyed rather than given back; the pool opens a fresh one when the
  * server answers again (the server rolls back whatever the dropped session had open).
  */
-export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
+export function boundedPool(
+  pool: Pool,
+  timeoutMs: number,
+  usage: PoolUsage = { inUse: 0, waiting: 0 },
+  onWaitTimeout: () => void = () => {},
+): MysqlPool {
   const wrapped = new WeakMap<PoolConnection, MysqlPoolConnection>()
   const wrap = (raw: PoolConnection): MysqlPoolConnection => {
     let connection = wrapped.get(raw)
@@ -26,7 +37,10 @@ export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
             callback(error, result as MysqlQueryResult)
           })
         }) as MysqlPoolConnection['query'],
-        release: () => raw.release(),
+        release: () => {
+          usage.inUse--
+          raw.release()
+        },
       }
       wrapped.set(raw, connection)
     }
@@ -36,8 +50,11 @@ export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
   return {
     getConnection(callback) {
       let waiting = true
+      usage.waiting++
       const timer = setTimeout(() => {
         waiting = false
+        usage.waiting--
+        onWaitTimeout()
         const error = Object.assign(new Error(`No database connection came free within ${timeoutMs} ms`), {
           code: POOL_WAIT_TIMEOUT,
         })
@@ -48,6 +65,8 @@ export function boundedPool(pool: Pool, timeoutMs: number): MysqlPool {
         // The caller gave up: hand the connection straight back for the next one waiting.
         if (!waiting) return raw?.release()
         waiting = false
+        usage.waiting--
+        if (!error) usage.inUse++
         callback(error, error ? (undefined as never) : wrap(raw))
       })
     },

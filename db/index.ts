@@ -18,7 +18,52 @@ import {
 import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
-import { boundedPool } from './bounded-pool.js'
+import { boundedPool, type PoolUsage } from './bounded-pool.js'
+
+/**
+ * What the metrics want to hear of the database (plugins/core/metrics.ts): failed queries, told
+ * apart by whether a bound ran out. `db/` imports nothing from `plugins/`: the caller hands it in.
+ */
+export interface DbObserver {
+  queryFailed(kind: DbFailure): void
+}
+
+/**
+ * `conflict`: a unique key or a deadlock refused the statement, which is how races are settled here
+ * (the caller expects it and retries or answers 409): counted apart so that real errors stand out.
+ */
+export type DbFailure = 'error' | 'conflict' | 'query_timeout' | 'pool_timeout'
+
+/** Error codes that mean a wait on the database ran out rather than the query being wrong. */
+const TIMEOUT_CODES = new Set(['PROTOCOL_SEQUENCE_TIMEOUT', 'SQLITE_BUSY', 'ER_LOCK_WAIT_TIMEOUT'])
+const CONFLICT_CODES = new Set([
+  'ER_DUP_ENTRY',
+  'ER_LOCK_DEADLOCK',
+  'SQLITE_CONSTRAINT_UNIQUE',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+])
+
+function failureKind(error: unknown): DbFailure {
+  const code = (error as { code?: string } | null)?.code
+  if (code && TIMEOUT_CODES.has(code)) return 'query_timeout'
+  if (code && CONFLICT_CODES.has(code)) return 'conflict'
+  return 'error'
+}
+
+const poolUsages = new WeakMap<Db, PoolUsage & { size: number }>()
+
+/** The MySQL pool's use now (connections handed out, callers waiting, the pool's size); null on SQLite. */
+export function poolUsage(db: Db): { inUse: number; waiting: number; size: number } | null {
+  return poolUsages.get(db) ?? null
+}
+
+/** Kysely's `log` hook, reduced to failed queries (the driver's own, so the SQLite fast path of prepared.ts is not seen). */
+function failureLog(observer: DbObserver | undefined) {
+  if (!observer) return undefined
+  return (event: { level: string; error?: unknown }) => {
+    if (event.level === 'error') observer.queryFailed(failureKind(event.error))
+  }
+}
 
 type DbConfig = Pick<
   Config,
@@ -135,7 +180,8 @@ function withStatementCache(database: SQLite.Database) {
 }
 
 /** Kysely over the driver DB_DRIVER names. Both dialects run the same migrations and queries. */
-export function createDb(config: DbConfig): Db {
+export function createDb(config: DbConfig, observer?: DbObserver): Db {
+  const log = failureLog(observer)
   if (config.DB_DRIVER === 'mysql') {
     const pool = createPool({
       host: config.DB_HOST,
@@ -154,7 +200,11 @@ export function createDb(config: DbConfig): Db {
       connectTimeout: config.DB_QUERY_TIMEOUT_MS,
       enableKeepAlive: true,
     })
-    return new Kysely<Database>({ dialect: new MysqlDialect({ pool: boundedPool(pool, config.DB_QUERY_TIMEOUT_MS) }) })
+    const usage = { inUse: 0, waiting: 0, size: config.DB_POOL_SIZE }
+    const bounded = boundedPool(pool, config.DB_QUERY_TIMEOUT_MS, usage, () => observer?.queryFailed('pool_timeout'))
+    const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool: bounded }), log })
+    poolUsages.set(db, usage)
+    return db
   }
   if (config.DB_PATH !== ':memory:') mkdirSync(dirname(config.DB_PATH), { recursive: true })
   const sqlite = new SQLite(config.DB_PATH)
@@ -165,6 +215,7 @@ export function createDb(config: DbConfig): Db {
   const statements = withStatementCache(sqlite)
   const db = new Kysely<Database>({
     dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)),
+    log,
   })
   registerSqliteDirect(db, {
     inTransaction: () => sqlite.inTransaction,

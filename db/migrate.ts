@@ -19,6 +19,12 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   return (results ?? []).map((r) => r.migrationName)
 }
 
+/** Migrations this code knows that the database has not applied (read from Kysely's migration table). */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  return (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name)
+}
+
 async function main() {
   let config
   try {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Transaction } from 'kysely'
 import type { Database, Db } from './types.js'
 import { isRetryableConflict } from './dialect.js'
@@ -7,9 +8,12 @@ const ATTEMPTS = 4
 /**
  * A transaction that is run again when the database aborted it to break a deadlock (InnoDB does
  * that under concurrent writes to neighbouring index ranges). The callback must be safe to repeat:
- * everything it did was rolled back.
+ * everything it did was rolled back. When `db` is already a transaction, `work` joins it (it then
+ * commits, rolls back and is retried with the caller's work): an admin write runs its service inside
+ * the request's transaction, which also holds its audit entry (see `runInRequestTransaction`).
  */
 export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db as Transaction<Database>)
   return retryOnConflict(async () => {
     let open: Transaction<Database> | undefined
     const result = await db.transaction().execute((trx) => work((open = trx)))
@@ -59,4 +63,47 @@ export async function retryOnConflict<T>(statement: () => Promise<T>): Promise<T
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10))
     }
   }
+}
+
+/** The transaction an admin write request runs in, while its handler runs (null once it has ended). */
+interface RequestScope {
+  trx: Transaction<Database> | null
+  /** Steps to await once the transaction has committed, before the reply leaves. */
+  afterCommit: Array<() => Promise<void>>
+}
+const requestTransaction = new AsyncLocalStorage<RequestScope>()
+
+/**
+ * Runs `work` (a request handler) in a new transaction that every use of the request-scoped database
+ * (`requestDb`) inside it joins, retried whole on deadlock. Work started inside it that outlives it
+ * (a background task) falls back to the plain database once the transaction has ended.
+ */
+export async function runInRequestTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  let scope: RequestScope | undefined
+  const result = await inTransaction(db, async (trx) => {
+    const attempt: RequestScope = (scope = { trx, afterCommit: [] })
+    try {
+      return await requestTransaction.run(attempt, () => work(trx))
+    } finally {
+      attempt.trx = null
+    }
+  })
+  for (const step of scope?.afterCommit ?? []) await step()
+  return result
+}
+
+/** `db`, or the transaction of the admin write request this code runs for. */
+export function requestDb(db: Db): Db {
+  return requestTransaction.getStore()?.trx ?? db
+}
+
+/**
+ * Runs `step` once the request transaction this code runs in has committed (before the reply
+ * leaves); false, and nothing done, when no request transaction is open. `step` must not throw.
+ */
+export function afterRequestCommit(step: () => Promise<void>): boolean {
+  const scope = requestTransaction.getStore()
+  if (!scope?.trx) return false
+  scope.afterCommit.push(step)
+  return true
 }

@@ -21,7 +21,7 @@ export interface UsersTable {
   ban_reason: string | null
   created_at: number
   updated_at: number
-  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/authentication/passwords.ts). */
+  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/core/passwords.ts). */
   password_hash: string | null
   /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
   email_key: string | null
@@ -125,7 +125,7 @@ export interface LeaderboardBansTable {
   created_at: number
 }
 
-/** One cloud save per user (API.md §5.4): the bytes as sent, and whether they came as text or binary. */
+/** One cloud save per user: the bytes as sent, and whether they came as text or binary. */
 export interface CloudSavesTable {
   user_id: string
   data: Buffer
@@ -193,6 +193,33 @@ export interface LoginFailuresTable {
   failed_at: number
 }
 
+export type SocialProvider = 'apple' | 'google'
+
+/** A sign-in provider's subject bound to a user (users feature): one user per subject. */
+export interface UserIdentitiesTable {
+  provider: SocialProvider
+  subject: string
+  user_id: string
+  /** The address the provider gave when the identity was bound (null when it gave none). */
+  email: string | null
+  /** Apple's private relay address (`is_private_email`). */
+  is_private_email: Flag
+  created_at: number
+}
+
+export type GoogleCodeKind = 'identity' | 'token'
+
+/**
+ * A Google authorization code already exchanged (authentication feature), by SHA-256 of the code:
+ * `identity` holds the checked identity (JSON), `token` the id_token not checked yet.
+ */
+export interface GoogleCodesTable {
+  code_hash: string
+  kind: GoogleCodeKind
+  payload: string
+  expires_at: number
+}
+
 /** E-mail sign-in refused (429) for this key until `locked_until`, after too many failures. */
 export interface LoginLocksTable {
   key_hash: string
@@ -226,7 +253,7 @@ export interface EmailsTable {
   /** Null once an account e-mail (it carries a token) is done with. */
   html: string | null
   text_body: string | null
-  /** Account e-mails of §3 (verification, reset): not counted in the per-user quota. */
+  /** Account e-mails (verification, reset): not counted in the per-user quota. */
   is_account: Flag
   status: EmailStatus
   scheduled_at: number
@@ -339,7 +366,7 @@ export interface UserLogsTable {
   created_at: number
 }
 
-/** Rules of validated runs (API.md §5.3) for one board, or for unbound runs under the key `_unbound`. */
+/** Rules of validated runs for one board, or for unbound runs under the key `_unbound`. */
 export interface ValidatedRulesTable {
   board_key: string
   min_duration_seconds: number | null
@@ -485,6 +512,53 @@ export interface GiftCodeRedemptionsTable {
   redeemed_at: number
 }
 
+export type OperatorRole = 'owner' | 'moderator' | 'viewer'
+
+export interface OperatorsTable {
+  id: string
+  /** Lower-cased: names are unique case-insensitively. */
+  username: string
+  /** `scrypt$N$r$p$salt$hash` (see plugins/core/passwords.ts). */
+  password_hash: string
+  role: OperatorRole
+  /** Base32 TOTP secret once confirmed; null = no second factor. */
+  totp_secret: string | null
+  /** A secret handed out by enrollment, active only once a code from it is confirmed. */
+  totp_pending_secret: string | null
+  /** The last accepted TOTP time step: a code of this step or earlier is a replay. */
+  totp_last_step: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface OperatorSessionsTable {
+  id: string
+  operator_id: string
+  token_hash: string
+  created_at: number
+  last_seen_at: number
+  /** The absolute end (24 h after sign-in); the idle limit counts from last_seen_at. */
+  expires_at: number
+}
+
+export interface AuditLogTable {
+  /** Auto-increment: the order entries were written in. */
+  id: Generated<number>
+  at: number
+  /** The operator's name, `admin-key`, or for a failed sign-in the name that was tried. */
+  actor: string
+  role: string | null
+  address: string
+  request_id: string
+  /** `METHOD /route/:pattern` below the admin prefix, or `sign-in` / `sign-in-failed`. */
+  action: string
+  status: number
+  /** JSON of the path parameters, or null. */
+  target: string | null
+  /** JSON summary of the body, secrets removed and size capped, or null. */
+  changes: string | null
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -503,6 +577,8 @@ export interface Database {
   account_tokens: AccountTokensTable
   login_failures: LoginFailuresTable
   login_locks: LoginLocksTable
+  user_identities: UserIdentitiesTable
+  google_codes: GoogleCodesTable
   email_templates: EmailTemplatesTable
   emails: EmailsTable
   crash_sessions: CrashSessionsTable
@@ -522,6 +598,9 @@ export interface Database {
   validated_adjustments: ValidatedAdjustmentsTable
   gift_codes: GiftCodesTable
   gift_code_redemptions: GiftCodeRedemptionsTable
+  operators: OperatorsTable
+  operator_sessions: OperatorSessionsTable
+  audit_log: AuditLogTable
 }
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */
@@ -529,6 +608,7 @@ export type Db = Kysely<Database>
 
 export type User = Selectable<UsersTable>
 export type NewUser = Insertable<UsersTable>
+export type UserIdentity = Selectable<UserIdentitiesTable>
 export type UserUpdate = Updateable<UsersTable>
 export type Session = Selectable<SessionsTable>
 export type NewSession = Insertable<SessionsTable>

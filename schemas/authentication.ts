@@ -2,8 +2,29 @@ import { Type, type Static } from '@sinclair/typebox'
 import { NameSchema, Nullable, OptionalString, StringEnum, TimestampSchema } from './common.js'
 
 const AuthTypeSchema = StringEnum(['ANONYMOUS', 'EMAIL', 'GOOGLE', 'APPLE'], {
-  description: 'ANONYMOUS (default) or EMAIL; GOOGLE and APPLE are not enabled on this server',
+  description: 'ANONYMOUS (default), EMAIL, or sign-in with GOOGLE or APPLE (when the server is configured for it)',
 })
+
+/** Apple and Google sign-in fields: sign-up and sign-in take the same ones. */
+const socialFields = {
+  appleIdentityToken: OptionalString({
+    maxLength: 8192,
+    description: 'type APPLE: the identity token (JWT) Apple gave the app',
+  }),
+  appleFirstName: OptionalString({
+    ...NameSchema,
+    description: 'type APPLE: first name (Apple sends it on the first sign-in only)',
+  }),
+  appleLastName: OptionalString({ ...NameSchema, description: 'type APPLE: last name' }),
+  googleAuthorizationCode: OptionalString({
+    maxLength: 2000,
+    description: 'type GOOGLE: the server auth code Google gave the app (exchanged once; kept 10 minutes)',
+  }),
+  googleRedirectUri: OptionalString({
+    maxLength: 2000,
+    description: 'type GOOGLE: the redirect URI the code was issued for; empty for mobile apps',
+  }),
+}
 
 export const SignupBodySchema = Type.Object({
   type: Nullable(AuthTypeSchema),
@@ -20,6 +41,7 @@ export const SignupBodySchema = Type.Object({
   }),
   password: OptionalString({ minLength: 8, maxLength: 128, description: 'type EMAIL: 8–128 characters' }),
   includeRefreshToken: Nullable(Type.Boolean()),
+  ...socialFields,
 })
 export type SignupBody = Static<typeof SignupBodySchema>
 
@@ -30,6 +52,8 @@ export const SigninBodySchema = Type.Object({
   email: OptionalString({ maxLength: 254 }),
   password: OptionalString({ maxLength: 128 }),
   includeRefreshToken: Nullable(Type.Boolean()),
+  username: OptionalString({ ...NameSchema, description: 'type APPLE or GOOGLE: the name of an account created here' }),
+  ...socialFields,
 })
 export type SigninBody = Static<typeof SigninBodySchema>
 
@@ -50,9 +74,9 @@ export const AuthResponseSchema = Type.Object({
   refreshToken: NullableString,
   refreshExpiresAt: NullableTimestamp,
   authStatus: Type.Literal('AUTHENTICATED'),
-  googleId: Type.Null(),
-  appleUserId: Type.Null(),
-  isPrivateRelayEmail: Type.Boolean(),
+  googleId: Type.Union([Type.String(), Type.Null()], { description: 'Google sign-in: the Google account id' }),
+  appleUserId: Type.Union([Type.String(), Type.Null()], { description: 'Apple sign-in: the Apple user id' }),
+  isPrivateRelayEmail: Type.Boolean({ description: "Apple sign-in: the e-mail is Apple's private relay address" }),
   message: Type.Null(),
   createdAt: TimestampSchema,
 })

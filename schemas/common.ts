@@ -2,7 +2,7 @@ import { Type, type TSchema, type Static } from '@sinclair/typebox'
 import type { FuncKeywordDefinition } from 'ajv'
 
 /**
- * UUIDs match case-insensitively and are answered in lower case, on both databases alike (API.md §1):
+ * UUIDs match case-insensitively and are answered in lower case, on both databases alike:
  * SQLite compares text byte by byte while MySQL's collation ignores case, so an upper-case id found
  * the user on one and not the other, and was stored as sent. The validators rewrite every input the
  * schema marks with this keyword to lower case, once, before any route sees it. An `x-` name, because
@@ -41,7 +41,7 @@ export const StringEnum = <const T extends readonly string[]>(
 /** An optional field the SDKs may also send as `null`. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]))
 
-/** An optional string the SDKs may send as `null` or `""` (both count as absent, API.md §1). */
+/** An optional string the SDKs may send as `null` or `""` (both count as absent). */
 export const OptionalString = (options: Parameters<typeof Type.String>[0] = {}) =>
   Type.Optional(Type.Union([Type.String(options), Type.Literal(''), Type.Null()]))
 
@@ -64,7 +64,7 @@ export const ErrorSchema = Type.Object(
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
   },
-  { $id: 'Error', additionalProperties: true, description: 'Every error (API.md §1.1); some add context fields' },
+  { $id: 'Error', additionalProperties: true, description: 'Every error; some add context fields' },
 )
 export type ErrorBody = Static<typeof ErrorSchema>
 

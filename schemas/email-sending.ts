@@ -17,7 +17,7 @@ const VariableValuesSchema = Type.Record(Type.String(), Type.String({ maxLength:
 
 export const EmailStatusSchema = StringEnum(['pending', 'processing', 'sent', 'failed', 'cancelled'] as const)
 
-// ---- app API (§6.2) ---------------------------------------------------------------------------
+// ---- app API ---------------------------------------------------------------------------------
 
 export const SendEmailBodySchema = Type.Object({
   userId: UuidSchema,
@@ -25,7 +25,7 @@ export const SendEmailBodySchema = Type.Object({
   language: Type.String({
     minLength: 1,
     maxLength: 35,
-    // Required (API.md §6.2): the fallback applies to a language the template lacks, not to a missing one.
+    // Required: the fallback applies to a language the template lacks, not to a missing one.
     description:
       'Required. Language tag of the e-mail (e.g. `de-AT`); when the template has no translation for it, its primary subtag (`de`) is used, then the template default language',
   }),
@@ -92,7 +92,7 @@ export const EmailTemplateSchema = Type.Object({
   slug: Type.String(),
   defaultLanguage: Type.String(),
   clientCallable: Type.Boolean(),
-  system: Type.Boolean({ description: 'Sent by e-mail accounts (§3): cannot be deleted or made client-callable' }),
+  system: Type.Boolean({ description: 'Sent by e-mail accounts: cannot be deleted or made client-callable' }),
   variables: Type.Record(Type.String(), NullableString),
   translations: Type.Record(
     Type.String(),
@@ -135,7 +135,7 @@ export const AdminEmailSchema = Type.Object({
   ...EmailStatusResponseSchema.properties,
   recipient: Type.String(),
   subject: Type.String(),
-  account: Type.Boolean({ description: 'An account e-mail of §3 (verification, reset)' }),
+  account: Type.Boolean({ description: 'An account e-mail (verification, reset)' }),
   nextAttemptAt: TimestampSchema,
   updatedAt: TimestampSchema,
 })

@@ -37,7 +37,7 @@ export type ValidateResponse = Static<typeof ValidateResponseSchema>
 
 /**
  * Two shapes, so the serializer can never write `giftData` into a failure: a Godot client assigns it
- * to a typed String, where `null` is a script error (API.md §6.1).
+ * to a typed String, where `null` is a script error.
  */
 export const RedeemSuccessSchema = Type.Object({
   success: Type.Literal(true),

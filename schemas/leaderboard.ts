@@ -57,7 +57,7 @@ export type Entry = Static<typeof EntrySchema>
 const SelfHostedKey = { leaderboardKey: OptionalString({ pattern: BOARD_KEY_PATTERN }) }
 
 export const TopQuerySchema = Type.Object({
-  // Clamped, not refused (API.md §5.2): clients written for the PHP server ask for more than 100.
+  // Clamped, not refused: clients written for the PHP server ask for more than 100.
   limit: Type.Integer({
     default: 10,
     description: `${TOP_LIMIT.min}–${TOP_LIMIT.max}; an integer out of range is clamped (500 reads 100, 0 reads 1)`,

@@ -6,7 +6,7 @@ export const MESSAGE_MAX = 10_000
 
 const NoControl = '^[^\\u0000-\\u001F\\u007F]*$'
 
-/** Bounds of the app list's `limit`; a request outside them is clamped (API.md §5.7). */
+/** Bounds of the app list's `limit`; a request outside them is clamped. */
 export const NEWS_LIMIT = { min: 0, max: 100 } as const
 
 export const NewsQuerySchema = Type.Object({

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
 
-/** The cosmetic id rule (API.md §5.1); bodies carry ids as plain strings so a bad one is INVALID_COSMETIC_ID. */
+/** The cosmetic id rule; bodies carry ids as plain strings so a bad one is INVALID_COSMETIC_ID. */
 export const COSMETIC_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,31}$'
 export const CosmeticIdSchema = Type.String({ pattern: COSMETIC_ID_PATTERN, description: 'Cosmetic id' })
 export const CosmeticTypeSchema = StringEnum(['avatar', 'frame', 'badge'] as const)

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, OptionalString, StringEnum, TimestampSchema, UuidSchema } from './common.js'
 import { BOARD_KEY_PATTERN, BoardKeySchema, MAX_SCORE, ScoreSchema } from './leaderboard.js'
 
-/** Rules of unbound runs live under this key (API.md §8). */
+/** Rules of unbound runs live under this key. */
 export const UNBOUND = '_unbound'
 export const DEFAULT_TICKET_TTL_SECONDS = 7200
 export const DEFAULT_EVIDENCE_MAX_BYTES = 32768

@@ -19,6 +19,7 @@ const ROOTS = [
   'db',
   'test',
   'bench',
+  'scripts',
 ]
 
 function newest(path) {

@@ -5,7 +5,7 @@ import { CosmeticBodySchema } from '../schemas/player-profile.js'
 import { ImportConfigsBodySchema } from '../schemas/remote-config.js'
 
 /**
- * The admin API catches mistakes (API.md §8): an unknown body property or query parameter is a 400
+ * The admin API catches mistakes: an unknown body property or query parameter is a 400
  * naming it, and an enum error lists the allowed values. The app API keeps tolerating unknown fields
  * (the SDKs send extras), and maps (`{ key: value }`) keep taking any key.
  */

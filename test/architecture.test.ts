@@ -113,21 +113,25 @@ eachDialect(t, async (t, dialect) => {
   })
 })
 
-t.test('app.ts registers core and the 14 features, one plugin each', async (t) => {
+t.test('app.ts registers core, the 14 game features and operators, one plugin each', async (t) => {
   const ctx = await buildTestApp(t, 'sqlite')
   const { app } = ctx
   const features = readdirSync(new URL('../plugins/', import.meta.url), { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && entry.name !== 'core')
     .map((entry) => entry.name)
     .sort()
-  t.equal(features.length, 14)
+  // The 14 game features of the seed, and operators (the people who run the game).
+  t.equal(features.length, 15)
+  t.ok(features.includes('operators'))
   for (const name of features) t.ok(app.hasPlugin(name), `feature plugin '${name}'`)
   const core = [
     'config',
+    'logging',
     'surfaces',
     'clock',
     'events',
     'errors',
+    'metrics',
     'db',
     'http',
     'rate-limit',

@@ -155,19 +155,30 @@ eachDialect(t, async (t, dialect) => {
     t.equal(Number(after.n), Number(before.n), 'no user was created')
   })
 
-  t.test('social sign-up is refused with a clear 400', async (t) => {
-    for (const type of ['GOOGLE', 'APPLE']) {
+  t.test('social sign-up on a server not configured for it is a 400 naming the provider', async (t) => {
+    for (const [type, code] of [
+      ['GOOGLE', 'GOOGLE_NOT_CONFIGURED'],
+      ['APPLE', 'APPLE_NOT_CONFIGURED'],
+    ]) {
       const body = assertError(
         t,
         await call({
           method: 'POST',
           url: SIGNUP,
-          payload: { type, googleAuthorizationCode: 'x', email: 'a@b.c', password: 'password1' },
+          payload: {
+            type,
+            googleAuthorizationCode: 'x',
+            appleIdentityToken: 'y',
+            email: 'a@b.c',
+            password: 'password1',
+          },
         }),
         400,
-        'VALIDATION_ERROR',
+        code!,
       )
-      t.match(body.message, /not enabled/)
+      t.match(body.message, /not configured/)
+      t.equal(body.authStatus, code)
+      t.notOk('userId' in body, 'no userId key')
     }
   })
 

@@ -202,7 +202,7 @@ eachDialect(t, async (t, dialect) => {
     }
     t.ok(doc.paths['/api/v1/app/user-management/signup'].post.requestBody, 'request bodies are documented')
     t.ok(doc.paths['/api/v1/app/user-management/signup'].post.responses['409'], 'error responses are documented')
-    t.same(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'apiKey', 'session'])
+    t.same(Object.keys(doc.components.securitySchemes).sort(), ['adminKey', 'adminSession', 'apiKey', 'session'])
     const allowedTags = new Set(OPERATION_TAGS)
     const usedTags = new Set<string>()
     for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {

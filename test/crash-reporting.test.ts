@@ -246,7 +246,7 @@ eachDialect(t, async (t, dialect) => {
     ])
     const upper = await createUser(ctx)
     const byUpper = await report(ctx, { userId: upper.userId.toUpperCase() })
-    // A UUID in any case links to the user and is kept in lower case (API.md §1), so the player counts once.
+    // A UUID in any case links to the user and is kept in lower case, so the player counts once.
     t.match(await reportRow(byUpper.json().id), { linked_user_id: upper.userId, user_id: upper.userId })
     const unknownUuid = await report(ctx, { userId: '7d1e0f9a-3b2c-4d5e-8f60-718293a4b5c6' })
     t.match(await reportRow(unknownUuid.json().id), {

@@ -348,7 +348,7 @@ eachDialect(t, async (t, dialect) => {
     },
   )
 
-  t.test('checks come in the order of §6.2', async (t) => {
+  t.test('checks come in the documented order', async (t) => {
     const user = await player()
     const anon = await createUser(ctx)
     const send = (payload: object, headers = {}) =>

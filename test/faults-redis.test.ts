@@ -4,7 +4,7 @@ import { buildApp } from '../app.js'
 import { API_KEY, freshDatabase, testConfig } from './helpers/app.js'
 import { fakeRedis, logLines, timed } from './helpers/faults.js'
 
-// API.md §7: a Redis that stalls fails open within 100 ms and says so once per outage. The bound
+// A Redis that stalls fails open within 100 ms and says so once per outage. The bound
 // asserted leaves room for a loaded test machine on top of the 100 ms the contract promises.
 const FAIL_OPEN_MS = 100
 const SLACK_MS = 150

@@ -1,4 +1,4 @@
-// Bad input that used to be stored wrong (issue 20, API.md §1): text with an unpaired surrogate is
+// Bad input that used to be stored wrong (issue 20): text with an unpaired surrogate is
 // refused wherever it comes in, and UUIDs in any case name the same thing, stored and answered in
 // lower case, on both databases.
 import tap from 'tap'

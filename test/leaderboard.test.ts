@@ -22,7 +22,7 @@ interface Expected {
   reachedAt: number
 }
 
-/** The ranking rule of API.md §5.2, by brute force. */
+/** The ranking rule (score in board order, then the earlier time, then userId), by brute force. */
 function sorted(entries: Expected[], order: 'asc' | 'desc') {
   return [...entries].sort(
     (a, b) =>
@@ -64,7 +64,7 @@ eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
   const { call, admin, clock } = ctx
 
-  t.test('the default board exists and the list answers the §5.2 fields', async (t) => {
+  t.test('the default board exists and the list answers the compat fields', async (t) => {
     const res = await call({ method: 'GET', url: '/leaderboards' })
     t.equal(res.statusCode, 200)
     const body = res.json()

@@ -1,7 +1,16 @@
 import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
 import { assertError, buildTestApp } from './helpers/app.js'
-import { ERROR_COMPONENT, FEATURE_TAGS, HEALTH_TAG, OPERATION_TAGS, operationId } from '../plugins/core/openapi.js'
+import {
+  ERROR_COMPONENT,
+  FEATURE_TAGS,
+  HEALTH_TAG,
+  OPERATION_TAGS,
+  canonicalJson,
+  operationId,
+} from '../plugins/core/openapi.js'
 
 type Json = Record<string, any>
 
@@ -27,6 +36,41 @@ function schemasIn(node: unknown, out: Json[] = []): Json[] {
   out.push(node as Json)
   for (const value of Object.values(node)) schemasIn(value, out)
   return out
+}
+
+/** A response as written, or the shared one it refers to (components/responses). */
+const resolveResponse = (doc: Json, response: Json): Json =>
+  typeof response.$ref === 'string' ? doc.components.responses[response.$ref.split('/').pop()!] : response
+
+/**
+ * A copy of a document schema in which every object that lists its properties refuses others: an
+ * example with a misspelt field fails instead of passing unnoticed.
+ */
+function closed(node: unknown): unknown {
+  if (!node || typeof node !== 'object') return node
+  if (Array.isArray(node)) return node.map(closed)
+  const copy: Json = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'example' || key === 'enum' || key === 'default') copy[key] = value
+    else if (key === 'properties') {
+      copy[key] = Object.fromEntries(Object.entries(value as Json).map(([name, schema]) => [name, closed(schema)]))
+    } else copy[key] = closed(value)
+  }
+  if (copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false
+  return copy
+}
+
+/** Validates example values against document schemas, `$ref`s to components resolved. */
+function exampleValidator(doc: Json) {
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  addFormats.default(ajv)
+  ajv.addSchema({ $id: 'doc', components: { schemas: closed(doc.components.schemas) } })
+  const local = (schema: unknown) =>
+    JSON.parse(JSON.stringify(closed(schema)).replaceAll('"#/components/', '"doc#/components/'))
+  return (schema: unknown, value: unknown): string | null => {
+    const validate = ajv.compile(local(schema) as Json)
+    return validate(value) ? null : ajv.errorsText(validate.errors)
+  }
 }
 
 const isErrorShape = (schema: Json) =>
@@ -108,8 +152,9 @@ t.test('the OpenAPI document', async (t) => {
     const ref = { $ref: `#/components/schemas/${ERROR_COMPONENT}` }
     let refs = 0
     for (const [where, , , op] of ops) {
-      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
-        const schema = response.content?.['application/json']?.schema
+      if (op.tags?.includes(HEALTH_TAG)) continue // a 503 there is the health body, not an error
+      for (const [status, written] of Object.entries(op.responses as Record<string, Json>)) {
+        const schema = resolveResponse(doc, written).content?.['application/json']?.schema
         if (/^[45]/.test(status) && schema?.$ref) {
           t.same(schema, ref, `${where} ${status}`)
           refs++
@@ -128,7 +173,8 @@ t.test('the OpenAPI document', async (t) => {
         t.equal(parameter.required, false, `${where} ?${parameter.name} has a default, so it is optional`)
       }
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
-        t.not(response.description, 'Default Response', `${where} ${status} has a real description`)
+        const { description } = resolveResponse(doc, response)
+        t.ok(description && description !== 'Default Response', `${where} ${status} has a real description`)
       }
     }
     t.ok(defaults >= 30, `${defaults} parameters with defaults`)
@@ -145,7 +191,123 @@ t.test('the OpenAPI document', async (t) => {
     t.notOk(cosmetic.required?.includes('locked'), 'PUT /cosmetics/{id}: locked (default false) is optional')
     const limit = doc.paths['/api/v1/admin/users'].get.parameters.find((p: Json) => p.name === 'limit')
     t.match(limit, { required: false, schema: { default: 50 } })
-    t.equal(doc.paths['/api/v1/app/user-management/signup'].post.responses['409'].description, 'Conflict')
+    t.equal(
+      resolveResponse(doc, doc.paths['/api/v1/app/user-management/signup'].post.responses['409']).description,
+      'Conflict',
+    )
+  })
+
+  t.test('every operation is documented: description, examples, one tag', async (t) => {
+    const check = exampleValidator(doc)
+    let requestExamples = 0
+    let responseExamples = 0
+    for (const [where, , , op] of ops) {
+      t.ok(typeof op.description === 'string' && op.description.length >= 40, `${where} has a description`)
+      t.not(op.description?.trim(), op.summary?.trim(), `${where}: the description says more than the summary`)
+      t.equal(op.tags?.length, 1, `${where} has exactly one tag`)
+      if (op.requestBody) {
+        const [media, entry] = Object.entries(op.requestBody.content as Json)[0]
+        t.not(entry.example, undefined, `${where} has a request example (${media})`)
+        if (entry.example !== undefined) {
+          requestExamples++
+          t.equal(check(entry.schema, entry.example), null, `${where}: the request example fits the body schema`)
+        }
+      }
+      // The success answer: one example at least, on a 2xx (signup answers 201 created or 200 found).
+      const successes = Object.keys(op.responses).filter((status) => /^2\d\d$/.test(status))
+      t.ok(successes.length, `${where} declares a success status`)
+      let examples = 0
+      let bodies = 0
+      for (const status of successes) {
+        const content = resolveResponse(doc, op.responses[status]).content as Json | undefined
+        if (!content) continue
+        bodies++
+        const entry = content['application/json'] ?? Object.values(content)[0]
+        if (entry.example === undefined) continue
+        examples++
+        responseExamples++
+        t.equal(check(entry.schema, entry.example), null, `${where}: the ${status} example fits its schema`)
+      }
+      if (bodies) t.ok(examples, `${where} has a success response example (${successes.join(', ')})`)
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.example === undefined) continue
+        t.equal(check(parameter.schema, parameter.example), null, `${where}: the example of ${parameter.name} fits`)
+      }
+      for (const parameter of (op.parameters ?? []).filter((p: Json) => p.in === 'path')) {
+        t.not(parameter.example, undefined, `${where}: path parameter ${parameter.name} has an example`)
+      }
+    }
+    t.ok(requestExamples >= 40, `${requestExamples} request examples`)
+    t.ok(responseExamples >= 100, `${responseExamples} response examples`)
+  })
+
+  t.test('the examples are checked: a wrong one fails', async (t) => {
+    const check = exampleValidator(doc)
+    const top = doc.paths['/api/v1/app/leaderboard/top'].get.responses['200'].content['application/json']
+    t.equal(check(top.schema, top.example), null)
+    const misspelt = structuredClone(top.example)
+    misspelt.entries[0].userid = misspelt.entries[0].userId
+    delete misspelt.entries[0].userId
+    t.match(check(top.schema, misspelt), /userId|additional/, 'a misspelt field of a named component is caught')
+    t.match(check(top.schema, { ...top.example, total: '3' }), /integer/, 'a wrongly typed field is caught')
+  })
+
+  t.test('every described operation exists (no stale docs)', async (t) => {
+    const present = new Set(ops.map(([where]) => where))
+    for (const key of ctx.app.openapi.operations.keys())
+      t.ok(present.has(key), `${key} is an operation of the document`)
+  })
+
+  t.test('shared shapes are named components, never inline copies', async (t) => {
+    const names = Object.keys(doc.components.schemas)
+    for (const name of [
+      'AuthResponse',
+      'LeaderboardEntry',
+      'LeaderboardTop',
+      'PublicProfile',
+      'AdminUser',
+      'NewsItem',
+    ]) {
+      t.ok(names.includes(name), `components.schemas.${name}`)
+    }
+    t.notOk(
+      names.some((name) => name.startsWith('def-')),
+      'no generated def-N names',
+    )
+    const withoutExamples = (node: unknown): unknown =>
+      JSON.parse(JSON.stringify(node, (key, value) => (key === 'example' ? undefined : value)))
+    const named = new Map(
+      Object.entries(doc.components.schemas as Json).map(([name, schema]) => [canonicalJson(schema), name]),
+    )
+    // No operation holds a copy of a named shape; no named shape holds a copy of another.
+    for (const [where, , , op] of ops) {
+      for (const schema of schemasIn(withoutExamples(op))) {
+        const copy = named.get(canonicalJson(schema))
+        t.notOk(copy, `${where}: an inline copy of ${copy}`)
+        if (copy) break
+      }
+    }
+    for (const [name, component] of Object.entries(doc.components.schemas as Json)) {
+      for (const schema of schemasIn(component).slice(1)) {
+        const copy = named.get(canonicalJson(schema))
+        t.notOk(copy, `${name}: an inline copy of ${copy}`)
+        if (copy) break
+      }
+    }
+    // An object shape of three or more properties used by two operations or more has a name.
+    const users = new Map<string, Set<string>>()
+    for (const [where, , , op] of ops) {
+      for (const schema of schemasIn(withoutExamples([op.requestBody, op.responses]))) {
+        if (Object.keys(schema.properties ?? {}).length < 3) continue
+        const key = canonicalJson(schema)
+        users.set(key, (users.get(key) ?? new Set()).add(where))
+      }
+    }
+    for (const [shape, where] of users) {
+      t.ok(where.size < 2, `a shape used by ${[...where].join(', ')} is a named component: ${shape.slice(0, 120)}`)
+    }
+    const errorRefs = ops.flatMap(([, , , op]) => Object.values(op.responses as Json)).filter((r: Json) => r.$ref)
+    t.ok(errorRefs.length > 300, `${errorRefs.length} error responses refer to components/responses`)
   })
 })
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 
 /**
- * The two templates e-mail accounts send (API.md §3, §6.2). They exist from the start, the operator
+ * The two templates e-mail accounts send . They exist from the start, the operator
  * may edit them, and they are never client-callable. Frozen here as first shipped.
  */
 const verification = {

@@ -37,6 +37,11 @@ import * as m0074 from './0074_create_validated_submissions.js'
 import * as m0075 from './0075_create_validated_players.js'
 import * as m0076 from './0076_create_validated_balances.js'
 import * as m0077 from './0077_create_validated_adjustments.js'
+import * as m0080 from './0080_create_user_identities.js'
+import * as m0081 from './0081_create_google_codes.js'
+import * as m0083 from './0083_create_operators.js'
+import * as m0084 from './0084_create_operator_sessions.js'
+import * as m0085 from './0085_create_audit_log.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -81,4 +86,9 @@ export const migrations: Record<string, Migration> = {
   '0075_create_validated_players': m0075,
   '0076_create_validated_balances': m0076,
   '0077_create_validated_adjustments': m0077,
+  '0080_create_user_identities': m0080,
+  '0081_create_google_codes': m0081,
+  '0083_create_operators': m0083,
+  '0084_create_operator_sessions': m0084,
+  '0085_create_audit_log': m0085,
 }

@@ -20,11 +20,11 @@ import {
 import { queueAccountEmail } from '../email-sending/service.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
-import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js'
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../core/passwords.js'
 import { authResponse, type AuthDeps } from './service.js'
 
 /**
- * E-mail accounts (API.md §3): sign-up and sign-in with e-mail and password, verification and
+ * E-mail accounts: sign-up and sign-in with e-mail and password, verification and
  * password reset through single-use tokens (random, stored as SHA-256, spent by a conditional
  * UPDATE) mailed with the system templates. Sign-in failures are rows counted in SQL, so the
  * lockout holds across instances.

@@ -1,6 +1,6 @@
-// The app routes of authentication (API.md §3): what the feature guarantees is in index.ts.
+// The app routes of authentication: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
+import { errors, present } from '../../schemas/common.js'
 import {
   AuthResponseSchema,
   ForgotPasswordBodySchema,
@@ -11,9 +11,12 @@ import {
   VerifyEmailBodySchema,
 } from '../../schemas/authentication.js'
 import { signin, signup, type AuthDeps } from './service.js'
+import type { AccountKind } from '../core/metrics.js'
 import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
 
 const tags = ['Authentication']
+const accountKind = (type: string | null | undefined): AccountKind =>
+  type === 'EMAIL' ? 'email' : type === 'APPLE' ? 'apple' : type === 'GOOGLE' ? 'google' : 'anonymous'
 
 const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
   app.post(
@@ -21,12 +24,17 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     {
       schema: {
         tags,
-        summary: 'Create an anonymous or e-mail account and its first session',
+        summary: 'Create an anonymous or e-mail account, or sign up with Apple or Google, and start a session',
         body: SignupBodySchema,
-        response: { 201: AuthResponseSchema, ...errors(400, 401, 409, 429, 503) },
+        response: { 201: AuthResponseSchema, 200: AuthResponseSchema, ...errors(400, 401, 403, 409, 429, 503) },
       },
     },
-    async (request, reply) => reply.code(201).send(await signup(deps, request.body)),
+    async (request, reply) => {
+      const outcome = await signup(deps, request.body)
+      if (outcome.status === 201) app.metrics.signedUp(accountKind(request.body.type))
+      else app.metrics.signedIn(accountKind(request.body.type))
+      return reply.code(outcome.status).send(outcome.body)
+    },
   )
 
   app.post(
@@ -34,12 +42,18 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     {
       schema: {
         tags,
-        summary: 'Sign in with an anonymous token or e-mail and password, or renew a session with a refresh token',
+        summary: 'Sign in with an anonymous token, e-mail and password, Apple or Google, or renew a session',
         body: SigninBodySchema,
-        response: { 200: AuthResponseSchema, ...errors(400, 401, 403, 404, 429, 503) },
+        response: { 200: AuthResponseSchema, 201: AuthResponseSchema, ...errors(400, 401, 403, 404, 409, 429, 503) },
       },
     },
-    async (request) => signin(deps, request.body),
+    async (request, reply) => {
+      const outcome = await signin(deps, request.body)
+      const { refreshToken, type } = request.body
+      if (outcome.status === 201) app.metrics.signedUp(accountKind(type))
+      else app.metrics.signedIn(present(refreshToken) ? 'refresh' : accountKind(type))
+      return reply.code(outcome.status).send(outcome.body)
+    },
   )
 
   app.post(

@@ -16,6 +16,9 @@ import {
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
 import { signinWithEmail, signupWithEmail } from './email-accounts.js'
+import { signInWithApple } from './apple.js'
+import { signInWithGoogle } from './google.js'
+import type { SocialSettings } from './social.js'
 
 export interface AuthDeps {
   db: Db
@@ -25,6 +28,14 @@ export interface AuthDeps {
   email: { enabled: boolean; publicUrl: string }
   /** When this app last swept expired sign-in failures and locks (see email-accounts.ts). */
   loginSweep: { lastAt: number }
+  /** Sign in with Apple and Google: the settings and each provider's key cache. */
+  social: SocialSettings
+}
+
+/** An auth response and its status: 201 for an account created, 200 for one found. */
+export interface AuthOutcome {
+  status: 200 | 201
+  body: AuthResponse
 }
 
 /** 24 random bytes in base64url: exactly 32 characters, the most the SDKs keep in their cache. */
@@ -52,16 +63,25 @@ export function authResponse(user: User, session: IssuedSession, anonymousToken:
   }
 }
 
-function refuseProvider(type: string | null | undefined): void {
-  if (type === 'GOOGLE' || type === 'APPLE') {
-    throw badRequest(`Sign-in with ${type} is not enabled on this server`, '/type')
-  }
+/** Apple and Google: sign-up and sign-in do the same (find or create), so every SDK's flow works. */
+function social(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> | undefined {
+  if (body.type === 'APPLE') return signInWithApple(deps, body)
+  if (body.type === 'GOOGLE') return signInWithGoogle(deps, body)
+  return undefined
 }
 
-/** Sign-up: anonymous (the default) or with e-mail; a new user and their first session, in one transaction. */
-export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResponse> {
-  refuseProvider(body.type)
-  if (body.type === 'EMAIL') return signupWithEmail(deps, body)
+/**
+ * Sign-up: anonymous (the default) or with e-mail, a new user and their first session in one
+ * transaction (201); or with Apple or Google (201 created, 200 found).
+ */
+export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthOutcome> {
+  const viaProvider = social(deps, body)
+  if (viaProvider) return viaProvider
+  if (body.type === 'EMAIL') return { status: 201, body: await signupWithEmail(deps, body) }
+  return { status: 201, body: await signupAnonymous(deps, body) }
+}
+
+async function signupAnonymous(deps: AuthDeps, body: SignupBody): Promise<AuthResponse> {
   const rawName = present(body.username) ?? present(body.displayName)
   const username =
     rawName === undefined ? generatedName() : normalizeName(rawName, body.username ? 'username' : 'displayName')
@@ -85,12 +105,20 @@ export async function signup(deps: AuthDeps, body: SignupBody): Promise<AuthResp
 const unknownAnonymousToken = () =>
   notFound('USER_NOT_FOUND', 'No user has this anonymous token', { authStatus: 'USER_NOT_FOUND' })
 
-/** Sign-in with an anonymous token or e-mail and password, or the renewal of a session with a refresh token. */
-export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {
+/**
+ * Sign-in with an anonymous token, e-mail and password, Apple or Google, or the renewal of a session
+ * with a refresh token (200; 201 when an Apple or Google sign-in created the account).
+ */
+export async function signin(deps: AuthDeps, body: SigninBody): Promise<AuthOutcome> {
   const refreshToken = present(body.refreshToken)
-  if (refreshToken) return renew(deps, refreshToken, present(body.anonymousToken))
-  refuseProvider(body.type)
-  if (body.type === 'EMAIL') return signinWithEmail(deps, body)
+  if (refreshToken) return { status: 200, body: await renew(deps, refreshToken, present(body.anonymousToken)) }
+  const viaProvider = social(deps, body)
+  if (viaProvider) return viaProvider
+  if (body.type === 'EMAIL') return { status: 200, body: await signinWithEmail(deps, body) }
+  return { status: 200, body: await signinAnonymous(deps, body) }
+}
+
+async function signinAnonymous(deps: AuthDeps, body: SigninBody): Promise<AuthResponse> {
   const anonymousToken = present(body.anonymousToken)
   if (!anonymousToken) {
     throw badRequest('body/anonymousToken is required', '/anonymousToken')

@@ -1,4 +1,4 @@
-// The app routes of cloud save (API.md §5.4): what the feature guarantees is in index.ts.
+// The app routes of cloud save: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { errors, present } from '../../schemas/common.js'
@@ -20,7 +20,7 @@ import { parseJsonBody } from '../core/http.js'
 import { REVISION_HEADER, findSave, writeSave } from './service.js'
 
 const tags = ['Cloud Save']
-// User-scoped (§1.2): in compat mode the userId alone, a bearer when one is sent.
+// User-scoped: in compat mode the userId alone, a bearer when one is sent.
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { apiKey: [], session: [] }]
 const OCTET = 'application/octet-stream'
 
@@ -69,7 +69,7 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
     }
   }
 
-  // §1.2's one exception: a load for a userId that does not exist answers "no save", not 404. Format,
+  // The one exception to user-scoped routes: a load for a userId that does not exist answers "no save", not 404. Format,
   // session and ban are checked exactly as on every other user-scoped route.
   const userScopedOrUnknown: preHandlerAsyncHookHandler = async function (request, reply) {
     try {
@@ -91,7 +91,7 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
   /** The save's bytes and expected version, taken from the request once it passed `checkSave`. */
   const checkedSaves = new WeakMap<FastifyRequest, { bytes: Buffer; binary: boolean; expected: number | undefined }>()
 
-  // Validation beyond the schema, run before the session (API.md §1.1): a bad save is refused
+  // Validation beyond the schema, run before the session: a bad save is refused
   // whoever sends it.
   function checkSave(request: FastifyRequest) {
     const body = request.body as SaveBody

@@ -1,5 +1,6 @@
 import type { CloudSave, Db } from '../../db/types.js'
-import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
+import { affected, flag, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
 import { AppError } from '../core/errors.js'
 
@@ -88,4 +89,53 @@ export async function writeSave(
   // Lost: the version read here is only reported, it decides nothing.
   const current = await db.selectFrom('cloud_saves').select('version').where('user_id', '=', userId).executeTakeFirst()
   throw conflict(current?.version ?? 0)
+}
+
+// ---- data in and out --------------------------------------------------------------------------
+
+/**
+ * A text save brought over from another server, as version 1 at its own time. The primary key on
+ * the user makes a second import a no-op, and a save the player made here since is never overwritten.
+ */
+export async function importSave(
+  db: Db,
+  save: { userId: string; text: string; updatedAt: number; maxBytes: number },
+): Promise<ImportOutcome> {
+  const bytes = Buffer.from(save.text, 'utf8')
+  if (bytes.length > save.maxBytes) return refused(`the save is ${bytes.length} bytes, over CLOUD_SAVE_MAX_BYTES`)
+  try {
+    await db
+      .insertInto('cloud_saves')
+      .values({
+        user_id: save.userId,
+        data: bytes,
+        is_binary: 0,
+        size_bytes: bytes.length,
+        version: 1,
+        created_at: save.updatedAt,
+        updated_at: save.updatedAt,
+      })
+      .execute()
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    if (isForeignKeyViolation(error)) return refused(`user ${save.userId} does not exist`)
+    throw error
+  }
+}
+
+/** The player's save for their data export: text as it was saved, binary saves in base64. */
+export async function exportForUser(db: Db, userId: string) {
+  const row = await db.selectFrom('cloud_saves').selectAll().where('user_id', '=', userId).executeTakeFirst()
+  if (!row) return null
+  const binary = row.is_binary === 1
+  const data = Buffer.from(row.data)
+  return {
+    encoding: binary ? ('base64' as const) : ('utf8' as const),
+    data: binary ? data.toString('base64') : data.toString('utf8'),
+    sizeBytes: Number(row.size_bytes),
+    version: Number(row.version),
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+  }
 }

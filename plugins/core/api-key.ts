@@ -4,7 +4,7 @@ import { surfaceOf } from './paths.js'
 import { secretChecker } from './secrets.js'
 
 /**
- * Every app request carries X-API-Key (API.md §1). Checked in onRequest, before the body is read,
+ * Every app request carries X-API-Key. Checked in onRequest, before the body is read,
  * on the matched route's surface, so an unknown path without a key is 401 and with a key 404. The
  * admin API has its own key (admin-auth.ts); the app key opens nothing there.
  */

@@ -2,7 +2,9 @@ import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { upsert } from '../../db/dialect.js'
+import { afterRequestCommit } from '../../db/transaction.js'
 import type { Clock } from './clock.js'
+import type { CacheLookup } from './metrics.js'
 
 /**
  * The in-process copy behind the hottest read paths (remote config, localization, news): every
@@ -96,8 +98,15 @@ export class ContentCache<T> {
     private readonly clock: Clock,
     readonly feature: ContentFeature,
     private readonly load: ContentLoader<T>,
-    private readonly intervalMs = CONTENT_CHECK_INTERVAL_MS,
-  ) {}
+    options: { intervalMs?: number; onLookup?: CacheLookup } = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? CONTENT_CHECK_INTERVAL_MS
+    this.onLookup = options.onLookup ?? (() => {})
+  }
+
+  private readonly intervalMs: number
+  /** Told of every `get`: a hit answered from memory without looking at the database. */
+  private readonly onLookup: CacheLookup
 
   /**
    * The current view: from memory while fresh, else after one counter read (and a reload if it
@@ -107,7 +116,11 @@ export class ContentCache<T> {
   async get(): Promise<T> {
     const now = this.clock.now()
     // A clock that went backwards (a test, an NTP step) counts as stale rather than fresh forever.
-    if (this.snapshot && now >= this.checkedAt && now - this.checkedAt < this.intervalMs) return this.snapshot.data
+    if (this.snapshot && now >= this.checkedAt && now - this.checkedAt < this.intervalMs) {
+      this.onLookup(true)
+      return this.snapshot.data
+    }
+    this.onLookup(false)
     // Concurrent requests share one refresh, unless a local write happened after it began.
     if (!this.pending || this.pendingGeneration !== this.generation) {
       this.pendingGeneration = this.generation
@@ -148,7 +161,15 @@ export class ContentCache<T> {
     } finally {
       this.invalidate()
     }
-    await this.refresh(this.clock.now(), this.generation).catch(() => {})
+    const refresh = async () => {
+      this.invalidate()
+      await this.refresh(this.clock.now(), this.generation).catch(() => {})
+    }
+    // Inside an admin request's transaction (audit.ts) the write is not committed yet, and on SQLite a
+    // refresh through the plain database would wait for the connection that transaction holds: refresh
+    // once it has committed instead, still before the admin hears back.
+    if (afterRequestCommit(refresh)) return result
+    await refresh()
     return result
   }
 

@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import type { Db } from '../../db/types.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { requestDb } from '../../db/transaction.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,7 +16,8 @@ declare module 'fastify' {
 export default fp<{ db?: Db }>(
   async (app, opts) => {
     // Tests may hand in a database they prepared; the server builds it from the config.
-    const db = opts.db ?? createDb(app.config)
+    const db = opts.db ?? createDb(app.config, app.metrics)
+    app.metrics.watchDb(db)
     if (app.config.MIGRATE_ON_START) {
       // On MySQL migrations get a connection of their own, outside the per-request query bound. (A
       // SQLite query has no bound to lift, and ':memory:' would be another database on another connection.)
@@ -30,7 +32,9 @@ export default fp<{ db?: Db }>(
         if (migrationDb !== db) await migrationDb.destroy()
       }
     }
-    app.decorate('db', db)
+    // An admin write runs in one transaction with its audit entry (audit.ts): inside it, `app.db` is
+    // that transaction, so the feature's handler and services join it without knowing.
+    app.decorate('db', { getter: () => requestDb(db) })
     // Health answers within 2 s (or the query bound, if shorter). The ping goes through the same
     // bounded pool as every request, so a ping that times out never leaves a connection behind.
     app.decorate('pingDb', async (timeoutMs = Math.min(2000, app.config.DB_QUERY_TIMEOUT_MS)) => {
@@ -50,5 +54,5 @@ export default fp<{ db?: Db }>(
     })
     if (!opts.db) app.addHook('onClose', async () => db.destroy())
   },
-  { name: 'db', dependencies: ['config'] },
+  { name: 'db', dependencies: ['config', 'metrics'] },
 )

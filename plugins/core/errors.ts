@@ -2,10 +2,11 @@ import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../../db/dialect.js'
+import { REQUEST_ID_HEADER } from './logging.js'
 
 /**
  * The one error type services and hooks throw. The error handler turns it, and every other error,
- * into the body of API.md §1.1: `{ statusCode, error, code, message, ...extra }`.
+ * into the one error body: `{ statusCode, error, code, message, ...extra }` (`details` on validation errors).
  */
 export class AppError extends Error {
   constructor(
@@ -31,13 +32,13 @@ export const notFound = (code: string, message: string, extra?: Record<string, u
 export const badRequest = (message: string, path = '/', detail = message) =>
   new AppError(400, 'VALIDATION_ERROR', message, { details: [{ path, message: detail }] })
 
-/** Marker for the transient rate limit, which answers 429 with an empty body (compat, §7). */
+/** Marker for the transient rate limit, which answers 429 with an empty body (compat). */
 export class RateLimitedError extends Error {
   readonly statusCode = 429
 }
 
 export function errorBody(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
-  // §1.1: every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
+  // Every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
   const details =
     code === 'VALIDATION_ERROR' && extra.details === undefined ? { details: [{ path: '/', message }] } : {}
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', code, message, ...details, ...extra }
@@ -117,6 +118,8 @@ export function sendError(
   reply: FastifyReply,
   error: FastifyError | AppError | RateLimitedError | Error,
 ) {
+  // Also here: a path the router cannot decode is answered before any hook runs.
+  reply.header(REQUEST_ID_HEADER, request.id)
   if (error instanceof RateLimitedError) {
     // @fastify/rate-limit has already set Retry-After and the x-ratelimit-* headers.
     return reply.code(429).send()
@@ -146,7 +149,12 @@ export function sendError(
     return reply.code(status).send(errorBody(status, CODE_BY_STATUS[status] ?? 'BAD_REQUEST', error.message))
   }
   request.log.error({ err: error }, 'unhandled error')
-  return reply.code(500).send(errorBody(500, 'INTERNAL_ERROR', 'Internal server error'))
+  // The id finds the log line above: an operator asked about a 500 needs nothing else from the player.
+  return reply.code(500).send(
+    errorBody(500, 'INTERNAL_ERROR', `Internal server error: report request id ${request.id} to the operator`, {
+      requestId: request.id,
+    }),
+  )
 }
 
 /** Routes only the 404 handler can see: a known path with another method is a 405. */

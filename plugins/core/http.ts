@@ -12,7 +12,7 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
  * limit in its encapsulated scope.
  */
 export const parseJsonBody: FastifyBodyParser<string> = (request, body, done) => {
-  // Route before body (API.md §1): a request that matched no route is answered 404 or 405 whatever
+  // Route before body: a request that matched no route is answered 404 or 405 whatever
   // it carries, and its body is not worth the time of parsing.
   if (request.is404) return done(null, undefined)
   const text = body as string
@@ -28,14 +28,14 @@ export const parseJsonBody: FastifyBodyParser<string> = (request, body, done) =>
 export const MAX_PARAM_LENGTH = 256
 
 const PATH_ERRORS: Record<string, string> = {
-  // A percent-escape that does not decode as UTF-8, such as an encoded lone surrogate (API.md §1).
+  // A percent-escape that does not decode as UTF-8, such as an encoded lone surrogate.
   FST_ERR_BAD_URL: 'must be valid percent-encoded UTF-8',
   FST_ERR_MAX_PARAM_LENGTH: `must be at most ${MAX_PARAM_LENGTH} characters per segment`,
 }
 
 /**
  * Fastify's `frameworkErrors`: a path the router cannot decode never reaches a route or the error
- * handler, and Fastify would answer it with its own body; this gives it the body of API.md §1.1.
+ * handler, and Fastify would answer it with its own body; this gives it the house error body.
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const message = PATH_ERRORS[error.code]
@@ -44,7 +44,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 }
 
 /**
- * The tolerances the SDKs in the field need (API.md §1): a JSON content type on a bodiless GET or
+ * The tolerances the SDKs in the field need: a JSON content type on a bodiless GET or
  * DELETE, an empty JSON body meaning `{}`, any content type on a request without a body, CORS
  * preflights answered without an API key.
  */
@@ -56,7 +56,15 @@ export default fp(
     await app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'X-Admin-Key', 'If-None-Match', 'Accept'],
+      allowedHeaders: [
+        'Content-Type',
+        'Authorization',
+        'X-API-Key',
+        'X-Admin-Key',
+        'If-None-Match',
+        'Accept',
+        'X-Request-Id',
+      ],
       exposedHeaders: [
         'ETag',
         'Retry-After',
@@ -64,6 +72,7 @@ export default fp(
         'x-ratelimit-remaining',
         'x-ratelimit-reset',
         'X-Cloud-Save-Revision',
+        'X-Request-Id',
       ],
       maxAge: 600,
     })

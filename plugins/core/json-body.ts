@@ -169,7 +169,7 @@ function findIllFormed(root: unknown): { path: string; message: string } | undef
 
 /**
  * Parses a JSON body within the bounds above. Throws 400 VALIDATION_ERROR for a bound or for text
- * that is not valid Unicode (API.md §1: never stored), 400 INVALID_JSON for broken JSON.
+ * that is not valid Unicode (never stored), 400 INVALID_JSON for broken JSON.
  */
 export function parseBoundedJson(text: string): unknown {
   const { loneSurrogate } = scanJson(text)

@@ -7,7 +7,7 @@ import { badRequest } from './errors.js'
  */
 
 /**
- * A read size out of its bounds is clamped, not refused (API.md §5.2, as the PHP server does):
+ * A read size out of its bounds is clamped, not refused (as the PHP server does):
  * clients written for it ask for more than the maximum.
  */
 export function clamp(value: number, bounds: { readonly min: number; readonly max: number }): number {

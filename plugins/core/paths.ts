@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 
-/** Where the two APIs live (API.md §1). */
+/** Where the two APIs live. */
 export const APP_PREFIX = '/api/v1/app'
 export const ADMIN_PREFIX = '/api/v1/admin'
 
 /**
- * Which gate a request passes (API.md §1, "Order of checks"): `app` needs X-API-Key and counts against
+ * Which gate a request passes (the order of checks: rate limit, key, route, validation, session, existence): `app` needs X-API-Key and counts against
  * the per-IP limit, `admin` needs an admin credential and counts against the admin limit, `public`
  * (health, docs, CORS preflights) needs nothing.
  */

@@ -9,7 +9,7 @@ import { surfaceOf } from './paths.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * Counts an admin request (API.md §7) against ADMIN_RATE_LIMIT_PER_SECOND: per credential once
+     * Counts an admin request against ADMIN_RATE_LIMIT_PER_SECOND: per credential once
      * the caller has shown one (`credential` names it, never the secret itself), else per client IP.
      * Rejects with the empty-body 429 past the limit.
      */
@@ -22,8 +22,8 @@ declare module 'fastify' {
 }
 
 /**
- * How long one counter update may take before the request passes uncounted. API.md §7 promises a
- * stalled Redis holds no request longer than 100 ms; a healthy one answers in well under a millisecond.
+ * How long one counter update may take before the request passes uncounted. A stalled Redis must
+ * hold no request longer than 100 ms (it fails open); a healthy one answers in well under a millisecond.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 50
 
@@ -130,7 +130,7 @@ function createRedis(url: string, outage: RedisOutage): Redis {
 }
 
 /**
- * Per-IP limit on the app API (API.md §7): 429 with an empty body, Retry-After and x-ratelimit-*.
+ * Per-IP limit on the app API: 429 with an empty body, Retry-After and x-ratelimit-*.
  * A root hook (not per route) so that unknown paths are limited too: the limit comes before the API
  * key and before routing. Which requests it counts is decided by the matched route's surface
  * (paths.ts), never by the raw target. The admin API has its own limit (`limitAdmin`). With
@@ -173,7 +173,10 @@ export default fp(
       store,
       // A Redis outage must not take the game down: requests pass unlimited until it is back.
       skipOnError: true,
-      errorResponseBuilder: () => new RateLimitedError('Too many requests'),
+      errorResponseBuilder: (request) => {
+        app.metrics.rateLimitRejected(request.adminLimitKey === undefined ? 'player' : 'admin')
+        return new RateLimitedError('Too many requests')
+      },
     })
     const playerLimit = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000 })
     // One store holds both limits: admin keys carry a prefix no IP address can have.
@@ -193,5 +196,5 @@ export default fp(
       if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces'] },
+  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces', 'metrics'] },
 )

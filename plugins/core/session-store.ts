@@ -182,3 +182,24 @@ export async function spendRefreshToken(db: Db, refreshToken: string, now: numbe
   }
   return { ok: false }
 }
+
+/** A user's sessions for their data export: when and until when, never the token digests. */
+export async function sessionsOfUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['id', 'family_id', 'created_at', 'expires_at', 'refresh_expires_at', 'refresh_used_at', 'revoked_at'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString())
+  return rows.map((r) => ({
+    sessionId: r.id,
+    familyId: r.family_id,
+    createdAt: iso(r.created_at)!,
+    expiresAt: iso(r.expires_at)!,
+    refreshExpiresAt: iso(r.refresh_expires_at),
+    refreshUsedAt: iso(r.refresh_used_at),
+    revokedAt: iso(r.revoked_at),
+  }))
+}

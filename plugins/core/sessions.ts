@@ -4,7 +4,7 @@ import { AppError, badRequest, notFound } from './errors.js'
 import { resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 
 /**
- * Who is calling (API.md §1.2). Two preHandlers, run after validation:
+ * Who is calling. Two preHandlers, run after validation:
  * - `sessionRequired`: a valid bearer session for the named user, in both auth modes;
  * - `userScoped`: in compat mode `userId` alone is enough (the Unity SDK sends no bearer on most
  *   calls), but a bearer that is sent must be valid and the user's; in strict mode as above.
@@ -28,7 +28,7 @@ declare module 'fastify' {
     /**
      * Checks of the request that its schema cannot express (a length after trimming, a serialized
      * size). They are validation, so they run right after the schema and before any session or
-     * existence check (API.md §1.1): a bad body without a session is 400, not 401.
+     * existence check: a bad body without a session is 400, not 401.
      */
     validate?: (request: FastifyRequest) => void
   }

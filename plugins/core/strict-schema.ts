@@ -1,5 +1,5 @@
 /**
- * Admin bodies and query strings are strict (API.md §8): an unknown property is a 400 naming it, so an
+ * Admin bodies and query strings are strict: an unknown property is a 400 naming it, so an
  * operator's typo (`sort_order` for `sortOrder`) does not pass silently. The route schemas are shared
  * with the app API, which stays tolerant (the SDKs send extra fields), so strictness is not written
  * into them: the admin validators compile a strict copy instead.

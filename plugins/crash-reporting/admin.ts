@@ -1,4 +1,4 @@
-// The operator's crash reporting (API.md §8): groups by fingerprint, their occurrences, their status
+// The operator's crash reporting: groups by fingerprint, their occurrences, their status
 // (a resolved group that comes back in a newer version turns REGRESSED), and crash-free session rates.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { CrashReportsTable, Db } from '../../db/types.js'
 import { flag, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import { withTransaction } from '../../db/transaction.js'
 import { toIso } from '../core/clock.js'
 import { findUser } from '../users/service.js'
 import type { CrashReportBody, CrashReportCreated, CrashSessionBody } from '../../schemas/crash-reporting.js'
@@ -67,14 +67,14 @@ export function deriveFingerprint(type: string, message: string, stackTrace: str
 }
 
 /** A client fingerprint too long for the key column is replaced by its hash: two long ones never merge. */
-function groupKey(fingerprint: string): string {
+export function groupKey(fingerprint: string): string {
   return fingerprint.length <= LIMITS.short ? fingerprint : createHash('sha256').update(fingerprint).digest('hex')
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
- * The userId as stored: any string the client sent, except that a UUID is lower-cased (API.md §1),
+ * The userId as stored: any string the client sent, except that a UUID is lower-cased,
  * so one player spelled in two cases links to the user and counts once among the affected users.
  */
 const clientUserId = (value: string | null | undefined) => {
@@ -191,16 +191,22 @@ function normalizeReport(body: CrashReportBody): Normalized {
   }
 }
 
-export async function createReport(db: Db, body: CrashReportBody, now: number): Promise<CrashReportCreated> {
+/** `options.id`: the report's id when it comes from elsewhere (an import); a second insert of it is refused whole. */
+export async function createReport(
+  db: Db,
+  body: CrashReportBody,
+  now: number,
+  options: { id?: string } = {},
+): Promise<CrashReportCreated> {
   const { row, truncated } = normalizeReport(body)
   // An empty sessionId: the report still counts as one crashed run, under a session of its own.
   const sessionId = row.session_id === '' ? randomUUID() : row.session_id
   const userKey = userKeyOf(row.user_id)
   const reportKey = versionKey(row.app_version)
-  const id = randomUUID()
+  const id = options.id ?? randomUUID()
 
   const groupId = await withLinkedUser(db, row.user_id, (linked) =>
-    inTransaction(db, async (trx) => {
+    withTransaction(db, async (trx) => {
       // The group first: its row lock then orders every other write of concurrent reports of one crash.
       await upsert(
         trx,

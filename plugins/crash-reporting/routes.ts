@@ -1,4 +1,4 @@
-// The app routes of crash reporting (API.md §6.3): what the feature guarantees is in index.ts.
+// The app routes of crash reporting: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {
@@ -10,7 +10,7 @@ import {
 import { createReport, registerSession } from './ingest.js'
 
 const tags = ['Crash Reporting']
-/** The one body limit of a report (§6.3); the house default (1 MiB) would let more through. */
+/** The one body limit of a report; the house default (1 MiB) would let more through. */
 export const REPORT_BODY_LIMIT = 256 * 1024
 
 const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
@@ -45,7 +45,11 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: CrashReportCreatedSchema, ...errors(400, 401, 413, 415, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createReport(app.db, request.body, app.clock.now())),
+    async (request, reply) => {
+      const created = await createReport(app.db, request.body, app.clock.now())
+      app.metrics.crashReported(request.body.type)
+      return reply.code(201).send(created)
+    },
   )
 }
 

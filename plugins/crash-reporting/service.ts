@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { CrashGroup, CrashReport, Db } from '../../db/types.js'
-import { affected } from '../../db/dialect.js'
+import { affected, isUniqueViolation } from '../../db/dialect.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
@@ -9,12 +10,15 @@ import type {
   CrashGroupUpdate,
   CrashGroupView,
   CrashOccurrence,
+  CrashReportBody,
+  CrashSessionBody,
   CrashStats,
 } from '../../schemas/crash-reporting.js'
 import { compareVersions, versionKey } from './versions.js'
 
 /** The operator's side of crash reporting: groups, their occurrences, status, and crash-free rates. */
-export { createReport, registerSession } from './ingest.js'
+import { createReport, groupKey, registerSession } from './ingest.js'
+export { createReport, registerSession }
 
 const RECENT_OCCURRENCES = 20
 const STATS_VERSIONS = 100
@@ -189,5 +193,102 @@ export async function crashStats(db: Db, appVersion: string | undefined): Promis
       .sort((a, b) => newestVersionFirst(a.appVersion, b.appVersion))
       .slice(0, STATS_VERSIONS)
       .map((r) => ({ ...r, crashFreeRate: rate(r.sessions, r.crashedSessions) })),
+  }
+}
+
+// ---- data in and out --------------------------------------------------------------------------
+
+/** A crash session brought over from another server: the session id's key makes a second import a no-op. */
+export async function importSession(db: Db, body: CrashSessionBody, createdAt: number): Promise<ImportOutcome> {
+  return (await registerSession(db, body, createdAt)) ? COPIED : EXISTS
+}
+
+/**
+ * A crash report brought over with its id, counted into its group like any report. The report's
+ * primary key refuses a second import, and the whole transaction (counters included) rolls back with it.
+ */
+export async function importReport(
+  db: Db,
+  id: string,
+  body: CrashReportBody,
+  createdAt: number,
+): Promise<ImportOutcome> {
+  try {
+    await createReport(db, body, createdAt, { id: id.toLowerCase() })
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    throw error
+  }
+}
+
+/**
+ * The status an operator gave a group on the other server, applied to the imported group while it is
+ * still OPEN here (so a second import, or a status set here since, is left alone).
+ */
+export async function importGroupStatus(
+  db: Db,
+  fingerprint: string,
+  status: string,
+  resolvedInVersion: string | null,
+): Promise<ImportOutcome> {
+  if (!['RESOLVED', 'IGNORED', 'REGRESSED'].includes(status)) return refused(`status "${status}" is not known here`)
+  const result = await db
+    .updateTable('crash_groups')
+    .set({
+      status,
+      resolved_in_version: status === 'RESOLVED' ? resolvedInVersion : null,
+      resolved_version_key: status === 'RESOLVED' && resolvedInVersion ? versionKey(resolvedInVersion) : null,
+    })
+    .where('fingerprint', '=', groupKey(fingerprint))
+    .where('status', '=', 'OPEN')
+    .executeTakeFirst()
+  return affected(result) === 1 ? COPIED : EXISTS
+}
+
+/** The player's crash sessions and reports (those linked to their account), for their data export. */
+export async function exportForUser(db: Db, userId: string) {
+  const [sessions, reports] = await Promise.all([
+    db
+      .selectFrom('crash_sessions')
+      .selectAll()
+      .where('linked_user_id', '=', userId)
+      .orderBy('created_at')
+      .orderBy('session_id')
+      .execute(),
+    db
+      .selectFrom('crash_reports')
+      .selectAll()
+      .where('linked_user_id', '=', userId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+  ])
+  return {
+    sessions: sessions.map((s) => ({
+      sessionId: s.session_id,
+      appVersion: s.app_version,
+      platform: s.platform,
+      crashed: s.crashed === 1,
+      createdAt: toIso(Number(s.created_at)),
+    })),
+    reports: reports.map((r) => ({
+      id: r.id,
+      groupId: r.group_id,
+      sessionId: r.session_id,
+      type: r.type,
+      message: r.message,
+      stackTrace: r.stack_trace,
+      fingerprint: r.fingerprint,
+      appVersion: r.app_version,
+      sdkVersion: r.sdk_version,
+      platform: r.platform,
+      os: r.os,
+      deviceModel: r.device_model,
+      deviceMemoryMb: r.device_memory_mb === null ? null : Number(r.device_memory_mb),
+      breadcrumbs: JSON.parse(r.breadcrumbs) as Array<{ timestamp: string; type: string; message: string }>,
+      customKeys: JSON.parse(r.custom_keys) as Record<string, string>,
+      createdAt: toIso(Number(r.created_at)),
+    })),
   }
 }

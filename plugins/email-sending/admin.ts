@@ -1,4 +1,4 @@
-// The operator's side of e-mail (API.md §8): templates (list, read, create/replace, delete,
+// The operator's side of e-mail: templates (list, read, create/replace, delete,
 // preview) and the queue (list by status or user, one e-mail).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'

@@ -1,4 +1,4 @@
-// The app routes of e-mail sending (API.md §6.2): what the feature guarantees is in index.ts.
+// The app routes of e-mail sending: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { errors, present } from '../../schemas/common.js'
@@ -25,7 +25,7 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   }
   const scheduledAtOf = new WeakMap<FastifyRequest, number>()
 
-  // A bad scheduledAt is a validation error, and validation comes before the session (§1.1).
+  // A bad scheduledAt is a validation error, and validation comes before the session.
   const checkSchedule = (request: FastifyRequest) => {
     const body = request.body as SendEmailBody
     scheduledAtOf.set(request, parseScheduledAt(present(body.scheduledAt), app.clock.now()))

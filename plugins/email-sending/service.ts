@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db, EmailRow, NewEmail } from '../../db/types.js'
+import type { Db, EmailRow, EmailStatus, NewEmail } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -18,7 +18,7 @@ import {
 } from './templates.js'
 
 /**
- * The e-mail queue (API.md §6.2). A send renders the template and stores one `pending` row; the
+ * The e-mail queue. A send renders the template and stores one `pending` row; the
  * worker (worker.ts) delivers it. The recipient is always the user's account address.
  */
 export interface SendDeps {
@@ -68,7 +68,7 @@ function newEmail(
 }
 
 /**
- * A send from the app API, checked in the order of API.md §6.2 (the route has already checked the
+ * A send from the app API, checked in the documented order (disabled, template, address, variables, quota; the route has already checked the
  * user exists and is not banned). The quota is counted under a lock on the user's row, so
  * concurrent sends (any number of instances) never exceed it.
  */
@@ -122,7 +122,7 @@ export async function sendEmail(
 }
 
 /**
- * An account e-mail of API.md §3 (verification, reset), queued in the caller's transaction. It
+ * An account e-mail (verification, reset), queued in the caller's transaction. It
  * does not count against the quota, and variables the operator added without a default render empty.
  */
 export async function queueAccountEmail(
@@ -243,4 +243,48 @@ export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail
   const row = await db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirst()
   if (!row) throw emailNotFound()
   return toAdminEmail(row)
+}
+
+/** The queue by status, every status present (0 when none): what the metrics report on each scrape. */
+const EMAIL_STATUSES: EmailStatus[] = ['pending', 'processing', 'sent', 'failed', 'cancelled']
+
+export async function countEmailsByStatus(db: Db): Promise<Record<EmailStatus, number>> {
+  const rows = await db
+    .selectFrom('emails')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .groupBy('status')
+    .execute()
+  const counts = Object.fromEntries(EMAIL_STATUSES.map((status) => [status, 0])) as Record<EmailStatus, number>
+  for (const row of rows) counts[row.status] = Number(row.count)
+  return counts
+}
+
+// ---- data export ------------------------------------------------------------------------------
+
+/**
+ * The e-mails sent (or queued) to the player, for their data export: who, what and when, never a body
+ * (the admin API shows no e-mail body anywhere; an account e-mail's body holds a single-use token).
+ */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('emails')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map((row) => {
+    return {
+      id: row.id,
+      template: row.template_slug,
+      language: row.language,
+      recipient: row.recipient,
+      subject: row.subject,
+      account: row.is_account === 1,
+      status: row.status,
+      scheduledAt: toIso(Number(row.scheduled_at)),
+      processedAt: toIsoOrNull(row.processed_at === null ? null : Number(row.processed_at)),
+      createdAt: toIso(Number(row.created_at)),
+    }
+  })
 }

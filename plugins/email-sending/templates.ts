@@ -98,7 +98,7 @@ export interface Rendered {
 
 /**
  * The declared variables' values: given, else the declared default. `missing` lists those with
- * neither (API.md §6.2: the Unity SDK always sends `{}`, so defaults matter).
+ * neither (the Unity SDK always sends `{}`, so defaults matter).
  */
 export function resolveVariables(template: Pick<Template, 'variables'>, given: Record<string, string> = {}) {
   const values: Record<string, string> = {}

@@ -7,7 +7,7 @@ import type { Database, Db, EmailRow } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../core/clock.js'
-import { scrubAccountBody } from './service.js'
+import { countEmailsByStatus, scrubAccountBody } from './service.js'
 
 /**
  * The delivery worker: runs inside every server process, polls for due e-mails and sends them over
@@ -93,6 +93,8 @@ export class EmailWorker {
     private readonly log: FastifyBaseLogger,
     private readonly transport: MailTransport | null,
     readonly settings: WorkerSettings,
+    /** Told the outcome of every delivery attempt (the metrics count them). */
+    private readonly onDelivery: (outcome: 'sent' | 'retried' | 'failed') => void = () => {},
   ) {}
 
   /** False when SMTP_URL is empty: nothing is ever sent, `runOnce` does nothing. */
@@ -110,6 +112,11 @@ export class EmailWorker {
     const next = this.chain.then(() => this.pass())
     this.chain = next.catch(() => undefined)
     return next
+  }
+
+  /** Polling (between `start` and `stop`); never while SMTP_URL is empty. */
+  get running(): boolean {
+    return this.enabled && !this.stopped
   }
 
   start(): void {
@@ -160,6 +167,7 @@ export class EmailWorker {
       result.claimed++
       const outcome = await this.deliver(email, claim)
       result[outcome]++
+      this.onDelivery(outcome)
     }
     return result
   }
@@ -292,19 +300,33 @@ export default fp(
           socketTimeout: 60_000,
         })
       : null
-    const worker = new EmailWorker(app.db, app.clock, app.log.child({ component: 'email-worker' }), transport, {
-      from: config.EMAIL_FROM,
-      maxAttempts: config.EMAIL_MAX_ATTEMPTS,
-      pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
-      batchSize: 20,
-      // Longer than one SMTP conversation can last with the timeouts above.
-      claimTimeoutMs: 10 * 60_000,
-      backoffBaseMs: 30_000,
-      backoffMaxMs: 3600_000,
-    })
+    const worker = new EmailWorker(
+      app.db,
+      app.clock,
+      app.log.child({ component: 'email-worker' }),
+      transport,
+      {
+        from: config.EMAIL_FROM,
+        maxAttempts: config.EMAIL_MAX_ATTEMPTS,
+        pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
+        batchSize: 20,
+        // Longer than one SMTP conversation can last with the timeouts above.
+        claimTimeoutMs: 10 * 60_000,
+        backoffBaseMs: 30_000,
+        backoffMaxMs: 3600_000,
+      },
+      (outcome) => app.metrics.emailDelivered(outcome),
+    )
     app.decorate('emailWorker', worker)
+    // Ready (GET /health/ready) only while the worker polls, when there is SMTP to deliver to.
+    if (worker.enabled) {
+      app.readiness.add('emailWorker', () =>
+        worker.running ? { ok: true, state: 'running' } : { ok: false, state: 'stopped' },
+      )
+    }
+    app.metrics.setEmailQueueSource(() => countEmailsByStatus(app.db))
     app.addHook('onReady', async () => worker.start())
     app.addHook('onClose', async () => worker.stop())
   },
-  { name: 'email-worker', dependencies: ['db', 'clock', 'config'] },
+  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health'] },
 )

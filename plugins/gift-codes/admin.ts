@@ -1,4 +1,4 @@
-// The operator's gift codes (API.md §8): create one, generate a batch, list with redemption counts,
+// The operator's gift codes: create one, generate a batch, list with redemption counts,
 // look one up with who redeemed it, revoke.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
@@ -51,7 +51,12 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: AdminGiftCodeSchema, ...errors(400, 401, 409, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createGiftCode(app.db, request.body, app.clock.now())),
+    // Returned, not sent: an admin write's reply leaves only after its transaction (and audit entry) commits.
+    async (request, reply) => {
+      const created = await createGiftCode(app.db, request.body, app.clock.now())
+      reply.code(201)
+      return created
+    },
   )
 
   app.post(
@@ -65,7 +70,11 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: GeneratedGiftCodesSchema, ...errors(400, 401, 409, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await generateGiftCodes(app.db, request.body, app.clock.now())),
+    async (request, reply) => {
+      const generated = await generateGiftCodes(app.db, request.body, app.clock.now())
+      reply.code(201)
+      return generated
+    },
   )
 
   app.get(

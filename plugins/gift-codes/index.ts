@@ -1,13 +1,15 @@
-// Gift codes (API.md §6.1): players validate and redeem codes the operator made. A redemption is
+// Gift codes: players validate and redeem codes the operator made. A redemption is
 // settled in the database, so a code is never redeemed more than maxRedemptions times nor twice by
 // one player, across any number of instances; a refusal is a 200 with a reason and no giftData key.
 import fp from 'fastify-plugin'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },

@@ -1,4 +1,4 @@
-// The app routes of gift codes (API.md §6.1): what the feature guarantees is in index.ts.
+// The app routes of gift codes: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import { GiftCodeRequestSchema, RedeemResponseSchema, ValidateResponseSchema } from '../../schemas/gift-codes.js'

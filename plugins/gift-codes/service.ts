@@ -3,6 +3,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Database, Db, GiftCode } from '../../db/types.js'
 import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
@@ -19,7 +20,7 @@ import type {
 } from '../../schemas/gift-codes.js'
 
 /**
- * Gift codes (API.md §6.1). A redemption is settled in one transaction: a conditional UPDATE of the
+ * Gift codes. A redemption is settled in one transaction: a conditional UPDATE of the
  * code's counter (its affected-row count decides), an INSERT on the (code, user) primary key of the
  * redemptions, and the cosmetic grants through the player-profile service. Any of them refusing
  * rolls back all of them, so successful redemptions never exceed `max_redemptions` and never repeat
@@ -424,4 +425,93 @@ export async function listRedemptions(db: Db, typed: string, options: { limit: n
     })),
     nextCursor,
   }
+}
+
+// ---- data in and out --------------------------------------------------------------------------
+
+/**
+ * A gift code brought over from another server with its id and its redemption count. Codes are kept
+ * upper-case here (players' input is upper-cased before a lookup), so a code that cannot be one is
+ * refused. The primary key makes a second import a no-op; the unique code refuses a clash.
+ */
+export async function importGiftCode(
+  db: Db,
+  input: {
+    id: string
+    code: string
+    giftData: string
+    maxRedemptions: number
+    redemptionCount: number
+    expiresAt: number | null
+    createdAt: number
+  },
+): Promise<ImportOutcome> {
+  const code = normalizeCode(input.code)
+  if (code === undefined) return refused(`code "${input.code}" is not 4-32 characters of A-Z, 0-9 and "-"`)
+  const id = input.id.toLowerCase()
+  try {
+    await db
+      .insertInto('gift_codes')
+      .values({
+        id,
+        code,
+        gift_data: input.giftData,
+        grants: '[]',
+        max_redemptions: input.maxRedemptions,
+        redemption_count: input.redemptionCount,
+        starts_at: null,
+        expires_at: input.expiresAt,
+        revoked: 0,
+        revoked_at: null,
+        created_at: input.createdAt,
+        updated_at: input.createdAt,
+      })
+      .execute()
+    return COPIED
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error
+    const existing = await findByCode(db, code)
+    return existing?.id === id ? EXISTS : refused(`code ${code} already exists here`)
+  }
+}
+
+/** A redemption brought over with its code: the (code, user) primary key makes a second import a no-op. */
+export async function importRedemption(
+  db: Db,
+  input: { giftCodeId: string; userId: string; redeemedAt: number },
+): Promise<ImportOutcome> {
+  try {
+    await db
+      .insertInto('gift_code_redemptions')
+      .values({
+        gift_code_id: input.giftCodeId.toLowerCase(),
+        user_id: input.userId.toLowerCase(),
+        granted_unlocks: '[]',
+        redeemed_at: input.redeemedAt,
+      })
+      .execute()
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    if (isForeignKeyViolation(error)) return refused('its gift code or its user was not imported')
+    throw error
+  }
+}
+
+/** The player's redemptions for their data export. */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('gift_code_redemptions as r')
+    .innerJoin('gift_codes as c', 'c.id', 'r.gift_code_id')
+    .select(['c.code', 'c.gift_data', 'r.granted_unlocks', 'r.redeemed_at'])
+    .where('r.user_id', '=', userId)
+    .orderBy('r.redeemed_at')
+    .orderBy('c.code')
+    .execute()
+  return rows.map((r) => ({
+    code: r.code,
+    giftData: r.gift_data,
+    grantedUnlocks: JSON.parse(r.granted_unlocks) as string[],
+    redeemedAt: toIso(Number(r.redeemed_at)),
+  }))
 }

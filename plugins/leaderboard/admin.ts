@@ -1,4 +1,4 @@
-// The operator's side of leaderboards (API.md §8): define boards, read and remove entries (with their
+// The operator's side of leaderboards: define boards, read and remove entries (with their
 // metadata), reset the current period, ban a player from one board.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AdminListQuerySchema, errors, present } from '../../schemas/common.js'

@@ -1,4 +1,4 @@
-// Leaderboards (API.md §5.2): submit, top, rank, around and the board list, on the self-hosted paths
+// Leaderboards: submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
 import fp from 'fastify-plugin'
@@ -7,18 +7,24 @@ import { removeDeletedUserEntries } from './service.js'
 import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
     // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
-    const topPages = new TopPageCache(app.config.LEADERBOARD_CACHE_MS)
+    const topPages = new TopPageCache(
+      app.config.LEADERBOARD_CACHE_MS,
+      undefined,
+      app.metrics.cacheLookup('leaderboard_top'),
+    )
     app.events.onBoardChanged((boardId) => topPages.boardChanged(boardId))
     // Pages show names and public profiles: a change to either on this instance shows on the next read.
     app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
     app.events.onUserDeleting((trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },
-  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events'] },
+  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events', 'metrics'] },
 )

@@ -19,7 +19,7 @@ import { applyCounts, countDeltas, periodKey, positionOf, rebuildCounts } from '
 import { boardNotFound, findBoard, readPeriod, scoreCounts, toBoardSummary, type Period } from './service.js'
 import { removeEntries } from './entries.js'
 
-/** The operator's side of leaderboards (API.md §8): boards, entries, resets and board bans. */
+/** The operator's side of leaderboards: boards, entries, resets and board bans. */
 
 export const DEFAULT_BOARD = 'default'
 

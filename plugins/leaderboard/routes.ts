@@ -1,4 +1,4 @@
-// The app routes of leaderboards (API.md §5.2): what the feature guarantees is in index.ts.
+// The app routes of leaderboards: what the feature guarantees is in index.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
@@ -36,6 +36,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       validated: false,
       now: app.clock.now(),
     })
+    app.metrics.scoreSubmitted()
     return { success: true as const, ...result }
   }
   const submitSchema = {
@@ -43,7 +44,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     body: SubmitBodySchema,
     response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
   }
-  // The metadata's size is validation: checked before the session (API.md §1.1).
+  // The metadata's size is validation: checked before the session.
   const submitConfig = {
     validate: (request: FastifyRequest) => void serializedMetadata((request.body as SubmitBody).metadata),
   }

@@ -74,7 +74,7 @@ const boardForSubmit = prepared((db, p: { boardKey: string; userId: string }) =>
     .where('b.board_key', '=', p.boardKey),
 )
 
-/** The player is banned from the board (API.md §8): validated runs check it before a ticket is used. */
+/** The player is banned from the board: validated runs check it before a ticket is used. */
 export async function isBannedFromBoard(db: Db, boardId: string, userId: string): Promise<boolean> {
   return (await banOf.first(db, { boardId, userId })) !== undefined
 }
@@ -87,9 +87,11 @@ export interface SubmitInput {
   score: number
   /** A string or an object, kept with the entry when the stored score changes (operator only). */
   metadata?: string | Record<string, unknown> | null
-  /** A server-checked run (API.md §5.3): may write to validatedOnly boards. */
+  /** A server-checked run: may write to validatedOnly boards. */
   validated: boolean
   now: number
+  /** Write only when the player has no entry for the period yet (an import): an existing one is left as it is. */
+  onlyNew?: boolean
 }
 
 export interface SubmitResult {
@@ -197,6 +199,10 @@ export async function submitScore(db: Db, events: BoardEvents, input: SubmitInpu
     const isNew = current.reached_at === -1
 
     let stored = score
+    if (!isNew && input.onlyNew) {
+      const position = await positionOf(trx, board.id, period, { ...current, user_id: input.userId })
+      return { leaderboardKey: board.board_key, score: current.score, submittedScore: score, improved: false, position }
+    }
     if (!isNew) {
       if (board.update_strategy === 'best') {
         stored = rankScoreOf(board, score) < current.rank_score ? score : current.score
@@ -311,6 +317,7 @@ export async function topEntries(
   const key = `${boardKey}\u0000${options.period}\u0000${options.limit}\u0000${options.offset}`
   const hit = cache.get(key)
   const copy = hit && readPeriod(hit.page, options.period, now) === hit.page.period ? hit : undefined
+  cache.counted(copy !== undefined && !copy.stale)
   if (copy && !copy.stale) return copy.page.json
   const read = cache.read(key, async (readAt) => {
     const board = await activeBoard(db, boardKey)
@@ -503,4 +510,61 @@ export async function withdrawScore(
     if (!entry || entry.reached_at !== input.at || entry.score !== input.score) return false
     return (await removeEntries(trx, events, { boardId: board.id, period, userId: input.userId })) > 0
   })
+}
+
+// ---- data in and out --------------------------------------------------------------------------
+
+/**
+ * A score brought over from another server: written through `submitScore` (bounds, bans, the count
+ * tree) as reached at `reachedAt`, but only when the player has no entry on the board yet, so a
+ * second import changes nothing. False when an entry was already there.
+ */
+export async function importScore(
+  db: Db,
+  events: BoardEvents,
+  input: { boardKey: string; userId: string; score: number; reachedAt: number },
+): Promise<boolean> {
+  const result = await submitScore(db, events, {
+    boardKey: input.boardKey,
+    userId: input.userId,
+    score: input.score,
+    validated: false,
+    now: input.reachedAt,
+    onlyNew: true,
+  })
+  return result.improved
+}
+
+/** The player's entries on every board and their board bans, for their data export. */
+export async function exportForUser(db: Db, userId: string) {
+  const [entries, bans] = await Promise.all([
+    db
+      .selectFrom('leaderboard_entries as e')
+      .innerJoin('leaderboards as b', 'b.id', 'e.board_id')
+      .select(['b.board_key', 'e.period', 'e.score', 'e.reached_at', 'e.hidden', 'e.metadata', 'e.created_at'])
+      .where('e.user_id', '=', userId)
+      .where('e.reached_at', '>=', 0)
+      .orderBy('b.board_key')
+      .orderBy('e.period')
+      .execute(),
+    db
+      .selectFrom('leaderboard_bans as x')
+      .innerJoin('leaderboards as b', 'b.id', 'x.board_id')
+      .select(['b.board_key', 'x.reason', 'x.created_at'])
+      .where('x.user_id', '=', userId)
+      .orderBy('b.board_key')
+      .execute(),
+  ])
+  return {
+    entries: entries.map((e) => ({
+      leaderboardKey: e.board_key,
+      period: e.period,
+      score: Number(e.score),
+      reachedAt: toIso(Number(e.reached_at)),
+      hidden: e.hidden === 1,
+      metadata: e.metadata === null ? null : (JSON.parse(e.metadata) as unknown),
+      createdAt: toIso(Number(e.created_at)),
+    })),
+    bans: bans.map((b) => ({ leaderboardKey: b.board_key, reason: b.reason, bannedAt: toIso(Number(b.created_at)) })),
+  }
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { ResetSchedule } from '../../db/types.js'
+import type { CacheLookup } from '../core/metrics.js'
 
 /**
  * Top pages served from memory: the most requested leaderboard read (every client's menu shows one),
@@ -58,7 +59,13 @@ export class TopPageCache {
   constructor(
     private readonly ttlMs: number,
     private readonly maxPages = MAX_PAGES,
+    private readonly onLookup: CacheLookup = () => {},
   ) {}
+
+  /** A request for a top page was answered from memory (`true`) or needed a database read. */
+  counted(hit: boolean): void {
+    this.onLookup(hit)
+  }
 
   /** What one board's pages show has changed (its entries, counts or settings). */
   boardChanged(boardId: string): void {

@@ -1,4 +1,4 @@
-// The operator's translations (API.md §8): a language's values in one transaction, one value, or a
+// The operator's translations: a language's values in one transaction, one value, or a
 // whole language removed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'

@@ -1,4 +1,4 @@
-// Localization (API.md §5.6): translated strings by key or all at once, with the fallback chain
+// Localization: translated strings by key or all at once, with the fallback chain
 // `pt-BR` → `pt` → DEFAULT_LANGUAGE. Served from an in-process copy; an admin write shows at once on
 // its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
 import fp from 'fastify-plugin'
@@ -8,14 +8,18 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import { loadLocalization } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
     const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'localization', loadLocalization(defaultLanguage))
+    const cache = new ContentCache(app.db, app.clock, 'localization', loadLocalization(defaultLanguage), {
+      onLookup: app.metrics.cacheLookup('localization'),
+    })
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache, defaultLanguage })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'localization', dependencies: ['db', 'clock', 'config'] },
+  { name: 'localization', dependencies: ['db', 'clock', 'config', 'metrics'] },
 )

@@ -1,4 +1,4 @@
-// The operator's news (API.md §8): list (scheduled items included), create, update, delete.
+// The operator's news: list (scheduled items included), create, update, delete.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {
@@ -44,7 +44,9 @@ const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = 
     },
     async (request, reply) => {
       const created = await cache.afterWrite(createNews(app.db, request.body, app.clock.now()))
-      return reply.code(201).send(created)
+      // Returned, not sent: an admin write's reply leaves only after its transaction (and audit entry) commits.
+      reply.code(201)
+      return created
     },
   )
 

@@ -1,4 +1,4 @@
-// News (API.md §5.7): released items, newest first, as a bare array. Served from an in-process copy
+// News: released items, newest first, as a bare array. Served from an in-process copy
 // filtered by the clock on every request, so a scheduled item appears on time without any write; an
 // admin write shows at once on its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) elsewhere.
 import fp from 'fastify-plugin'
@@ -7,13 +7,17 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import { loadNews } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'news', loadNews)
+    const cache = new ContentCache(app.db, app.clock, 'news', loadNews, {
+      onLookup: app.metrics.cacheLookup('news'),
+    })
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'news', dependencies: ['db', 'clock'] },
+  { name: 'news', dependencies: ['db', 'clock', 'metrics'] },
 )

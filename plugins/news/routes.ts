@@ -1,4 +1,4 @@
-// The app routes of news (API.md §5.7): what the feature guarantees is in index.ts.
+// The app routes of news: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from '../../schemas/news.js'

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, News } from '../../db/types.js'
-import { affected } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import { affected, isUniqueViolation } from '../../db/dialect.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
@@ -183,4 +184,34 @@ export async function deleteNews(db: Db, id: string): Promise<void> {
     const deleted = affected(await trx.deleteFrom('news').where('id', '=', id).executeTakeFirst())
     if (deleted === 0) throw notFound('NOT_FOUND', 'News item not found')
   })
+}
+
+/** A news item brought over from another server with its id: the primary key makes a second import a no-op. */
+export async function importNews(
+  db: Db,
+  item: { id: string; title: string; message: string; languageCode: string; releaseDate: number; createdAt: number },
+): Promise<ImportOutcome> {
+  const language = canonicalLanguageTag(item.languageCode)
+  if (!language) return refused(`language "${item.languageCode}" is not a BCP 47 language tag`)
+  try {
+    await withTransaction(db, async (trx) => {
+      await trx
+        .insertInto('news')
+        .values({
+          id: item.id.toLowerCase(),
+          title: item.title,
+          message: item.message,
+          language_code: language,
+          release_date: item.releaseDate,
+          created_at: item.createdAt,
+          updated_at: item.createdAt,
+        })
+        .execute()
+      await bumpContentVersion(trx, 'news')
+    })
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    throw error
+  }
 }

@@ -1,4 +1,4 @@
-// The operator's side of player profiles (API.md §8): the cosmetics catalog, and granting or taking
+// The operator's side of player profiles: the cosmetics catalog, and granting or taking
 // back a player's unlocks.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'

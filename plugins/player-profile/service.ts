@@ -156,7 +156,7 @@ export async function getProfileDocument(db: Db, userId: string, limits: Profile
 /**
  * The checks of a profile update that need nothing but the body, in the contract's order: the name
  * after trimming and customData's serialized size (validation), then the badge list and the ids'
- * format. The route runs them before the session, as validation comes first (API.md §1.1); the
+ * format. The route runs them before the session, as validation comes first; the
  * update runs them again for any other caller.
  */
 export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits) {
@@ -187,7 +187,7 @@ export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits)
 }
 
 /**
- * PUT /player-profile (API.md §5.1): the three slots are replaced together; name and customData only
+ * PUT /player-profile: the three slots are replaced together; name and customData only
  * when sent. Every check runs before anything is written, and the writes share one transaction.
  */
 export async function updateProfile(
@@ -406,4 +406,32 @@ export async function deleteCosmetic(db: Db, events: PublicPlayerEvents, id: str
     const removed = await trx.deleteFrom('cosmetics').where('id', '=', id).executeTakeFirst()
     if (affected(removed) === 0) throw notFound('NOT_FOUND', `Cosmetic '${id}' is not in the catalog`)
   })
+}
+
+// ---- data export ------------------------------------------------------------------------------
+
+/** The player's profile and unlocks as stored, for their data export (null profile: never set). */
+export async function exportForUser(db: Db, userId: string) {
+  const [row, unlocks] = await Promise.all([
+    db.selectFrom('player_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst(),
+    db
+      .selectFrom('player_unlocks')
+      .select(['cosmetic_id', 'created_at'])
+      .where('user_id', '=', userId)
+      .orderBy('cosmetic_id')
+      .execute(),
+  ])
+  return {
+    profile: row
+      ? {
+          avatarId: row.avatar_id,
+          frameId: row.frame_id,
+          badges: JSON.parse(row.badges) as string[],
+          customData: row.custom_data ? (JSON.parse(row.custom_data) as Record<string, unknown>) : null,
+          createdAt: toIso(Number(row.created_at)),
+          updatedAt: toIso(Number(row.updated_at)),
+        }
+      : null,
+    unlocks: unlocks.map((u) => ({ cosmeticId: u.cosmetic_id, unlockedAt: toIso(Number(u.created_at)) })),
+  }
 }

@@ -1,4 +1,4 @@
-// The operator's remote config (API.md §8): list, set one key, delete one, import many at once.
+// The operator's remote config: list, set one key, delete one, import many at once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {

@@ -1,4 +1,4 @@
-// Remote config (API.md §5.5): string values by key, all of them, or those matching a pattern.
+// Remote config: string values by key, all of them, or those matching a pattern.
 // Served from an in-process copy (no database round trip while nothing changed); an admin write shows
 // at once on the instance that made it and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
 import fp from 'fastify-plugin'
@@ -7,13 +7,17 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import { loadRemoteConfig } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export default fp(
   async (app) => {
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'remote-config', loadRemoteConfig)
+    const cache = new ContentCache(app.db, app.clock, 'remote-config', loadRemoteConfig, {
+      onLookup: app.metrics.cacheLookup('remote-config'),
+    })
+    app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(admin, { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'remote-config', dependencies: ['db', 'clock'] },
+  { name: 'remote-config', dependencies: ['db', 'clock', 'metrics'] },
 )

@@ -1,4 +1,4 @@
-// The app routes of remote config (API.md §5.5): what the feature guarantees is in index.ts.
+// The app routes of remote config: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {

@@ -1,6 +1,7 @@
 import type { Db, RemoteConfig } from '../../db/types.js'
-import { affected, upsert } from '../../db/dialect.js'
-import { inTransaction } from '../../db/transaction.js'
+import { affected, isUniqueViolation, upsert } from '../../db/dialect.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
@@ -34,7 +35,7 @@ export async function loadRemoteConfig(db: Db): Promise<RemoteConfigView> {
   return { values, keys: [...values.keys()], allJson, etag: contentEtag('remote-config', allJson) }
 }
 
-// ---- filter patterns (API.md §5.5) ----------------------------------------------------------
+// ---- filter patterns ---------------------------------------------------------------------
 
 const PATTERN_TEXT = /^[A-Za-z0-9._*-]+$/
 const MAX_WILDCARDS = 10
@@ -157,4 +158,27 @@ export async function deleteConfig(db: Db, key: string): Promise<void> {
     // Thrown inside the transaction, so the counter bump is rolled back with it.
     if (deleted === 0) throw notFound('NOT_FOUND', `No config with key "${key}"`)
   })
+}
+
+/**
+ * A config brought over from another server. The primary key decides: a key already set here is left
+ * as it is (an operator's value is never overwritten), and a second import changes nothing.
+ */
+export async function importConfig(db: Db, key: string, value: string | null, now: number): Promise<ImportOutcome> {
+  if (value === null) return refused('its value is null, which a config cannot hold here')
+  if (RESERVED_KEYS.has(key)) return refused(`"${key}" is reserved (it names a route)`)
+  try {
+    await withTransaction(db, async (trx) => {
+      await trx
+        .insertInto('remote_configs')
+        .values({ config_key: key, config_value: value, created_at: now, updated_at: now })
+        .execute()
+      await bumpContentVersion(trx, 'remote-config')
+    })
+    return COPIED
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error
+    const existing = await findConfig(db, key)
+    return existing?.config_value === value ? EXISTS : refused('the key is already set here to another value (kept)')
+  }
 }

@@ -1,4 +1,4 @@
-// The operator's feedback inbox (API.md §8): newest first, by user, category and time range.
+// The operator's feedback inbox: newest first, by user, category and time range.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import { AdminFeedbackListSchema, FeedbackListQuerySchema } from '../../schemas/user-feedback.js'

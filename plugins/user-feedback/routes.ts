@@ -1,4 +1,4 @@
-// The app routes of user feedback (API.md §6.4): what the feature guarantees is in index.ts.
+// The app routes of user feedback: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { preHandlerAsyncHookHandler } from 'fastify'
 import { errors, present } from '../../schemas/common.js'

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserFeedback } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
 import { keysetPage } from '../core/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
-/** Player feedback (API.md §6.4): stored as sent, with the user when one is named, anonymous otherwise. */
+/** Player feedback: stored as sent, with the user when one is named, anonymous otherwise. */
 export async function submitFeedback(
   db: Db,
   input: {
@@ -60,4 +62,55 @@ export async function listFeedback(db: Db, query: FeedbackListQuery) {
     keys: ['created_at', 'id'],
   })
   return { items: items.map(toAdminFeedback), nextCursor }
+}
+
+/**
+ * Feedback brought over from another server with its id: the primary key makes a second import a
+ * no-op. Feedback named a user there; a user unknown here is refused rather than made anonymous.
+ */
+export async function importFeedback(
+  db: Db,
+  row: {
+    id: string
+    userId: string
+    title: string
+    message: string
+    category: string | null
+    email: string | null
+    deviceInfo: string | null
+    createdAt: number
+  },
+): Promise<ImportOutcome> {
+  try {
+    await db
+      .insertInto('user_feedback')
+      .values({
+        id: row.id.toLowerCase(),
+        user_id: row.userId.toLowerCase(),
+        title: row.title,
+        message: row.message,
+        category: row.category || DEFAULT_CATEGORY,
+        email: row.email || null,
+        device_info: row.deviceInfo || null,
+        created_at: row.createdAt,
+      })
+      .execute()
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    if (isForeignKeyViolation(error)) return refused(`user ${row.userId} does not exist`)
+    throw error
+  }
+}
+
+/** The player's feedback for their data export. */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('user_feedback')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map(toAdminFeedback)
 }

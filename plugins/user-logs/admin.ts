@@ -1,4 +1,4 @@
-// The operator's view of player log lines (API.md §8): newest first, by user, type and time range.
+// The operator's view of player log lines: newest first, by user, type and time range.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import { AdminUserLogListSchema, UserLogListQuerySchema } from '../../schemas/user-logs.js'

@@ -1,4 +1,4 @@
-// The app routes of user logs (API.md §6.5): what the feature guarantees is in index.ts.
+// The app routes of user logs: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import { UserLogBodySchema, UserLogCreatedSchema } from '../../schemas/user-logs.js'

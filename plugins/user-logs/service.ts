@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserLog } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
 import { keysetPage } from '../core/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
-/** Player log lines (API.md §6.5): one row each, erased with the user. */
+/** Player log lines: one row each, erased with the user. */
 export async function createLog(
   db: Db,
   input: { userId: string; message: string; type: string; errorCode?: string },
@@ -51,4 +53,41 @@ export async function listLogs(db: Db, query: UserLogListQuery) {
     keys: ['created_at', 'id'],
   })
   return { items: items.map(toAdminLog), nextCursor }
+}
+
+/** A log line brought over from another server with its id: the primary key makes a second import a no-op. */
+export async function importLog(
+  db: Db,
+  row: { id: string; userId: string; message: string; type: string; errorCode: string | null; createdAt: number },
+): Promise<ImportOutcome> {
+  try {
+    await db
+      .insertInto('user_logs')
+      .values({
+        id: row.id.toLowerCase(),
+        user_id: row.userId.toLowerCase(),
+        message: row.message,
+        type: row.type,
+        error_code: row.errorCode || null,
+        created_at: row.createdAt,
+      })
+      .execute()
+    return COPIED
+  } catch (error) {
+    if (isUniqueViolation(error)) return EXISTS
+    if (isForeignKeyViolation(error)) return refused(`user ${row.userId} does not exist`)
+    throw error
+  }
+}
+
+/** The player's log lines for their data export. */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('user_logs')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map(toAdminLog)
 }

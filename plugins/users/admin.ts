@@ -1,4 +1,4 @@
-// The operator's view of users (API.md §8): search, detail, ban/unban, delete with all their data.
+// The operator's view of users: search, detail, ban/unban, delete with all their data.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
 import {
@@ -7,9 +7,11 @@ import {
   AdminUserSearchQuerySchema,
   BanBodySchema,
   DeletedSchema,
+  UserExportSchema,
   UserIdParamsSchema,
 } from '../../schemas/users.js'
 import { deleteUser, getAdminUser, searchUsers, setBan } from './service.js'
+import { exportUser } from './export.js'
 
 const tags = ['Admin', 'Users']
 const security = [{ adminKey: [] }]
@@ -42,6 +44,24 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => getAdminUser(app.db, request.params.userId, app.clock.now()),
+  )
+
+  app.get(
+    '/users/:userId/export',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Everything stored about a player, in one JSON document',
+        params: UserIdParamsSchema,
+        response: { 200: UserExportSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const document = await exportUser(app.db, request.params.userId, app.clock.now())
+      void reply.header('content-disposition', `attachment; filename="user-${request.params.userId}.json"`)
+      return document
+    },
   )
 
   app.post(

@@ -1,4 +1,4 @@
-// The app routes of users (API.md §4): what the feature guarantees is in index.ts.
+// The app routes of users: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { SuccessSchema, errors } from '../../schemas/common.js'
 import {

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db, NewUser, User } from '../../db/types.js'
+import type { Db, NewUser, SocialProvider, User, UserIdentity } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
@@ -9,7 +9,9 @@ import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import type { PublicPlayerEvents, UserDeletionEvents } from '../core/events.js'
 import { activeSessionCounts, resolveAccessToken } from '../core/session-store.js'
-import type { AdminUser, CheckAuthResponse } from '../../schemas/users.js'
+import { hashToken } from '../core/secrets.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import type { AdminUser, CheckAuthResponse, LinkedProvider } from '../../schemas/users.js'
 
 /**
  * The users table is this feature's: creation, names, bans, deletion. Other features read a user
@@ -76,10 +78,10 @@ export async function createUser(
   return row
 }
 
-/** The unique key of an e-mail address: e-mails are unique case-insensitively (API.md §3). */
+/** The unique key of an e-mail address: e-mails are unique case-insensitively. */
 export const emailKey = (email: string) => email.trim().toLowerCase()
 
-/** An e-mail account (API.md §3): the unique key on `email_key` settles two sign-ups for one address. */
+/** An e-mail account: the unique key on `email_key` settles two sign-ups for one address. */
 export async function createEmailUser(
   db: Db,
   user: { id: string; username: string; email: string; passwordHash: string; createdAt: number },
@@ -108,6 +110,88 @@ export async function createEmailUser(
     throw error
   }
   return row
+}
+
+/**
+ * A user created by a social sign-in lost a race: the provider subject (another sign-in for the same
+ * account committed first) or the e-mail key (another account has the address) was taken. The
+ * transaction was rolled back; the caller looks the subject up again to tell the two apart.
+ */
+export class SocialUserConflict extends Error {
+  constructor() {
+    super('The provider subject or the e-mail address is already taken')
+    this.name = 'SocialUserConflict'
+  }
+}
+
+/** The user bound to a provider's subject, with the binding. */
+export async function findUserBySubject(
+  db: Db,
+  provider: SocialProvider,
+  subject: string,
+): Promise<{ user: User; identity: UserIdentity } | undefined> {
+  const identity = await db
+    .selectFrom('user_identities')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('subject', '=', subject)
+    .executeTakeFirst()
+  if (!identity) return undefined
+  const user = await findUser(db, identity.user_id)
+  return user && { user, identity }
+}
+
+/**
+ * A user signed up through a provider, bound to its subject, in the caller's transaction. The primary
+ * key on (provider, subject) makes one user per subject whatever the concurrency, and the unique
+ * e-mail key keeps an address from being taken over silently: either violation is a
+ * SocialUserConflict.
+ */
+export async function createSocialUser(
+  trx: Db,
+  input: {
+    id: string
+    username: string
+    email: string | null
+    provider: SocialProvider
+    subject: string
+    isPrivateEmail: boolean
+    createdAt: number
+  },
+): Promise<{ user: User; identity: UserIdentity }> {
+  const email = input.email?.trim() || null
+  const user: User = {
+    id: input.id,
+    username: input.username,
+    email,
+    is_anonymous: 0,
+    // The provider vouches for the account (and for the address it gave).
+    is_verified: 1,
+    anonymous_token_hash: null,
+    banned_at: null,
+    ban_reason: null,
+    created_at: input.createdAt,
+    updated_at: input.createdAt,
+    password_hash: null,
+    email_key: email === null ? null : emailKey(email),
+    login_locked_until: null,
+  }
+  const identity: UserIdentity = {
+    provider: input.provider,
+    subject: input.subject,
+    user_id: input.id,
+    email,
+    is_private_email: input.isPrivateEmail ? 1 : 0,
+    created_at: input.createdAt,
+  }
+  try {
+    await trx.insertInto('users').values(user).execute()
+    await trx.insertInto('user_identities').values(identity).execute()
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new SocialUserConflict()
+    throw error
+  }
+  return { user, identity }
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
@@ -207,7 +291,7 @@ const MESSAGES: Record<CheckAuthResponse['authStatus'], string> = {
   USER_NOT_FOUND: 'User not found',
 }
 
-/** check-auth (API.md §4): the user first, then the token; a banned user is refused outright. */
+/** check-auth: the user first, then the token; a banned user is refused outright. */
 export async function checkAuth(db: Db, userId: string, token: string | undefined, now: number) {
   const answer = (authStatus: CheckAuthResponse['authStatus']): CheckAuthResponse => ({
     userId,
@@ -229,7 +313,32 @@ export async function checkAuth(db: Db, userId: string, token: string | undefine
 
 // ---- operator -------------------------------------------------------------------------------
 
-function toAdminUser(user: User, activeSessions: number): AdminUser {
+/** The providers each user signs in with, by user id (one query). */
+async function linkedProviders(db: Db, userIds: readonly string[]): Promise<Map<string, LinkedProvider[]>> {
+  const byUser = new Map<string, LinkedProvider[]>()
+  if (userIds.length === 0) return byUser
+  const rows = await db
+    .selectFrom('user_identities')
+    .selectAll()
+    .where('user_id', 'in', [...userIds])
+    .orderBy('created_at')
+    .orderBy('provider')
+    .execute()
+  for (const row of rows) {
+    const list = byUser.get(row.user_id) ?? []
+    list.push({
+      provider: row.provider,
+      subject: row.subject,
+      email: row.email,
+      isPrivateRelayEmail: row.is_private_email === 1,
+      linkedAt: toIso(row.created_at),
+    })
+    byUser.set(row.user_id, list)
+  }
+  return byUser
+}
+
+function toAdminUser(user: User, activeSessions: number, providers: LinkedProvider[]): AdminUser {
   return {
     userId: user.id,
     username: user.username,
@@ -241,6 +350,7 @@ function toAdminUser(user: User, activeSessions: number): AdminUser {
     bannedAt: toIsoOrNull(user.banned_at),
     banReason: user.ban_reason,
     activeSessions,
+    linkedProviders: providers,
     createdAt: toIso(user.created_at),
     updatedAt: toIso(user.updated_at),
   }
@@ -250,7 +360,8 @@ export async function getAdminUser(db: Db, userId: string, now: number): Promise
   const user = await findUser(db, userId)
   if (!user) throw notFound('USER_NOT_FOUND', 'User not found')
   const counts = await activeSessionCounts(db, [userId], now)
-  return toAdminUser(user, counts.get(userId) ?? 0)
+  const providers = await linkedProviders(db, [userId])
+  return toAdminUser(user, counts.get(userId) ?? 0, providers.get(userId) ?? [])
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -280,15 +391,16 @@ export async function searchUsers(db: Db, options: { query?: string; limit: numb
     limit: options.limit,
     keys: ['created_at', 'id'],
   })
-  const counts = await activeSessionCounts(
-    db,
-    items.map((u) => u.id),
-    now,
-  )
-  return { items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0)), nextCursor }
+  const ids = items.map((u) => u.id)
+  const counts = await activeSessionCounts(db, ids, now)
+  const providers = await linkedProviders(db, ids)
+  return {
+    items: items.map((u) => toAdminUser(u, counts.get(u.id) ?? 0, providers.get(u.id) ?? [])),
+    nextCursor,
+  }
 }
 
-/** A ban refuses every request the user makes while it lasts; it revokes no session (API.md §1.2). */
+/** A ban refuses every request the user makes while it lasts; it revokes no session. */
 export async function setBan(db: Db, userId: string, ban: { reason?: string } | null, now: number) {
   const result = await db
     .updateTable('users')
@@ -314,4 +426,75 @@ export async function deleteUser(db: Db, events: UserDeletionEvents, userId: str
     const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
     if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
   })
+}
+
+// ---- data in and out ------------------------------------------------------------------------
+
+/**
+ * An anonymous user brought over from another server with their id, name and anonymous token (stored
+ * hashed, as every token is), so an installed game signs in with the token it cached. The primary key
+ * makes a second import of the same user a no-op.
+ */
+export async function importAnonymousUser(
+  db: Db,
+  user: { id: string; name: string; anonymousToken: string; createdAt: number },
+): Promise<ImportOutcome> {
+  const tokenHash = hashToken(user.anonymousToken)
+  if (!UUID.test(user.id)) return refused(`id "${user.id}" is not a UUID`)
+  let username: string
+  try {
+    username = normalizeName(user.name, 'display_name')
+  } catch {
+    return refused(`name "${user.name}" is not 1-${NAME_MAX} characters after trimming`)
+  }
+  const id = user.id.toLowerCase()
+  try {
+    await insertUser.execute(db, {
+      id,
+      username,
+      email: null,
+      is_anonymous: 1,
+      is_verified: 0,
+      anonymous_token_hash: tokenHash,
+      banned_at: null,
+      ban_reason: null,
+      created_at: user.createdAt,
+      updated_at: user.createdAt,
+      password_hash: null,
+      email_key: null,
+      login_locked_until: null,
+    })
+    return COPIED
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error
+    // Which key refused it is read only to say so: the write itself was decided by the database.
+    const existing = await findUser(db, id)
+    if (existing?.anonymous_token_hash === tokenHash) return EXISTS
+    return refused(
+      existing
+        ? `an Outpost user with id ${id} already exists with another anonymous token`
+        : 'its anonymous token is already used by another Outpost user',
+    )
+  }
+}
+
+/** The account as the export shows it: no password hash, no token hash. */
+export async function exportAccount(db: Db, userId: string) {
+  const user = await findUser(db, userId)
+  if (!user) return undefined
+  return {
+    userId: user.id,
+    username: user.username,
+    displayName: user.username,
+    email: user.email,
+    isAnonymous: user.is_anonymous === 1,
+    isVerified: user.is_verified === 1,
+    hasPassword: user.password_hash !== null,
+    hasAnonymousToken: user.anonymous_token_hash !== null,
+    banned: user.banned_at !== null,
+    bannedAt: toIsoOrNull(user.banned_at),
+    banReason: user.ban_reason,
+    createdAt: toIso(user.created_at),
+    updatedAt: toIso(user.updated_at),
+  }
 }

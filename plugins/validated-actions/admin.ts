@@ -1,4 +1,4 @@
-// The operator's side of validated actions (API.md §8): rules per board and for unbound runs, value
+// The operator's side of validated actions: rules per board and for unbound runs, value
 // definitions, audited balance adjustments, the run list and detail, evidence download, reviews.
 import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../core/errors.js'
 import { isBase64, sha256Hex } from './service.js'
 
 /**
- * Evidence (API.md §5.3): the input log of a run the server asked for (a top-N or sus run), uploaded
+ * Evidence: the input log of a run the server asked for (a top-N or sus run), uploaded
  * once within 24 h. Its SHA-256 must be the `inputLogHash` of the submit; a wrong log leaves the
  * request open. The log is kept for the operator.
  */

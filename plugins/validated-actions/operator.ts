@@ -10,7 +10,7 @@ import { withdrawScore } from '../leaderboard/service.js'
 import type { AdminRun, AdminRunDetail, RunListQuery } from '../../schemas/validated-actions.js'
 
 /**
- * The operator's view of validated runs (API.md §8): the list with filters, one run with its start
+ * The operator's view of validated runs: the list with filters, one run with its start
  * context, evidence and every submit attempt, and the review. A REJECTED verdict takes the run's
  * score off its board when the player's entry still holds the score this run wrote.
  */

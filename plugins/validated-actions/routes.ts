@@ -1,6 +1,7 @@
-// The app routes of validated actions (API.md §5.3): what the feature guarantees is in index.ts.
+// The app routes of validated actions: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors, present } from '../../schemas/common.js'
+import { AppError } from '../core/errors.js'
 import {
   EVIDENCE_MAX_BYTES_LIMIT,
   EvidenceBodySchema,
@@ -63,16 +64,24 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const body = request.body
-      return submitRun(app.db, app.events, {
-        userId: body.userId,
-        ticket: body.ticket,
-        inputLogHash: body.inputLogHash,
-        score: body.score,
-        stage: present(body.stage),
-        leaderboardKey: present(body.leaderboardKey),
-        earned: body.earned ?? [],
-        now: app.clock.now(),
-      })
+      try {
+        const result = await submitRun(app.db, app.events, {
+          userId: body.userId,
+          ticket: body.ticket,
+          inputLogHash: body.inputLogHash,
+          score: body.score,
+          stage: present(body.stage),
+          leaderboardKey: present(body.leaderboardKey),
+          earned: body.earned ?? [],
+          now: app.clock.now(),
+        })
+        app.metrics.validatedRun(result.sus ? 'sus' : 'accepted')
+        return result
+      } catch (error) {
+        // A rule's refusal is a 422 with the rule's code; anything else is not a verdict on the run.
+        if (error instanceof AppError && error.statusCode === 422) app.metrics.validatedRun('rejected')
+        throw error
+      }
     },
   )
 

@@ -13,7 +13,7 @@ import { rulesFor, type EffectiveRules } from './rules.js'
 import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type EarnedEntry } from './values.js'
 
 /**
- * Validated runs (API.md §5.3): the run start (ticket, seed, start context, per-player limits) and
+ * Validated runs: the run start (ticket, seed, start context, per-player limits) and
  * the submit with its seven-step check order. The ticket is consumed by a conditional UPDATE in the
  * same transaction as the score write and the balance changes, so its effects happen at most once.
  */
@@ -50,7 +50,7 @@ export interface StartInput {
 
 /**
  * The start's check that needs only the body: the initial state's encoding (its size depends on the
- * rules). The route runs it before the session, as validation comes first (API.md §1.1). Returns the
+ * rules). The route runs it before the session, as validation comes first. Returns the
  * encoded initial state, if any.
  */
 export function checkRunContext(context: RunContext | null | undefined): string | undefined {
@@ -194,7 +194,7 @@ async function record(db: Db, runId: string | null, userId: string, code: string
 const reject = (status: number, code: string, message: string): Rejection => ({ status, code, message })
 const rejectionOf = (error: AppError): Rejection => reject(error.statusCode, error.code, error.message)
 
-/** Steps 4–6 of API.md §5.3 (the score is checked for runs bound to a board only: unbound runs send none). */
+/** Steps 4–6 of the submit checks (the score is checked for runs bound to a board only: unbound runs send none). */
 async function checkRun(
   trx: Db,
   run: ValidatedRun,
@@ -269,14 +269,14 @@ function susReasons(board: Leaderboard | null, rules: EffectiveRules, score: num
 
 type Outcome = { rejection: Rejection } | { result: SubmitResult }
 
-/** An earned amount of 0 is a validation error; the route checks it before the session (API.md §1.1). */
+/** An earned amount of 0 is a validation error; the route checks it before the session. */
 export function checkEarnedAmounts(earned: ReadonlyArray<{ amount: number }>) {
   const zero = earned.findIndex((e) => e.amount === 0)
   if (zero >= 0) throw badRequest(`body/earned/${zero}/amount must not be 0`, `/earned/${zero}/amount`)
 }
 
 /**
- * The submit (API.md §5.3). Kept codes (TICKET_INVALID, TICKET_FOREIGN, LEADERBOARD_MISMATCH,
+ * The submit. Kept codes (TICKET_INVALID, TICKET_FOREIGN, LEADERBOARD_MISMATCH,
  * PLAYER_BANNED, and a board gone since the start) leave the ticket as it was; every later outcome
  * consumes it: a rejection commits the consumption and its record, then answers the error.
  */
@@ -441,5 +441,62 @@ async function consumeAndApply(
         : null,
       sus: reasons.length > 0,
     },
+  }
+}
+
+// ---- data export ------------------------------------------------------------------------------
+
+/** The player's values, their audited history and their runs, for their data export (no ticket digests). */
+export async function exportForUser(db: Db, userId: string) {
+  const [balances, adjustments, runs] = await Promise.all([
+    db.selectFrom('validated_balances').selectAll().where('user_id', '=', userId).orderBy('value_key').execute(),
+    db
+      .selectFrom('validated_adjustments')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('validated_runs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('issued_at')
+      .orderBy('id')
+      .execute(),
+  ])
+  const iso = (ms: number | null) => (ms === null ? null : toIso(Number(ms)))
+  const json = (text: string | null) => (text === null ? null : (JSON.parse(text) as unknown))
+  return {
+    values: balances.map((b) => ({
+      key: b.value_key,
+      balance: Number(b.balance),
+      earnedToday: Number(b.earned_today),
+      earnedDay: b.earned_day,
+      updatedAt: toIso(Number(b.updated_at)),
+    })),
+    valueHistory: adjustments.map((a) => ({
+      id: a.id,
+      key: a.value_key,
+      amount: Number(a.amount),
+      balanceAfter: Number(a.balance_after),
+      reason: a.reason,
+      createdAt: toIso(Number(a.created_at)),
+    })),
+    runs: runs.map((r) => ({
+      runId: r.id,
+      leaderboardKey: r.board_key,
+      context: json(r.context),
+      issuedAt: toIso(Number(r.issued_at)),
+      consumedAt: iso(r.consumed_at),
+      outcome: r.outcome,
+      reason: r.reason,
+      score: r.score === null ? null : Number(r.score),
+      stage: r.stage,
+      earned: json(r.earned),
+      durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
+      evidenceStatus: r.evidence_status,
+      reviewVerdict: r.review_verdict,
+    })),
   }
 }

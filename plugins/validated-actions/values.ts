@@ -16,7 +16,7 @@ import type {
 } from '../../schemas/validated-actions.js'
 
 /**
- * Player values (API.md §5.3): operator-defined keys, a balance per player (0 … 2^53−1) and the
+ * Player values: operator-defined keys, a balance per player (0 … 2^53−1) and the
  * amount credited on the current UTC day. Balances change only inside a transaction that holds the
  * player's lock row (an accepted run, an operator adjustment); a spend is a conditional UPDATE
  * (`balance >= amount`) whose affected-row count decides.
@@ -112,7 +112,7 @@ export interface EarnedEntry {
 
 export type ValueCheck = { code: string; message: string } | null
 
-/** Step 7's request checks (API.md §5.3), before any balance is touched. */
+/** Step 7's request checks, before any balance is touched. */
 export async function checkEarned(db: Db, earned: EarnedEntry[]): Promise<ValueCheck> {
   const keys = [...new Set(earned.map((e) => e.key))]
   const rows = keys.length

@@ -122,7 +122,7 @@ export async function buildTestApp(
   }
 }
 
-/** The §1.1 error body, checked field by field. */
+/** The house error body, checked field by field. */
 export function assertError(
   t: Test,
   response: { statusCode: number; json(): any },
@@ -137,7 +137,7 @@ export function assertError(
   t.type(body.message, 'string')
   t.notMatch(JSON.stringify(body), /at .*\.js:\d+|SELECT |INSERT /i, 'no stack trace or SQL')
   if (code === 'VALIDATION_ERROR') {
-    // §1.1 (revision 3): every validation error says where, as `details`.
+    // Every validation error says where, as `details`.
     const details = body.details as Array<{ path?: unknown; message?: unknown }> | undefined
     t.ok(
       Array.isArray(details) &&

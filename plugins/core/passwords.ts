@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { AppError } from '../core/errors.js'
+import { AppError } from './errors.js'
 
 /**
  * Password hashes: scrypt from node:crypto with a random 16-byte salt. The parameters are stored

@@ -1,0 +1,86 @@
+import type { OperatorRole } from '../../db/types.js'
+import { ADMIN_PREFIX } from './paths.js'
+
+/**
+ * The one permission map of the admin API: what every admin route needs, for every role. Each admin
+ * route is decided when it is registered (admin-auth.ts refuses to register one this map cannot
+ * decide), from its feature tag and its method, with the few exceptions listed by route below.
+ *
+ * - `owner`: everything, operators and the audit log included. The X-Admin-Key acts as an owner.
+ * - `moderator`: reads and writes on players, boards, runs, gift codes, content, e-mail templates,
+ *   feedback, logs and crashes; not operators, the audit log or settings.
+ * - `viewer`: reads only.
+ */
+export type Role = OperatorRole
+export const ROLES: readonly Role[] = ['owner', 'moderator', 'viewer']
+const RANK: Record<Role, number> = { viewer: 1, moderator: 2, owner: 3 }
+
+export interface AdminAccess {
+  /** The least role allowed; `any`: any credential (one's own session); `none`: no credential (sign-in). */
+  role: Role | 'any' | 'none'
+  /** Changes something: with the session cookie it needs the CSRF header, and it is audited. */
+  write: boolean
+  /** Recorded in the audit log by the request transaction (false: the route records its own entries). */
+  audit: boolean
+}
+
+const GAME: { read: Role; write: Role } = { read: 'viewer', write: 'moderator' }
+const OWNER: { read: Role; write: Role } = { read: 'owner', write: 'owner' }
+
+/** By feature tag (the second tag of an admin route: `tags: ['Admin', '<Feature>']`). */
+export const FEATURE_RIGHTS: Readonly<Record<string, { read: Role; write: Role }>> = {
+  Users: GAME,
+  'Player Profile': GAME,
+  Leaderboard: GAME,
+  'Validated Actions': GAME,
+  'Remote Config': GAME,
+  Localization: GAME,
+  News: GAME,
+  'Gift Codes': GAME,
+  'Email Sending': GAME,
+  'Crash Reporting': GAME,
+  'User Feedback': GAME,
+  'User Logs': GAME,
+  Operators: OWNER,
+  Settings: OWNER,
+}
+
+/** Routes whose method says the wrong thing, by `METHOD /pattern` below the admin prefix. */
+export const ROUTE_RIGHTS: Readonly<Record<string, AdminAccess>> = {
+  // A render of a template with sample variables: nothing is stored.
+  'POST /email-templates/:slug/preview': { role: 'viewer', write: false, audit: false },
+  // Sign-in needs no credential; it records its own entries (failures too, which roll nothing back).
+  'POST /session': { role: 'none', write: true, audit: false },
+  // One's own session, password and second factor: any signed-in operator.
+  'GET /session': { role: 'any', write: false, audit: false },
+  'DELETE /session': { role: 'any', write: true, audit: true },
+  'PUT /session/password': { role: 'any', write: true, audit: true },
+  'POST /session/totp': { role: 'any', write: true, audit: true },
+  'POST /session/totp/confirm': { role: 'any', write: true, audit: true },
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD'])
+
+/** The route below the admin prefix, as the map and the audit log name it: `PUT /leaderboards/:boardKey`. */
+export function adminAction(method: string, url: string): string {
+  const path = url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) || '/' : url
+  // Fastify registers a route with a trailing slash too (ignoreTrailingSlash): the same route.
+  return `${method} ${path.length > 1 ? path.replace(/\/$/, '') : path}`
+}
+
+/** What an admin route needs, or null when the map cannot decide it (an unknown feature tag). */
+export function decideAccess(method: string, url: string, tags: unknown): AdminAccess | null {
+  const listed = ROUTE_RIGHTS[adminAction(method, url)]
+  if (listed) return listed
+  const feature = Array.isArray(tags) ? tags.find((tag) => tag !== 'Admin') : undefined
+  const rights = typeof feature === 'string' ? FEATURE_RIGHTS[feature] : undefined
+  if (!rights) return null
+  const write = !READ_METHODS.has(method)
+  return { role: write ? rights.write : rights.read, write, audit: write }
+}
+
+/** True when `role` holds the right `needed` asks for. */
+export function allows(role: Role, needed: AdminAccess['role']): boolean {
+  if (needed === 'none' || needed === 'any') return true
+  return RANK[role] >= RANK[needed]
+}

@@ -1,0 +1,196 @@
+import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { Insertable } from 'kysely'
+import type { AuditLogTable, Db } from '../../db/types.js'
+import { runInRequestTransaction } from '../../db/transaction.js'
+import { toIso } from './clock.js'
+import { keysetPage } from './pagination.js'
+
+/**
+ * The audit log (table `audit_log`, owned here): every admin write, by the admin key or by an
+ * operator, and every sign-in and failed sign-in. An admin write's entry is written in the same
+ * transaction as the change (`audited`), so no change commits unrecorded and a failed write (any
+ * 4xx/5xx: its transaction rolls back) leaves no entry.
+ */
+
+/** Longest `changes` kept, in characters of JSON; a longer summary is cut to a preview. */
+export const MAX_CHANGES_CHARS = 4000
+const PREVIEW_CHARS = 1000
+export const REDACTED = '[redacted]'
+
+/** Property names (lower-cased, letters and digits only) whose values are never written down. */
+const SECRET_PARTS = [
+  'password',
+  'passwd',
+  'secret',
+  'token',
+  'totp',
+  'apikey',
+  'adminkey',
+  'privatekey',
+  'credential',
+  'cookie',
+  'authorization',
+]
+/** Whole names that are secrets in this API: a gift code is a bearer voucher, `key`/`code` may be one. */
+const SECRET_NAMES = new Set(['key', 'code', 'codes', 'otp', 'pin'])
+
+export function isSecretName(name: string): boolean {
+  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '')
+  return SECRET_NAMES.has(flat) || SECRET_PARTS.some((part) => flat.includes(part))
+}
+
+/** A copy of `value` with the value of every secret-named property replaced, at any depth. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 32) return REDACTED
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([name, item]) => [
+        name,
+        isSecretName(name) ? REDACTED : redact(item, depth + 1),
+      ]),
+    )
+  }
+  return value
+}
+
+/** The body as the audit log keeps it: secrets removed, at most MAX_CHANGES_CHARS of JSON. */
+export function summarizeChanges(body: unknown): string | null {
+  if (body === undefined || body === null) return null
+  // Binary bodies (a Buffer) are not summarized: their size says enough.
+  if (Buffer.isBuffer(body)) return JSON.stringify({ bytes: body.length })
+  const text = JSON.stringify(redact(body))
+  if (text === undefined) return null
+  if (text.length <= MAX_CHANGES_CHARS) return text
+  return JSON.stringify({ truncated: true, chars: text.length, preview: text.slice(0, PREVIEW_CHARS) })
+}
+
+export interface AuditEntry {
+  at: number
+  actor: string
+  role: string | null
+  address: string
+  requestId: string
+  action: string
+  status: number
+  target?: Record<string, unknown> | null
+  changes?: unknown
+}
+
+export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
+  const target = entry.target && Object.keys(entry.target).length > 0 ? JSON.stringify(entry.target) : null
+  const row: Insertable<AuditLogTable> = {
+    at: entry.at,
+    actor: entry.actor.slice(0, 64),
+    role: entry.role,
+    address: entry.address.slice(0, 64),
+    request_id: entry.requestId.slice(0, 128),
+    action: entry.action.slice(0, 255),
+    status: entry.status,
+    target,
+    changes: summarizeChanges(entry.changes),
+  }
+  await db.insertInto('audit_log').values(row).execute()
+}
+
+/** Entries of `action` by `actor` since `since` (ms): the operator sign-in lockout counts its failures here. */
+export async function countAudit(db: Db, action: string, actor: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('action', '=', action)
+    .where('actor', '=', actor)
+    .where('at', '>', since)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+export interface AuditQuery {
+  actor?: string
+  action?: string
+  from?: number
+  to?: number
+  cursor?: string
+  limit: number
+}
+
+const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text))
+
+/** Newest (last written) first, filtered; `from` inclusive, `to` exclusive. */
+export async function listAudit(db: Db, query: AuditQuery) {
+  let q = db.selectFrom('audit_log').selectAll()
+  if (query.actor !== undefined) q = q.where('actor', '=', query.actor.toLowerCase())
+  if (query.action !== undefined) q = q.where('action', '=', query.action)
+  if (query.from !== undefined) q = q.where('at', '>=', query.from)
+  if (query.to !== undefined) q = q.where('at', '<', query.to)
+  const page = await keysetPage(q, { cursor: query.cursor, limit: query.limit, keys: ['id'] })
+  return {
+    items: page.items.map((row) => ({
+      id: Number(row.id),
+      at: toIso(Number(row.at)),
+      actor: row.actor,
+      role: row.role,
+      address: row.address,
+      requestId: row.request_id,
+      action: row.action,
+      status: Number(row.status),
+      target: parseJson(row.target) as Record<string, unknown> | null,
+      changes: parseJson(row.changes),
+    })),
+    nextCursor: page.nextCursor,
+  }
+}
+
+/** Who an admin request acts as, once admin-auth has checked its credential. */
+export interface AdminActor {
+  /** The operator's name, or `admin-key`. */
+  name: string
+  role: 'owner' | 'moderator' | 'viewer'
+  via: 'key' | 'session'
+  operatorId: string | null
+  sessionId: string | null
+}
+
+/**
+ * Wraps an admin write handler: it runs in one transaction (which `app.db` is, inside it, so the
+ * feature's services join it) together with its audit entry. A handler that throws rolls both back.
+ * The handler must return its body: a reply it sent itself would leave before the commit.
+ */
+export function audited(
+  handler: RouteHandlerMethod,
+  action: string,
+  deps: { db: () => Db; now: () => number },
+): RouteHandlerMethod {
+  return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+    return runInRequestTransaction(deps.db(), async (trx) => {
+      const result = await (handler as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(
+        this,
+        request,
+        reply,
+      )
+      if (result === reply || reply.sent) {
+        throw new Error(`${action}: an audited handler must return its body, not send the reply`)
+      }
+      const actor = request.adminActor
+      await recordAudit(trx, {
+        at: deps.now(),
+        actor: actor?.name ?? 'unknown',
+        role: actor?.role ?? null,
+        address: request.ip,
+        requestId: request.id,
+        action,
+        status: reply.statusCode,
+        target: request.params as Record<string, unknown> | undefined,
+        changes: request.body,
+      })
+      return result
+    })
+  } as RouteHandlerMethod
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by admin-auth on every admin request that showed a valid credential. */
+    adminActor?: AdminActor
+  }
+}

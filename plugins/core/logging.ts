@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import fp from 'fastify-plugin'
+
+/**
+ * Request ids and the one log line per request. A request keeps the `X-Request-Id` it came with
+ * (a proxy's or another service's, so one request can be followed across them) when it is at most
+ * 128 printable ASCII characters, else gets a UUID; the id is sent back as `X-Request-Id` on every
+ * answer, is the `reqId` of every log line the request writes, and is in every 500 body.
+ */
+export const REQUEST_ID_HEADER = 'x-request-id'
+const VALID_REQUEST_ID = /^[\x20-\x7e]{1,128}$/
+
+/** Fastify's `genReqId` (with `requestIdHeader: false`, so an invalid header is never taken as is). */
+export function requestIdOf(raw: IncomingMessage): string {
+  const given = raw.headers[REQUEST_ID_HEADER]
+  return typeof given === 'string' && VALID_REQUEST_ID.test(given) ? given : randomUUID()
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Probes (health, metrics): polled every few seconds, so their request line is logged at debug. */
+    probe?: boolean
+  }
+}
+
+/**
+ * Fastify's own request logging (two lines, `incoming request` and `request completed`) is off
+ * (`disableRequestLogging`); this writes one line when the answer has gone, which pino-pretty shows
+ * as one readable line on a terminal and which stays one JSON object otherwise.
+ */
+export default fp(
+  async (app) => {
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id)
+    })
+    app.addHook('onResponse', async (request, reply) => {
+      const level = request.routeOptions.config.probe ? 'debug' : 'info'
+      const ms = Math.round(reply.elapsedTime * 10) / 10
+      request.log[level](
+        {
+          method: request.method,
+          url: request.url,
+          statusCode: reply.statusCode,
+          responseTimeMs: ms,
+          remoteAddress: request.ip,
+        },
+        `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`,
+      )
+    })
+  },
+  { name: 'logging' },
+)

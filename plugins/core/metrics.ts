@@ -1,0 +1,362 @@
+import { isIP } from 'node:net'
+import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from '@fastify/type-provider-typebox'
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client'
+import type { DbFailure, DbObserver } from '../../db/index.js'
+import { poolUsage } from '../../db/index.js'
+import type { Db } from '../../db/types.js'
+import { errors } from '../../schemas/common.js'
+import { AppError, sendError } from './errors.js'
+import { secretChecker } from './secrets.js'
+
+/**
+ * Prometheus metrics (`GET /metrics`). This file owns every metric: features never import
+ * prom-client, they call the typed counters on `app.metrics` from their handlers (services stay free
+ * of Fastify and of metrics), or hand a plain callback to a class of theirs (the caches, the e-mail
+ * worker). Each app has its own registry, so the many apps a test process builds never collide.
+ *
+ * The process metrics (event-loop lag, heap, RSS, CPU, GC) belong to the process, not to an app: they
+ * live in one registry per process, created on first use, and are appended to every app's answer.
+ *
+ * Several workers (node:cluster): each worker answers `metricsJson()`, and the primary sums them with
+ * `aggregateWorkers` (prom-client's AggregatorRegistry: counters and histograms summed, the
+ * per-process gauges too), so one scrape sees the whole instance.
+ */
+
+/** The route label of a request that matched no route: never the raw URL (one label per URL would be unbounded). */
+export const UNMATCHED_ROUTE = '(unmatched)'
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+let processRegistry: Registry | undefined
+/** Node's default metrics, once per process: each `collectDefaultMetrics` starts its own event-loop and GC observers. */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision: 10 })
+  }
+  return processRegistry
+}
+
+/** An e-mail queue count per status, read from the database when Prometheus scrapes. */
+export type EmailQueueSource = () => Promise<Record<string, number>>
+
+export type CacheName = 'leaderboard_top' | 'remote-config' | 'localization' | 'news'
+/** What a cache calls on each lookup: `true` when it answered from memory without a database read. */
+/** How a player's account signs up or in. */
+export type AccountKind = 'anonymous' | 'email' | 'apple' | 'google'
+
+export type CacheLookup = (hit: boolean) => void
+
+export class Metrics implements DbObserver {
+  readonly registry = new Registry()
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  })
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request to its answer, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  })
+  private readonly dbErrors = new Counter({
+    name: 'outpost_db_query_errors_total',
+    help: 'Failed database statements: error, conflict (a unique key or deadlock settling a race), query_timeout, pool_timeout (no connection came free in DB_QUERY_TIMEOUT_MS)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+  private readonly rateLimited = new Counter({
+    name: 'outpost_rate_limit_rejections_total',
+    help: 'Requests refused with the transient 429, by limit (player: per IP on the app API; admin)',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  })
+  private readonly cacheLookups = new Counter({
+    name: 'outpost_cache_lookups_total',
+    help: 'In-memory cache lookups (leaderboard top pages, content), by cache and result (hit: no database read)',
+    labelNames: ['cache', 'result'] as const,
+    registers: [this.registry],
+  })
+  private readonly emailsSent = new Counter({
+    name: 'outpost_emails_sent_total',
+    help: 'E-mails the SMTP server accepted',
+    registers: [this.registry],
+  })
+  private readonly emailFailures = new Counter({
+    name: 'outpost_email_delivery_failures_total',
+    help: 'Failed delivery attempts, by whether the e-mail will be retried (retry) or has failed for good (final)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  })
+  private readonly signups = new Counter({
+    name: 'outpost_signups_total',
+    help: 'Accounts created, by kind (anonymous, email)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+  private readonly signins = new Counter({
+    name: 'outpost_signins_total',
+    help: 'Successful sign-ins, by kind (anonymous, email, refresh)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+  private readonly scoreSubmits = new Counter({
+    name: 'outpost_score_submits_total',
+    help: 'Scores accepted through the leaderboard submit routes (validated runs are counted apart)',
+    registers: [this.registry],
+  })
+  private readonly validatedRuns = new Counter({
+    name: 'outpost_validated_runs_total',
+    help: 'Validated runs submitted, by outcome (accepted, sus: accepted and flagged, rejected)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  })
+  private readonly crashReports = new Counter({
+    name: 'outpost_crash_reports_total',
+    help: 'Crash reports received, by type (CRASH, NON_FATAL, ANR)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  })
+
+  private emailQueueSource: EmailQueueSource | undefined
+  private db: Db | undefined
+
+  constructor() {
+    // `collect` runs with the gauge as `this`: these read the current source and database.
+    const emailQueue = () => this.emailQueueSource
+    const watchedDb = () => this.db
+    new Gauge({
+      name: 'outpost_email_queue',
+      help: 'E-mails in the queue by status, read from the database when scraped (every instance reports the same queue)',
+      labelNames: ['status'] as const,
+      registers: [this.registry],
+      async collect() {
+        const source = emailQueue()
+        if (!source) return
+        this.reset()
+        // A database that does not answer must not fail the scrape: the other families still matter then.
+        const counts = await source().catch(() => null)
+        if (counts) for (const [status, count] of Object.entries(counts)) this.set({ status }, count)
+      },
+    })
+    new Gauge({
+      name: 'outpost_db_pool_connections',
+      help: 'MySQL pool: connections handed out (in_use), callers waiting for one (waiting), the pool size (max)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const db = watchedDb()
+        const usage = db && poolUsage(db)
+        if (!usage) return
+        this.set({ state: 'in_use' }, usage.inUse)
+        this.set({ state: 'waiting' }, usage.waiting)
+        this.set({ state: 'max' }, usage.size)
+      },
+    })
+    // Every label value a family can take, at 0 from the start: a rate over a series that appears only
+    // on its first event misses that event.
+    for (const kind of ['error', 'conflict', 'query_timeout', 'pool_timeout']) this.dbErrors.inc({ kind }, 0)
+    for (const limit of ['player', 'admin']) this.rateLimited.inc({ limit }, 0)
+    for (const result of ['retry', 'final']) this.emailFailures.inc({ result }, 0)
+    for (const kind of ['anonymous', 'email']) this.signups.inc({ kind }, 0)
+    for (const kind of ['anonymous', 'email', 'refresh']) this.signins.inc({ kind }, 0)
+    for (const outcome of ['accepted', 'sus', 'rejected']) this.validatedRuns.inc({ outcome }, 0)
+    for (const type of ['CRASH', 'NON_FATAL', 'ANR']) this.crashReports.inc({ type }, 0)
+  }
+
+  /** The database whose pool use is reported (set by the db plugin). */
+  watchDb(db: Db): void {
+    this.db = db
+  }
+
+  queryFailed(kind: DbFailure): void {
+    this.dbErrors.inc({ kind })
+  }
+
+  rateLimitRejected(limit: 'player' | 'admin'): void {
+    this.rateLimited.inc({ limit })
+  }
+
+  /** The callback a cache reports its lookups to. */
+  cacheLookup(cache: CacheName): CacheLookup {
+    const hit = this.cacheLookups.labels(cache, 'hit')
+    const miss = this.cacheLookups.labels(cache, 'miss')
+    hit.inc(0)
+    miss.inc(0)
+    return (isHit) => (isHit ? hit : miss).inc()
+  }
+
+  /** The e-mail feature's queue count, read on each scrape. */
+  setEmailQueueSource(source: EmailQueueSource): void {
+    this.emailQueueSource = source
+  }
+
+  emailDelivered(outcome: 'sent' | 'retried' | 'failed'): void {
+    if (outcome === 'sent') this.emailsSent.inc()
+    else this.emailFailures.inc({ result: outcome === 'retried' ? 'retry' : 'final' })
+  }
+
+  signedUp(kind: AccountKind): void {
+    this.signups.inc({ kind })
+  }
+
+  signedIn(kind: AccountKind | 'refresh'): void {
+    this.signins.inc({ kind })
+  }
+
+  scoreSubmitted(): void {
+    this.scoreSubmits.inc()
+  }
+
+  validatedRun(outcome: 'accepted' | 'sus' | 'rejected'): void {
+    this.validatedRuns.inc({ outcome })
+  }
+
+  crashReported(type: string): void {
+    this.crashReports.inc({ type })
+  }
+
+  /**
+   * The two series of one route, method and status, looked up once: prom-client hashes a label
+   * object on every call, which costs more than the rest of a cached request.
+   */
+  private readonly requestSeries = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<string> }>()
+
+  /** One request answered: `route` is the matched pattern, or UNMATCHED_ROUTE. */
+  requestAnswered(route: string, method: string, status: number, seconds: number): void {
+    const key = `${status} ${method} ${route}`
+    let series = this.requestSeries.get(key)
+    if (!series) {
+      const labels = { route, method, status: String(status) }
+      series = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) }
+      this.requestSeries.set(key, series)
+    }
+    series.count.inc()
+    series.duration.observe(seconds)
+  }
+
+  /** This process's metrics as JSON, the form a cluster primary sums (see `aggregateWorkers`). */
+  async metricsJson(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+    const [own, process] = await Promise.all([this.registry.getMetricsAsJSON(), processMetrics().getMetricsAsJSON()])
+    return [...own, ...process] as MetricObjectWithValues<MetricValue<string>>[]
+  }
+
+  /** The Prometheus text exposition of this app and its process. */
+  async text(): Promise<string> {
+    const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()])
+    return `${own}\n${process}`
+  }
+}
+
+/** Sums the workers' `metricsJson()` into one exposition (for a node:cluster primary). */
+export async function aggregateWorkers(perWorker: Array<MetricObjectWithValues<MetricValue<string>>[]>) {
+  const registry = AggregatorRegistry.aggregate(perWorker)
+  return { contentType: registry.contentType, text: await registry.metrics() }
+}
+
+/** A loopback socket address: 127.0.0.0/8 or ::1, also in IPv4-mapped form. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address
+  if (isIP(v4) === 4) return v4.startsWith('127.')
+  return address === '::1'
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+export default fp(
+  async (app) => {
+    const metrics = new Metrics()
+    app.decorate('metrics', metrics)
+    const token = app.config.METRICS_TOKEN
+    const tokenMatches = token ? secretChecker(token) : null
+
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.requestAnswered(
+        request.routeOptions.url ?? UNMATCHED_ROUTE,
+        request.method,
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      )
+    })
+
+    /**
+     * With METRICS_TOKEN, the token from everyone; without it, only a caller on this machine. The
+     * socket's own address decides, never X-Forwarded-For: a proxy on the same machine would make
+     * every caller look local, so behind one set the token.
+     */
+    const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (tokenMatches) {
+        const header = request.headers.authorization
+        const presented = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : undefined
+        if (!tokenMatches(presented)) {
+          reply.header('www-authenticate', 'Bearer')
+          return sendError(
+            request,
+            reply,
+            new AppError(401, 'UNAUTHORIZED', 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>'),
+          )
+        }
+      } else if (!isLoopback(request.socket.remoteAddress)) {
+        return sendError(
+          request,
+          reply,
+          new AppError(
+            403,
+            'FORBIDDEN',
+            'Metrics are served only to this machine: set METRICS_TOKEN to scrape them from elsewhere',
+          ),
+        )
+      }
+    }
+
+    app.get(
+      '/metrics',
+      {
+        schema: {
+          tags: ['Health'],
+          summary: 'Prometheus metrics',
+          description:
+            'Prometheus text format (version 0.0.4): requests by route pattern, method and status with a latency ' +
+            'histogram, process metrics, database errors and pool use, the e-mail queue, rate-limit rejections, ' +
+            'cache hits and misses, sign-ups, sign-ins, score submits, validated runs and crash reports. With ' +
+            'METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 UNAUTHORIZED without it); ' +
+            'without it only callers on the loopback address are answered (403 FORBIDDEN), judged by the socket ' +
+            'address, never by X-Forwarded-For. No API key, no rate limit.',
+          security: [],
+          produces: ['text/plain'],
+          response: {
+            200: Type.String({ description: 'Prometheus text exposition' }),
+            ...errors(401, 403),
+          },
+        },
+        config: { public: true, probe: true },
+        onRequest: guard,
+      },
+      async (_request, reply) => {
+        const text = await metrics.text()
+        return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text)
+      },
+    )
+  },
+  { name: 'metrics', dependencies: ['config', 'errors', 'surfaces'] },
+)

@@ -1,0 +1,29 @@
+// Operators (API.md §10): the people who run the game, with roles, console sessions and a second
+// factor. Lends admin-auth the session lookup; the permission map and the audit log are in core.
+// A start with neither an operator nor ADMIN_API_KEY says in its log how to create the first one.
+import fp from 'fastify-plugin'
+import { ADMIN_PREFIX } from '../core/paths.js'
+import { anyOperator, resolveSession } from './service.js'
+import sessionRoutes from './session.js'
+import admin from './admin.js'
+
+export const FIRST_OPERATOR_HINT =
+  'The admin API is off: no operator and no ADMIN_API_KEY. Create the first operator with ' +
+  '`npm run operator -- add NAME --role owner` (it asks for a password, or reads OPERATOR_PASSWORD)'
+
+export default fp(
+  async (app) => {
+    app.adminAuth.useOperators({
+      session: (token) => resolveSession(app.db, token, app.clock.now()),
+      anyOperator: () => anyOperator(app.db),
+    })
+    if (!app.config.ADMIN_API_KEY) {
+      app.addHook('onReady', async () => {
+        if (!(await anyOperator(app.db))) app.log.warn(FIRST_OPERATOR_HINT)
+      })
+    }
+    await app.register(sessionRoutes, { prefix: ADMIN_PREFIX })
+    await app.register(admin, { prefix: ADMIN_PREFIX })
+  },
+  { name: 'operators', dependencies: ['db', 'clock', 'config', 'admin-auth'] },
+)

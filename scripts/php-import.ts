@@ -1,0 +1,456 @@
+// Moves a horizOn Simple Server (the PHP server) database into Outpost. Every row is written through
+// the service of the Outpost feature that owns its table, and each of those writes is keyed (the row's
+// own id, or the owner's unique key), so a second run finds everything there and copies nothing twice.
+import SQLite from 'better-sqlite3'
+import { createConnection, type Connection } from 'mysql2/promise'
+import type { Db } from '../db/types.js'
+import { isDatabaseUnavailable } from '../db/dialect.js'
+import { EventHub } from '../plugins/core/events.js'
+import type { ImportOutcome } from '../plugins/core/import-outcome.js'
+import { importAnonymousUser } from '../plugins/users/service.js'
+import { importScore } from '../plugins/leaderboard/service.js'
+import { importSave } from '../plugins/cloud-save/service.js'
+import { importConfig } from '../plugins/remote-config/service.js'
+import { importNews } from '../plugins/news/service.js'
+import { importGiftCode, importRedemption } from '../plugins/gift-codes/service.js'
+import { importFeedback } from '../plugins/user-feedback/service.js'
+import { importLog } from '../plugins/user-logs/service.js'
+import { importGroupStatus, importReport, importSession } from '../plugins/crash-reporting/service.js'
+
+type Row = Record<string, unknown>
+
+/** A PHP server's database, read page by page in a stable order. */
+export interface PhpSource {
+  readonly description: string
+  tables(): Promise<Set<string>>
+  count(table: string): Promise<number>
+  page(table: string, orderBy: string, limit: number, offset: number): Promise<Row[]>
+  close(): Promise<void>
+}
+
+const IDENTIFIER = /^[a-z_]+$/
+
+function identifier(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`not a table or column name: ${name}`)
+  return name
+}
+
+export function openSqliteSource(path: string): PhpSource {
+  const db = new SQLite(path, { fileMustExist: true })
+  return {
+    description: `SQLite file ${path}`,
+    async tables() {
+      const rows = db.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>
+      return new Set(rows.map((r) => r.name))
+    },
+    async count(table) {
+      return (db.prepare(`select count(*) as n from ${identifier(table)}`).get() as { n: number }).n
+    },
+    async page(table, orderBy, limit, offset) {
+      return db
+        .prepare(`select * from ${identifier(table)} order by ${identifier(orderBy)} limit ? offset ?`)
+        .all(limit, offset) as Row[]
+    },
+    async close() {
+      db.close()
+    },
+  }
+}
+
+export async function openMysqlSource(url: string): Promise<PhpSource> {
+  const parsed = new URL(url)
+  const conn: Connection = await createConnection({
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
+    // DATETIME columns as the text the PHP server wrote (UTC), not as dates in this machine's zone.
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    charset: 'UTF8MB4_UNICODE_CI',
+    connectTimeout: 10_000,
+  })
+  const safeUrl = `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+  return {
+    description: `MySQL database ${safeUrl}`,
+    async tables() {
+      const [rows] = await conn.query('show tables')
+      return new Set((rows as Row[]).map((r) => String(Object.values(r)[0])))
+    },
+    async count(table) {
+      const [rows] = await conn.query(`select count(*) as n from \`${identifier(table)}\``)
+      return Number((rows as Array<{ n: number }>)[0]!.n)
+    },
+    async page(table, orderBy, limit, offset) {
+      const [rows] = await conn.query(
+        `select * from \`${identifier(table)}\` order by \`${identifier(orderBy)}\` limit ? offset ?`,
+        [limit, offset],
+      )
+      return rows as Row[]
+    },
+    async close() {
+      await conn.end()
+    },
+  }
+}
+
+export function isMysqlUrl(from: string): boolean {
+  return /^mysql:\/\//i.test(from)
+}
+
+/**
+ * A time the PHP server stored: `2026-11-22T10:30:00` (its own writes, UTC) or `2026-11-22 10:30:00`
+ * (SQL defaults, UTC), read as UTC. Undefined when it is not a time at all.
+ */
+export function phpTime(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined
+  const text = value.trim().replace(' ', 'T')
+  const ms = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+const str = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
+
+/** A column the PHP server stores JSON-encoded (breadcrumbs, custom keys): its value, or undefined. */
+function parsedJson(value: unknown): unknown {
+  if (typeof value !== 'string' || value === '') return undefined
+  try {
+    return JSON.parse(value) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+/** One table of the PHP server and how each of its rows is written into Outpost. */
+interface Step {
+  table: string
+  /** A column that orders the rows stably for paging (the primary key). */
+  orderBy: string
+  /** Rows refused by this step are named by this column in the report. */
+  key: (row: Row) => string
+  write: (db: Db, row: Row) => Promise<ImportOutcome>
+}
+
+export interface ImportSettings {
+  /** The board PHP scores go to (the PHP server has one global board). */
+  boardKey: string
+  cloudSaveMaxBytes: number
+  /** The time given to rows whose time the PHP server did not store. */
+  now: number
+}
+
+const refusedTime = (column: string, value: unknown): ImportOutcome => ({
+  status: 'refused',
+  reason: `${column} "${String(value)}" is not a time`,
+})
+
+function steps(settings: ImportSettings): Step[] {
+  const events = new EventHub()
+  const timeOr = (value: unknown) => phpTime(value) ?? settings.now
+  return [
+    {
+      table: 'users',
+      orderBy: 'id',
+      key: (r) => String(r.id),
+      write: (db, r) =>
+        importAnonymousUser(db, {
+          id: String(r.id),
+          name: String(r.display_name ?? ''),
+          anonymousToken: String(r.anonymous_token),
+          createdAt: timeOr(r.created_at),
+        }),
+    },
+    {
+      table: 'leaderboard',
+      orderBy: 'id',
+      key: (r) => `user ${String(r.user_id)}`,
+      write: async (db, r) => {
+        const reachedAt = phpTime(r.updated_at)
+        if (reachedAt === undefined) return refusedTime('updated_at', r.updated_at)
+        const written = await importScore(db, events, {
+          boardKey: settings.boardKey,
+          userId: String(r.user_id).toLowerCase(),
+          score: Number(r.score),
+          reachedAt,
+        })
+        return { status: written ? 'copied' : 'exists' }
+      },
+    },
+    {
+      table: 'cloud_saves',
+      orderBy: 'user_id',
+      key: (r) => `user ${String(r.user_id)}`,
+      write: (db, r) =>
+        r.data === null
+          ? Promise.resolve({ status: 'refused', reason: 'the save is empty (null)' })
+          : importSave(db, {
+              userId: String(r.user_id).toLowerCase(),
+              text: String(r.data),
+              updatedAt: timeOr(r.updated_at),
+              maxBytes: settings.cloudSaveMaxBytes,
+            }),
+    },
+    {
+      table: 'remote_configs',
+      orderBy: 'config_key',
+      key: (r) => String(r.config_key),
+      write: (db, r) => importConfig(db, String(r.config_key), str(r.config_value), settings.now),
+    },
+    {
+      table: 'news',
+      orderBy: 'id',
+      key: (r) => String(r.id),
+      write: async (db, r) => {
+        const releaseDate = phpTime(r.published_at)
+        if (releaseDate === undefined) return refusedTime('published_at', r.published_at)
+        return importNews(db, {
+          id: String(r.id),
+          title: String(r.title),
+          message: String(r.message),
+          languageCode: String(r.language_code),
+          releaseDate,
+          createdAt: timeOr(r.created_at),
+        })
+      },
+    },
+    {
+      table: 'gift_codes',
+      orderBy: 'id',
+      key: (r) => String(r.code),
+      write: async (db, r) => {
+        const expiresAt = r.expires_at === null ? null : phpTime(r.expires_at)
+        if (expiresAt === undefined) return refusedTime('expires_at', r.expires_at)
+        return importGiftCode(db, {
+          id: String(r.id),
+          code: String(r.code),
+          // The PHP server answers reward_data as giftData; reward_type is never shown to a client.
+          giftData: str(r.reward_data) ?? '',
+          maxRedemptions: Number(r.max_redemptions),
+          redemptionCount: Number(r.current_redemptions),
+          expiresAt,
+          createdAt: timeOr(r.created_at),
+        })
+      },
+    },
+    {
+      table: 'gift_code_redemptions',
+      orderBy: 'id',
+      key: (r) => `code ${String(r.gift_code_id)} by user ${String(r.user_id)}`,
+      write: (db, r) =>
+        importRedemption(db, {
+          giftCodeId: String(r.gift_code_id),
+          userId: String(r.user_id),
+          redeemedAt: timeOr(r.redeemed_at),
+        }),
+    },
+    {
+      table: 'user_feedback',
+      orderBy: 'id',
+      key: (r) => String(r.id),
+      write: (db, r) =>
+        importFeedback(db, {
+          id: String(r.id),
+          userId: String(r.user_id),
+          title: String(r.title),
+          message: String(r.message),
+          category: str(r.category),
+          email: str(r.email),
+          deviceInfo: str(r.device_info),
+          createdAt: timeOr(r.created_at),
+        }),
+    },
+    {
+      table: 'user_logs',
+      orderBy: 'id',
+      key: (r) => String(r.id),
+      write: (db, r) =>
+        importLog(db, {
+          id: String(r.id),
+          userId: String(r.user_id),
+          message: String(r.message),
+          type: String(r.type),
+          errorCode: str(r.error_code),
+          createdAt: timeOr(r.created_at),
+        }),
+    },
+    {
+      table: 'crash_sessions',
+      orderBy: 'id',
+      key: (r) => String(r.session_id),
+      write: (db, r) =>
+        importSession(
+          db,
+          {
+            sessionId: String(r.session_id),
+            appVersion: String(r.app_version),
+            platform: String(r.platform),
+            userId: str(r.user_id) ?? undefined,
+          },
+          timeOr(r.created_at),
+        ),
+    },
+    {
+      table: 'crash_reports',
+      orderBy: 'id',
+      key: (r) => String(r.id),
+      write: (db, r) => {
+        const breadcrumbs = parsedJson(r.breadcrumbs)
+        const customKeys = parsedJson(r.custom_keys)
+        return importReport(
+          db,
+          String(r.id),
+          {
+            type: String(r.type) as 'CRASH',
+            message: String(r.message),
+            stackTrace: str(r.stack_trace) ?? undefined,
+            fingerprint: String(r.fingerprint),
+            appVersion: String(r.app_version),
+            sdkVersion: String(r.sdk_version),
+            platform: String(r.platform),
+            os: String(r.os),
+            deviceModel: String(r.device_model),
+            deviceMemoryMb: r.device_memory_mb === null ? null : Number(r.device_memory_mb),
+            sessionId: String(r.session_id),
+            userId: str(r.user_id) ?? undefined,
+            breadcrumbs: Array.isArray(breadcrumbs) ? (breadcrumbs as []) : null,
+            customKeys:
+              customKeys && typeof customKeys === 'object' && !Array.isArray(customKeys)
+                ? (customKeys as Record<string, unknown>)
+                : null,
+          },
+          timeOr(r.created_at),
+        )
+      },
+    },
+    {
+      // Groups are rebuilt from their reports above; what only the operator decided (a status) is carried over.
+      table: 'crash_groups',
+      orderBy: 'id',
+      key: (r) => String(r.fingerprint),
+      write: (db, r) =>
+        String(r.status) === 'OPEN'
+          ? Promise.resolve({ status: 'exists' })
+          : importGroupStatus(db, String(r.fingerprint), String(r.status), str(r.resolved_in_version)),
+    },
+  ]
+}
+
+/** The PHP tables that hold nothing to move: the per-IP rate-limit counters. */
+const NOT_DATA = new Set(['rate_limits'])
+
+/** The source's tables, once it is known to be a PHP server's database (else a clear error). */
+export async function assertPhpSchema(source: PhpSource): Promise<Set<string>> {
+  const present = await source.tables()
+  if (!present.has('users') || !present.has('leaderboard')) {
+    throw new Error(`${source.description} is not a horizOn Simple Server database (no users or leaderboard table)`)
+  }
+  return present
+}
+
+export interface TableCount {
+  table: string
+  rows: number
+  copied: number
+  existing: number
+  refused: number
+}
+
+export interface RefusedRow {
+  table: string
+  row: string
+  reason: string
+}
+
+export interface ImportReport {
+  tables: TableCount[]
+  refused: RefusedRow[]
+  /** Tables of the source that this import does not read (named so that nothing is skipped silently). */
+  ignoredTables: string[]
+}
+
+export interface Progress {
+  start(table: string, total: number): void
+  tick(done: number): void
+  end(): void
+}
+
+const PAGE = 500
+
+/**
+ * Copies every table the PHP server keeps into `db`, row by row, in an order where every row's parent
+ * (its user, its gift code) comes first. A row a service refuses is counted and listed, never dropped
+ * silently; a database failure stops the run (a second run resumes where it stopped, copying nothing twice).
+ */
+export async function importPhp(
+  source: PhpSource,
+  db: Db,
+  settings: ImportSettings,
+  progress?: Progress,
+): Promise<ImportReport> {
+  const present = await assertPhpSchema(source)
+  const report: ImportReport = { tables: [], refused: [], ignoredTables: [] }
+  const plan = steps(settings)
+  const known = new Set([...plan.map((s) => s.table), ...NOT_DATA])
+  report.ignoredTables = [...present].filter((t) => !known.has(t) && !t.startsWith('sqlite_')).sort()
+  for (const step of plan) {
+    if (!present.has(step.table)) continue
+    const total = await source.count(step.table)
+    const count: TableCount = { table: step.table, rows: total, copied: 0, existing: 0, refused: 0 }
+    progress?.start(step.table, total)
+    let done = 0
+    for (let offset = 0; offset < total; offset += PAGE) {
+      for (const row of await source.page(step.table, step.orderBy, PAGE, offset)) {
+        let outcome: ImportOutcome
+        try {
+          outcome = await step.write(db, row)
+        } catch (error) {
+          // A row the owner refuses as invalid (a score outside the board's bounds, a value too long
+          // for its column): listed with the owner's words. Only lost connections stop the run.
+          const e = error as { statusCode?: number; code?: string; message?: string; errno?: number }
+          const refusedByDatabase = typeof e.errno === 'number' || /^(SQLITE_|ER_)/.test(String(e.code ?? ''))
+          if (isDatabaseUnavailable(error) || (e.statusCode === undefined && !refusedByDatabase)) throw error
+          outcome = { status: 'refused', reason: e.message ?? String(error) }
+        }
+        if (outcome.status === 'copied') count.copied++
+        else if (outcome.status === 'exists') count.existing++
+        else {
+          count.refused++
+          report.refused.push({ table: step.table, row: step.key(row), reason: outcome.reason })
+        }
+        progress?.tick(++done)
+      }
+    }
+    progress?.end()
+    report.tables.push(count)
+  }
+  return report
+}
+
+/** The report as the operator reads it: one line per table, then every refused row with its reason. */
+export function formatReport(report: ImportReport, dryRun: boolean): string {
+  const lines: string[] = []
+  const verb = dryRun ? 'would copy' : 'copied'
+  const width = Math.max(...report.tables.map((t) => t.table.length), 5)
+  lines.push(`${'table'.padEnd(width)}  ${'rows'.padStart(7)}  ${verb.padStart(10)}  ${'already'.padStart(7)}  refused`)
+  for (const t of report.tables) {
+    lines.push(
+      `${t.table.padEnd(width)}  ${String(t.rows).padStart(7)}  ${String(t.copied).padStart(10)}  ${String(t.existing).padStart(7)}  ${String(t.refused).padStart(7)}`,
+    )
+  }
+  if (report.refused.length > 0) {
+    lines.push('', `Rows not copied (${report.refused.length}):`)
+    for (const r of report.refused) lines.push(`  ${r.table} ${r.row}: ${r.reason}`)
+  }
+  if (report.ignoredTables.length > 0) {
+    lines.push('', `Tables not read (not part of the PHP server's schema): ${report.ignoredTables.join(', ')}`)
+  }
+  lines.push(
+    '',
+    'Not carried over by design: PHP session tokens (players sign in again with their anonymous token), ' +
+      "the rate-limit counters, and the crash groups' counters (rebuilt from the reports).",
+  )
+  if (dryRun) lines.push('Dry run: nothing was written.')
+  return lines.join('\n')
+}

@@ -1,0 +1,143 @@
+// `npm run backup -- FILE`: a consistent copy of the SQLite database while the server writes to it.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import SQLite from 'better-sqlite3'
+import { API_KEY, buildTestApp } from './helpers/app.js'
+import { backupSqlite, main } from '../db/backup.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const BACKUP_CLI = join(ROOT, 'dist/db/backup.js')
+const WRITE_LOOP_MAX_MS = 30_000
+const WRITE_LOOP_MAX_COUNT = 20_000
+
+function capture() {
+  const out = { text: '', write: (s: string) => (out.text += s) }
+  const err = { text: '', write: (s: string) => (err.text += s) }
+  return { io: { out, err }, out, err }
+}
+
+t.test('a backup taken while the server writes is whole and consistent', async (t) => {
+  const ctx = await buildTestApp(t, 'sqlite')
+  const dbPath = ctx.env.DB_PATH!
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-backup-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const target = join(dir, 'copy.db')
+
+  // Enough data that the copy takes a moment: 40 saves of 250 kB.
+  const seed = await Promise.all(
+    Array.from({ length: 40 }, () =>
+      ctx.call({ method: 'POST', url: '/user-management/signup', payload: { type: 'ANONYMOUS' } }),
+    ),
+  )
+  for (const res of seed) {
+    const userId = res.json().userId as string
+    const save = await ctx.call({
+      method: 'POST',
+      url: '/cloud-save/save',
+      payload: { userId, saveData: 'x'.repeat(250_000) },
+    })
+    t.equal(save.statusCode, 200)
+  }
+  const count = (db: SQLite.Database, table: string) =>
+    (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n
+  const live = new SQLite(dbPath, { readonly: true })
+  t.teardown(() => live.close())
+  const usersBefore = count(live, 'users')
+
+  // The real command, in its own process, while this process keeps writing through the API:
+  // each signup writes a user and its session in one transaction, then a score in another.
+  const child = spawn(process.execPath, [BACKUP_CLI, target], {
+    env: { PATH: process.env.PATH, API_KEY, DB_DRIVER: 'sqlite', DB_PATH: dbPath },
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => (stdout += chunk))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  let exited = false
+  const exit = new Promise<number | null>((resolveExit) =>
+    child.on('exit', (code) => {
+      exited = true
+      resolveExit(code)
+    }),
+  )
+  const started = Date.now()
+  let writes = 0
+  while (!exited && writes < WRITE_LOOP_MAX_COUNT && Date.now() - started < WRITE_LOOP_MAX_MS) {
+    const signup = await ctx.call({ method: 'POST', url: '/user-management/signup', payload: { type: 'ANONYMOUS' } })
+    if (signup.statusCode !== 201) t.fail(`signup ${signup.statusCode} during the backup`)
+    const score = await ctx.call({
+      method: 'POST',
+      url: '/leaderboard/submit',
+      payload: { userId: signup.json().userId, score: writes },
+    })
+    if (score.statusCode !== 200) t.fail(`score ${score.statusCode}`)
+    writes++
+    // Let the event loop breathe between writes (the child's output, the exit event).
+    await new Promise((r) => setImmediate(r))
+  }
+  t.equal(await exit, 0, `the backup exits 0 (${stderr.trim()})`)
+  t.ok(writes > 0, `${writes} signups and scores were written while the backup ran`)
+  t.match(stdout, /integrity ok/)
+  const usersAfter = count(live, 'users')
+
+  const copy = new SQLite(target, { readonly: true, fileMustExist: true })
+  t.teardown(() => copy.close())
+  t.equal(copy.pragma('integrity_check', { simple: true }), 'ok', 'the copy passes integrity_check')
+  t.equal(copy.pragma('journal_mode', { simple: true }), 'delete', 'the copy is one file, no WAL beside it')
+  const users = count(copy, 'users')
+  t.ok(
+    users >= usersBefore && users <= usersAfter,
+    `the copy holds ${users} users, between ${usersBefore} and ${usersAfter}`,
+  )
+  t.equal(count(copy, 'sessions'), users, 'every user in the copy has the session written with it: one instant')
+  t.equal(count(copy, 'cloud_saves'), 40)
+  const entries = count(copy, 'leaderboard_entries')
+  const signups = users - usersBefore
+  t.ok(entries <= signups && entries >= signups - 1, 'scores: at most the last signup is without its score yet')
+  // The board's count tree is written in the score's own transaction: its root counts every entry.
+  const root = copy.prepare('select coalesce(sum(n), 0) as n from leaderboard_counts where level = 0').get() as {
+    n: number
+  }
+  t.equal(root.n, entries, 'the count tree agrees with the entries')
+  const migrations = copy.prepare('select count(*) as n from kysely_migration').get() as { n: number }
+  t.ok(migrations.n > 0, 'the migrations table came along')
+})
+
+t.test('backupSqlite refuses what would lose data', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-backup-refuse-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const source = join(dir, 'db.sqlite')
+  const db = new SQLite(source)
+  db.exec('create table x (id integer); insert into x values (1)')
+  db.close()
+  await t.rejects(backupSqlite(join(dir, 'missing.db'), join(dir, 'out.db')), /No SQLite database/)
+  await t.rejects(backupSqlite(source, source), /must not be the database itself/)
+  writeFileSync(join(dir, 'taken.db'), 'keep me')
+  await t.rejects(backupSqlite(source, join(dir, 'taken.db')), /exists: name a new file/)
+  const result = await backupSqlite(source, join(dir, 'fresh.db'))
+  t.equal(result.integrity, 'ok')
+  t.ok(result.bytes > 0)
+})
+
+t.test('the command explains itself, and points MySQL to mysqldump', async (t) => {
+  const noEnv = join(tmpdir(), 'no-such-outpost.env')
+  const usage = capture()
+  t.equal(await main([], { API_KEY }, usage.io, noEnv), 2)
+  t.match(usage.err.text, /Usage: npm run backup -- FILE/)
+  const help = capture()
+  t.equal(await main(['--help'], { API_KEY }, help.io, noEnv), 0)
+  t.match(help.out.text, /Usage/)
+  const mysql = capture()
+  t.equal(await main(['backup.sql'], { API_KEY, DB_DRIVER: 'mysql' }, mysql.io, noEnv), 2)
+  t.match(mysql.err.text, /mysqldump --single-transaction/)
+  t.notOk(existsSync('backup.sql'), 'nothing written for MySQL')
+  const bad = capture()
+  t.equal(await main(['x.db'], {}, bad.io, noEnv), 1)
+  t.match(bad.err.text, /API_KEY is required/)
+})
