@@ -98,10 +98,14 @@ function addOperator(env: Record<string, string>, name: string, role: string) {
   if (result.status !== 0) throw new Error(`operator add failed: ${result.stdout} ${result.stderr}`)
 }
 
-async function appApi(base: string, method: string, path: string, body?: unknown) {
+async function appApi(base: string, method: string, path: string, body?: unknown, accessToken?: string) {
   const res = await fetch(`${base}/api/v1/app${path}`, {
     method,
-    headers: { 'x-api-key': API_KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      'x-api-key': API_KEY,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(accessToken && { authorization: `Bearer ${accessToken}` }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(STEP_MS),
   })
@@ -118,10 +122,11 @@ async function adminApi(base: string, method: string, path: string, body?: unkno
   return { status: res.status, body: (await res.json()) as any }
 }
 
-async function signUp(base: string, username: string): Promise<string> {
+/** A new anonymous player: its id, and the access token the session-only routes (validated runs) want. */
+async function signUp(base: string, username: string): Promise<{ id: string; accessToken: string }> {
   const res = await appApi(base, 'POST', '/user-management/signup', { type: 'ANONYMOUS', username })
   if (res.status !== 201) throw new Error(`signup failed: ${JSON.stringify(res.body)}`)
-  return res.body.userId as string
+  return { id: res.body.userId as string, accessToken: res.body.accessToken as string }
 }
 
 /** A page that records what the CSP refused and every uncaught error, so a test can say "none". */
@@ -199,8 +204,9 @@ t.test('the console in chromium', { skip, timeout: 170_000 }, async (t) => {
       await page.getByLabel('Sort order').selectOption('desc')
       await page.getByRole('button', { name: 'Save' }).click()
       await page.getByRole('heading', { name: 'Weekly cup' }).waitFor()
-      const ann = await signUp(server.base, 'ann')
-      const bob = await signUp(server.base, 'bob')
+      const annPlayer = await signUp(server.base, 'ann')
+      const ann = annPlayer.id
+      const bob = (await signUp(server.base, 'bob')).id
       t.equal(
         (await appApi(server.base, 'POST', '/leaderboards/weekly-cup/submit', { userId: ann, score: 4200 })).status,
         200,
@@ -249,7 +255,7 @@ t.test('the console in chromium', { skip, timeout: 170_000 }, async (t) => {
       t.ok(await page.getByRole('button', { name: 'Save' }).isDisabled(), 'Save is off while the JSON is invalid')
       await page.getByLabel('Value', { exact: true }).fill('{"text": "hello"}')
       await page.getByRole('button', { name: 'Save' }).click()
-      await page.getByRole('cell', { name: 'motd' }).waitFor()
+      await page.getByRole('cell', { name: 'motd', exact: true }).waitFor()
       const config = await appApi(server.base, 'GET', '/remote-config/motd')
       t.equal(config.status, 200)
       t.equal(config.body.configValue, '{"text": "hello"}', 'the app API reads the saved value')
@@ -257,17 +263,21 @@ t.test('the console in chromium', { skip, timeout: 170_000 }, async (t) => {
       // ---- a suspicious run in the review queue, rejected in the console ----
       await adminApi(server.base, 'PUT', '/leaderboards/arena', { name: 'Arena', validatedOnly: true })
       await adminApi(server.base, 'PUT', '/validated-actions/rules/arena', { minDurationSeconds: 0, susScore: 100 })
-      const started = await appApi(server.base, 'POST', '/validated-actions/runs', {
-        userId: ann,
-        leaderboardKey: 'arena',
-      })
+      const started = await appApi(
+        server.base,
+        'POST',
+        '/validated-actions/runs',
+        { userId: ann, leaderboardKey: 'arena' },
+        annPlayer.accessToken,
+      )
       t.equal(started.status, 200)
-      const submitted = await appApi(server.base, 'POST', '/validated-actions/submit', {
-        userId: ann,
-        ticket: started.body.ticket,
-        inputLogHash: 'a'.repeat(64),
-        score: 5000,
-      })
+      const submitted = await appApi(
+        server.base,
+        'POST',
+        '/validated-actions/submit',
+        { userId: ann, ticket: started.body.ticket, inputLogHash: 'a'.repeat(64), score: 5000 },
+        annPlayer.accessToken,
+      )
       t.equal(submitted.body.sus, true, 'the run is suspicious')
       await page.getByRole('link', { name: 'Validated runs', exact: true }).click()
       const shortId = (started.body.runId as string).slice(0, 8)

@@ -1,5 +1,5 @@
 import { createContext, type ComponentChildren, type JSX } from 'preact'
-import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useContext, useEffect, useId, useRef, useState } from 'preact/hooks'
 import { ApiError, canWrite, get, type Operator, type Page, type Query } from './api'
 
 export const OperatorContext = createContext<Operator | null>(null)
@@ -209,11 +209,23 @@ export function TextField({
   hint,
   ...rest
 }: InputProps & { label: string; value: string; onValue: (value: string) => void; hint?: string }) {
+  // The field's name is its label alone; the hint is its description (so "Code" names the code field).
+  const id = useId()
   return (
     <label class="field">
-      <span>{label}</span>
-      <input value={value} onInput={(e) => onValue(e.currentTarget.value)} {...rest} />
-      {hint && <small class="muted">{hint}</small>}
+      <span id={`${id}-label`}>{label}</span>
+      <input
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-labelledby={`${id}-label`}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        {...rest}
+      />
+      {hint && (
+        <small class="muted" id={`${id}-hint`}>
+          {hint}
+        </small>
+      )}
     </label>
   )
 }

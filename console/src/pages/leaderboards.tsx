@@ -40,8 +40,9 @@ export function BoardForm({ board, onSaved }: { board?: Board; onSaved: (board: 
         sortOrder,
         updateStrategy,
         resetSchedule,
-        minScore: intOrNull(minScore),
-        maxScore: intOrNull(maxScore),
+        // The bounds are integers or absent (an empty field keeps the server's default).
+        minScore: intOrNull(minScore) ?? undefined,
+        maxScore: intOrNull(maxScore) ?? undefined,
         validatedOnly,
         isActive,
       })
