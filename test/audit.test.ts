@@ -14,7 +14,7 @@ import { KEY_WRITES, SESSION_WRITES } from './fixtures/admin-writes.js'
 import { createUser } from './fixtures/users.js'
 import { MAX_CHANGES_CHARS } from '../plugins/core/audit.js'
 
-// The audit log (API.md §10): one entry for every admin write, in the write's transaction, with no
+// The audit log: one entry for every admin write, in the write's transaction, with no
 // secret in it; sign-ins and failed sign-ins; none for a write that failed; the owner's list.
 
 const NEW_PASSWORD = 'the-new-password-nobody-may-read'
@@ -53,7 +53,8 @@ eachDialect(t, async (t, dialect) => {
         action,
         status: response.statusCode,
         address: '127.0.0.1',
-        request_id: /^req-/,
+        // The id the response carried back (X-Request-Id): one request, followed from answer to record.
+        request_id: response.headers['x-request-id'],
       })
     }
 
@@ -105,8 +106,14 @@ eachDialect(t, async (t, dialect) => {
     secrets.push(sessionCookie(ok).split('=')[1])
     const rows = (await auditRows(ctx)).slice(before)
     t.match(rows, [
-      { actor: 'watcher', action: 'sign-in-failed', status: 401, request_id: /^req-/, role: null },
-      { actor: 'watcher', action: 'sign-in', status: 200, request_id: /^req-/, role: 'viewer' },
+      {
+        actor: 'watcher',
+        action: 'sign-in-failed',
+        status: 401,
+        request_id: failed.headers['x-request-id'],
+        role: null,
+      },
+      { actor: 'watcher', action: 'sign-in', status: 200, request_id: ok.headers['x-request-id'], role: 'viewer' },
     ])
   })
 

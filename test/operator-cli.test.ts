@@ -6,7 +6,7 @@ import { API_KEY, buildTestApp, eachDialect, freshDatabase } from './helpers/app
 import { signIn, signInRequest } from './fixtures/operators.js'
 import { runCommand, type CliIo } from '../scripts/operator.js'
 
-// `npm run operator -- …` (API.md §10): the first operator comes from the command line, with no
+// `npm run operator -- …`: the first operator comes from the command line, with no
 // default password; the same tool lists, removes and resets them.
 
 const run = promisify(execFile)

@@ -4,7 +4,7 @@ import { assertError, buildTestApp, eachDialect, type TestApp } from './helpers/
 import { addOperator, PASSWORD, signIn, signInRequest } from './fixtures/operators.js'
 import { SESSION_IDLE_MS, SIGN_IN_WINDOW_MS } from '../plugins/operators/service.js'
 
-// Console sessions (API.md §10): expiry on the app clock, revocation, the sign-in lockout and TOTP.
+// Console sessions: expiry on the app clock, revocation, the sign-in lockout and TOTP.
 
 const HOUR = 3600 * 1000
 

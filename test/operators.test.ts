@@ -17,7 +17,7 @@ import { addOperator, consoleFor, CSRF, PASSWORD, sessionCookie, signIn, signInR
 import { FIRST_OPERATOR_HINT } from '../plugins/operators/index.js'
 import { SESSION_MAX_MS } from '../plugins/operators/service.js'
 
-// Operators (API.md §10): the admin API's opening, the permission map, roles, the admin key, CSRF,
+// Operators: the admin API's opening, the permission map, roles, the admin key, CSRF,
 // cookie flags, the last owner and the per-operator rate limit.
 
 eachDialect(t, async (t, dialect) => {

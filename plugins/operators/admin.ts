@@ -1,4 +1,4 @@
-// The owner's side of operators (API.md §10): list, add, change a role, remove, end someone's
+// The owner's side of operators: list, add, change a role, remove, end someone's
 // sessions, and read the audit log. The last owner can be neither removed nor demoted.
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -21,7 +21,6 @@ import { createOperator, listOperators, normalizeUsername, removeOperator, revok
 
 const tags = ['Admin', 'Operators']
 const security: Array<Record<string, string[]>> = [{ adminKey: [] }, { adminSession: [] }]
-const OWNER_ONLY = 'Owners only (and the X-Admin-Key); other roles get 403 FORBIDDEN.'
 
 /** New operators' password hashes, made before the request's transaction opens (a quarter second each). */
 const newPasswords = new WeakMap<FastifyRequest, string>()
@@ -34,7 +33,6 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Every operator',
-        description: `Name, role and whether a second factor is on, by name. ${OWNER_ONLY}`,
         response: { 200: OperatorListSchema, ...errors(401, 403, 404, 429) },
       },
     },
@@ -48,9 +46,6 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Add an operator',
-        description:
-          `A name taken already (case-insensitively): 409 CONFLICT. The password has 12 to 1024 characters; ` +
-          `the operator can change it (PUT /session/password). ${OWNER_ONLY}`,
         body: OperatorCreateBodySchema,
         response: { 201: OperatorSchema, ...errors(400, 401, 403, 404, 409, 429, 503) },
       },
@@ -77,7 +72,6 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: "Change an operator's role",
-        description: `The last owner cannot be demoted: 409 LAST_OWNER. Unknown name: 404 NOT_FOUND. ${OWNER_ONLY}`,
         params: OperatorParamsSchema,
         body: OperatorRoleBodySchema,
         response: { 200: OperatorSchema, ...errors(400, 401, 403, 404, 409, 429) },
@@ -93,7 +87,6 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Remove an operator',
-        description: `Ends their sessions too. The last owner cannot be removed: 409 LAST_OWNER. ${OWNER_ONLY}`,
         params: OperatorParamsSchema,
         response: { 200: OperatorRemovedSchema, ...errors(400, 401, 403, 404, 409, 429) },
       },
@@ -111,7 +104,6 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: "End all of an operator's sessions",
-        description: `They must sign in again. ${OWNER_ONLY}`,
         params: OperatorParamsSchema,
         response: { 200: SessionsRevokedSchema, ...errors(400, 401, 403, 404, 429) },
       },
@@ -129,11 +121,6 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'The audit log, newest first',
-        description:
-          'Every admin write (by an operator, the admin key or the command line), sign-in and failed sign-in: ' +
-          'who, when, from which address, the request id, the route, its path parameters and the body with ' +
-          'secrets replaced by "[redacted]". Filters: `actor`, `action` (exact), `from` (inclusive), `to` ' +
-          `(exclusive); paged with \`limit\` (1-100) and \`cursor\`. ${OWNER_ONLY}`,
         querystring: AuditQuerySchema,
         response: { 200: AuditListSchema, ...errors(400, 401, 403, 404, 429) },
       },

@@ -1,4 +1,4 @@
-// Operators (API.md §10): the people who run the game, with roles, console sessions and a second
+// Operators: the people who run the game, with roles, console sessions and a second
 // factor. Lends admin-auth the session lookup; the permission map and the audit log are in core.
 // A start with neither an operator nor ADMIN_API_KEY says in its log how to create the first one.
 import fp from 'fastify-plugin'
@@ -6,6 +6,7 @@ import { ADMIN_PREFIX } from '../core/paths.js'
 import { anyOperator, resolveSession } from './service.js'
 import sessionRoutes from './session.js'
 import admin from './admin.js'
+import { components, docs } from './docs.js'
 
 export const FIRST_OPERATOR_HINT =
   'The admin API is off: no operator and no ADMIN_API_KEY. Create the first operator with ' +
@@ -22,8 +23,9 @@ export default fp(
         if (!(await anyOperator(app.db))) app.log.warn(FIRST_OPERATOR_HINT)
       })
     }
+    app.openapi.describe(docs, components)
     await app.register(sessionRoutes, { prefix: ADMIN_PREFIX })
     await app.register(admin, { prefix: ADMIN_PREFIX })
   },
-  { name: 'operators', dependencies: ['db', 'clock', 'config', 'admin-auth'] },
+  { name: 'operators', dependencies: ['db', 'clock', 'config', 'admin-auth', 'openapi'] },
 )

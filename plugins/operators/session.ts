@@ -1,4 +1,4 @@
-// The console's own session (API.md §10): sign in, who am I, sign out, change one's password, enroll
+// The console's own session: sign in, who am I, sign out, change one's password, enroll
 // a second factor. Writes made with the cookie need X-Requested-With: outpost-console (admin-auth.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -51,12 +51,6 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security: [],
         summary: 'Sign in as an operator',
-        description:
-          'Sets the `outpost_session` cookie (HttpOnly, SameSite=Strict, Path=/api/v1/admin, Secure over HTTPS): ' +
-          'it lasts 2 hours without a request and 24 hours at most. A wrong name, password or TOTP code is one ' +
-          'answer: 401 INVALID_CREDENTIALS. 10 failures for a name within 15 minutes: 429 TOO_MANY_ATTEMPTS ' +
-          'until the oldest is 15 minutes old. `totp` is needed once the operator has enrolled a second factor. ' +
-          'Every sign-in and failed sign-in is in the audit log.',
         body: SignInBodySchema,
         response: { 200: SessionSchema, ...errors(400, 401, 404, 429, 503) },
       },
@@ -79,9 +73,6 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Who is signed in',
-        description:
-          'The operator of the session cookie and their role; with X-Admin-Key, `admin-key` as owner. ' +
-          '401 UNAUTHORIZED when the session is missing, expired (2 h idle, 24 h at most) or revoked.',
         response: { 200: SessionSchema, ...errors(401, 404, 429) },
       },
     },
@@ -109,9 +100,6 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Sign out',
-        description:
-          'Ends this session and clears its cookie. Needs X-Requested-With: outpost-console (403 FORBIDDEN ' +
-          'without it). With X-Admin-Key there is no session: 403 FORBIDDEN.',
         response: { 200: SignedOutSchema, ...errors(401, 403, 404, 429) },
       },
     },
@@ -130,9 +118,6 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Change your own password',
-        description:
-          'Needs the current password (a wrong one: 401 INVALID_CREDENTIALS). The new one has 12 to 1024 ' +
-          'characters. Every other session of yours ends; this one stays. Needs X-Requested-With: outpost-console.',
         body: PasswordChangeBodySchema,
         response: { 200: PasswordChangedSchema, ...errors(400, 401, 403, 404, 409, 429, 503) },
       },
@@ -169,10 +154,6 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Start enrolling a second factor (TOTP)',
-        description:
-          'Answers a new secret and its otpauth:// URI (RFC 6238: SHA-1, 6 digits, 30 s) for an authenticator ' +
-          'app. Not active until confirmed with a code (POST /session/totp/confirm); until then sign-in needs ' +
-          'no code. Enrolling again replaces a pending secret. Needs X-Requested-With: outpost-console.',
         response: { 200: TotpEnrollmentSchema, ...errors(401, 403, 404, 429) },
       },
     },
@@ -186,10 +167,6 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         security,
         summary: 'Confirm the second factor with a code',
-        description:
-          'Turns the pending secret on. A wrong code: 400 INVALID_TOTP; nothing pending: 409 CONFLICT. From then ' +
-          'on sign-in needs `totp`, and each code is accepted once. An owner resets it from the command line ' +
-          '(npm run operator -- reset-totp NAME).',
         body: TotpConfirmBodySchema,
         response: { 200: TotpConfirmedSchema, ...errors(400, 401, 403, 404, 409, 429) },
       },
