@@ -12,6 +12,7 @@ COPY tsconfig.json app.ts server.ts config.ts ./
 COPY plugins ./plugins
 COPY schemas ./schemas
 COPY db ./db
+COPY console ./console
 COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 

@@ -20,6 +20,7 @@ import sessionsPlugin from './plugins/core/sessions.js'
 import openapiPlugin from './plugins/core/openapi.js'
 import healthPlugin from './plugins/core/health.js'
 import eventsPlugin from './plugins/core/events.js'
+import consolePlugin from './plugins/core/console.js'
 import loggingPlugin, { requestIdOf } from './plugins/core/logging.js'
 import metricsPlugin from './plugins/core/metrics.js'
 import authentication from './plugins/authentication/index.js'
@@ -135,6 +136,7 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   await app.register(sessionsPlugin)
   await app.register(openapiPlugin)
   await app.register(healthPlugin)
+  await app.register(consolePlugin)
 
   // The 14 features, each one plugin: its app routes under /api/v1/app and its admin routes under
   // /api/v1/admin (always registered: admin-auth decides per request whether the admin API is open).

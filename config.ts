@@ -148,6 +148,7 @@ export const ConfigSchema = Type.Object({
     { default: 'info' },
   ),
   MIGRATE_ON_START: Bool(true, 'Run pending migrations when the server starts'),
+  CONSOLE_ENABLED: Bool(true, 'Serve the browser console at /console/ (it talks only to the admin API)'),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,

@@ -47,10 +47,11 @@ async function main() {
   const address = app.server.address()
   const base = publicBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
   const database = describeDatabase(config)
-  // No console URL yet: the browser console is not served by this version.
+  const consoleUrl = config.CONSOLE_ENABLED ? `${base}/console/` : undefined
   app.log.info(
-    { version, database, url: base, docs: `${base}/docs` },
-    `Outpost listening on ${base}, API docs at ${base}/docs (version ${version}, database ${database})`,
+    { version, database, url: base, docs: `${base}/docs`, ...(consoleUrl && { console: consoleUrl }) },
+    `Outpost listening on ${base}, API docs at ${base}/docs${consoleUrl ? `, console at ${consoleUrl}` : ''} ` +
+      `(version ${version}, database ${database})`,
   )
 }
 

@@ -140,6 +140,7 @@ t.test('app.ts registers core, the 14 game features and operators, one plugin ea
     'sessions',
     'openapi',
     'health',
+    'console',
   ]
   for (const name of core) t.ok(app.hasPlugin(name), `core plugin '${name}'`)
 

@@ -72,14 +72,20 @@ t.test('fresh checkout: writes .env with keys, prints them once, serves /health 
   t.equal(await again.exited, 0)
 })
 
-t.test('the start-up line names the listening address and the docs URL', async (t) => {
+t.test('the start-up line names the listening address, the docs URL and the console URL', async (t) => {
   const p = port()
   const server = start(tempDir(t), { API_KEY: 'k'.repeat(20), PORT: String(p), LOG_LEVEL: 'info' })
   t.teardown(() => server.child.kill('SIGKILL'))
   await waitForHealth(p, server.child)
+  // The line is written just after the socket listens: /health may answer a moment before it is out.
+  for (let i = 0; i < 50 && !server.output().includes('Outpost listening'); i++)
+    await new Promise((resolve) => setTimeout(resolve, 100))
   t.match(server.output(), `Outpost listening on http://127.0.0.1:${p}, API docs at http://127.0.0.1:${p}/docs`)
   const docs = await fetch(`http://127.0.0.1:${p}/docs`)
   t.equal(docs.status, 200, 'the named URL serves the docs')
+  t.match(server.output(), `, console at http://127.0.0.1:${p}/console/ (version`)
+  const consolePage = await fetch(`http://127.0.0.1:${p}/console/`)
+  t.equal(consolePage.status, 200, 'the named URL serves the console')
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
 })

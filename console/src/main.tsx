@@ -1,0 +1,225 @@
+import { render, type ComponentType } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError, whenSignedOut, type Operator } from './api'
+import { ErrorNote, OperatorContext, TextField } from './ui'
+import { NAV, resolve, type PageProps } from './routes'
+import './style.css'
+
+// ---- theme: the system's by default, or the reader's choice, remembered ----
+
+type Theme = 'system' | 'light' | 'dark'
+const THEME_KEY = 'outpost-console-theme'
+
+function applyTheme(theme: Theme) {
+  if (theme === 'system') delete document.documentElement.dataset.theme
+  else document.documentElement.dataset.theme = theme
+}
+
+function storedTheme(): Theme {
+  try {
+    const value = localStorage.getItem(THEME_KEY)
+    return value === 'light' || value === 'dark' ? value : 'system'
+  } catch {
+    return 'system'
+  }
+}
+
+function ThemeToggle() {
+  const [theme, setTheme] = useState<Theme>(storedTheme)
+  useEffect(() => {
+    applyTheme(theme)
+    try {
+      if (theme === 'system') localStorage.removeItem(THEME_KEY)
+      else localStorage.setItem(THEME_KEY, theme)
+    } catch {
+      // Private windows may refuse storage: the choice then lasts for this page only.
+    }
+  }, [theme])
+  const next: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' }
+  return (
+    <button type="button" class="theme" onClick={() => setTheme(next[theme])} aria-label={`Theme: ${theme}`}>
+      Theme: {theme}
+    </button>
+  )
+}
+
+// ---- hash routing: works under any path prefix, needs nothing from the server ----
+
+function currentPath(): string {
+  const hash = window.location.hash.replace(/^#/, '')
+  return hash.startsWith('/') ? hash : '/'
+}
+
+function useHashPath(): string {
+  const [path, setPath] = useState(currentPath)
+  useEffect(() => {
+    const update = () => setPath(currentPath())
+    window.addEventListener('hashchange', update)
+    return () => window.removeEventListener('hashchange', update)
+  }, [])
+  return path
+}
+
+function PageHost({ path, operator }: { path: string; operator: Operator }) {
+  const match = resolve(path, operator.role)
+  const [loaded, setLoaded] = useState<{ key: string; Component: ComponentType<PageProps> } | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  useEffect(() => {
+    if (!match) return
+    let live = true
+    setError(null)
+    match.route.load().then(
+      (module) => live && setLoaded({ key: match.route.pattern, Component: module.default }),
+      (caught) => live && setError(caught),
+    )
+    return () => {
+      live = false
+    }
+  }, [match?.route.pattern])
+  useEffect(() => {
+    // A new page: move focus to its title so a screen reader announces it and Tab starts there.
+    const title = document.getElementById('page-title')
+    title?.focus()
+  }, [path, loaded?.key])
+  if (!match) {
+    return (
+      <section>
+        <h1 id="page-title" tabIndex={-1}>
+          Not found
+        </h1>
+        <p>
+          No console page at <code>{path}</code>. <a href="#/">Go to the overview</a>.
+        </p>
+      </section>
+    )
+  }
+  if (error) return <ErrorNote error={error} />
+  if (!loaded || loaded.key !== match.route.pattern) return <p class="muted">Loading…</p>
+  return <loaded.Component params={match.params} />
+}
+
+function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => void }) {
+  const path = useHashPath()
+  const section = `/${path.split('/')[1] ?? ''}`
+  return (
+    <OperatorContext.Provider value={operator}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => (e.preventDefault(), document.getElementById('page-title')?.focus())}
+      >
+        Skip to content
+      </a>
+      <div class="shell">
+        <header class="top">
+          <span class="brand">Outpost</span>
+          <span class="who">
+            {operator.username} <span class={`role role-${operator.role}`}>{operator.role}</span>
+          </span>
+          <ThemeToggle />
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </header>
+        <nav class="side" aria-label="Console">
+          <ul>
+            {NAV.filter((item) => !item.owner || operator.role === 'owner').map((item) => (
+              <li key={item.path}>
+                <a href={`#${item.path}`} aria-current={section === item.path ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main">
+          <PageHost path={path} operator={operator} />
+        </main>
+      </div>
+    </OperatorContext.Provider>
+  )
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: (operator: Operator) => void }) {
+  const [username, setUsername] = useState('')
+  const [password, setPassword] = useState('')
+  const [code, setCode] = useState('')
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const body: Record<string, string> = { username, password }
+      if (code.trim()) body.totp = code.trim()
+      onSignedIn(await api<Operator>('POST', '/session', body))
+    } catch (caught) {
+      setError(caught)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <main class="signin" id="main">
+      <form onSubmit={submit} aria-labelledby="signin-title">
+        <h1 id="signin-title">Outpost console</h1>
+        <TextField label="Username" value={username} onValue={setUsername} autoComplete="username" required />
+        <TextField
+          label="Password"
+          type="password"
+          value={password}
+          onValue={setPassword}
+          autoComplete="current-password"
+          required
+        />
+        <TextField
+          label="Code"
+          value={code}
+          onValue={setCode}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          hint="The 6-digit code of your authenticator app, if you set one up"
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          Sign in
+        </button>
+        <ErrorNote error={error} />
+        <p class="muted small">
+          No account yet? On the server: <code>npm run operator -- add NAME --role owner</code>
+        </p>
+      </form>
+      <ThemeToggle />
+    </main>
+  )
+}
+
+function App() {
+  const [operator, setOperator] = useState<Operator | null | undefined>(undefined)
+  const [error, setError] = useState<unknown>(null)
+  useEffect(() => {
+    whenSignedOut(() => setOperator(null))
+    api<Operator>('GET', '/session').then(setOperator, (caught) => {
+      if (caught instanceof ApiError && (caught.status === 401 || caught.status === 403)) setOperator(null)
+      else {
+        setError(caught)
+        setOperator(null)
+      }
+    })
+  }, [])
+  if (operator === undefined) return <p class="muted boot">Loading…</p>
+  if (!operator)
+    return (
+      <>
+        <SignIn onSignedIn={setOperator} />
+        {error ? <ErrorNote error={error} /> : null}
+      </>
+    )
+  const signOut = () => {
+    api('DELETE', '/session').finally(() => setOperator(null))
+  }
+  return <Shell operator={operator} onSignOut={signOut} />
+}
+
+applyTheme(storedTheme())
+render(<App />, document.getElementById('app')!)

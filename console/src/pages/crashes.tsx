@@ -1,0 +1,80 @@
+import { useState } from 'preact/hooks'
+import { get } from '../api'
+import type { CrashGroup, CrashStats } from '../types'
+import { Loading, PagedTable, SelectField, Time, Title, useLoad, usePaged } from '../ui'
+
+const STATUSES = ['', 'OPEN', 'RESOLVED', 'IGNORED'] as const
+const rate = (r: number | null) => (r === null ? '—' : `${(r * 100).toFixed(2)} %`)
+
+export default function Crashes() {
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>('OPEN')
+  const [sort, setSort] = useState<'lastSeen' | 'count'>('lastSeen')
+  const paged = usePaged<CrashGroup>('/crash-reports/groups', { status, sort })
+  const stats = useLoad(() => get<CrashStats>('/crash-reports/stats'), [])
+  return (
+    <>
+      <Title>Crashes</Title>
+      <Loading loaded={stats} />
+      {stats.data && (
+        <section class="panel" aria-label="Crash-free sessions">
+          <p>
+            Crash-free sessions: <strong>{rate(stats.data.crashFreeRate)}</strong> ({stats.data.crashedSessions} of{' '}
+            {stats.data.sessions} crashed)
+          </p>
+          {stats.data.versions.length > 0 && (
+            <table>
+              <caption class="sr-only">Per version</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Sessions</th>
+                  <th scope="col">Crashed</th>
+                  <th scope="col">Crash-free</th>
+                </tr>
+              </thead>
+              <tbody>
+                {stats.data.versions.map((v) => (
+                  <tr key={v.appVersion}>
+                    <td>{v.appVersion}</td>
+                    <td>{v.sessions}</td>
+                    <td>{v.crashedSessions}</td>
+                    <td>{rate(v.crashFreeRate)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
+      <h2>Groups</h2>
+      <div class="filters">
+        <SelectField label="Status" value={status} options={STATUSES} onValue={setStatus} />
+        <SelectField
+          label="Sort"
+          value={sort}
+          options={
+            [
+              ['lastSeen', 'last seen'],
+              ['count', 'occurrences'],
+            ] as const
+          }
+          onValue={setSort}
+        />
+      </div>
+      <PagedTable
+        paged={paged}
+        caption="Crash groups"
+        empty="No crash groups."
+        columns={[
+          { label: 'Type', render: (g) => <a href={`#/crashes/${g.id}`}>{g.type}</a> },
+          { label: 'Message', render: (g) => g.message },
+          { label: 'Status', render: (g) => g.status },
+          { label: 'Occurrences', render: (g) => g.occurrences },
+          { label: 'Players', render: (g) => g.affectedUsers },
+          { label: 'Last version', render: (g) => g.lastAppVersion ?? '—' },
+          { label: 'Last seen', render: (g) => <Time iso={g.lastSeen} /> },
+        ]}
+      />
+    </>
+  )
+}

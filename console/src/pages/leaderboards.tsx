@@ -1,0 +1,105 @@
+import { useState } from 'preact/hooks'
+import { api, enc } from '../api'
+import type { Board } from '../types'
+import {
+  CheckField,
+  ErrorNote,
+  intOrNull,
+  Notice,
+  PagedTable,
+  SaveForm,
+  SelectField,
+  TextField,
+  Time,
+  Title,
+  useAction,
+  usePaged,
+  WriteButton,
+} from '../ui'
+
+const SORT_ORDERS = ['desc', 'asc'] as const
+const STRATEGIES = ['best', 'latest', 'increment'] as const
+const SCHEDULES = ['none', 'daily', 'weekly', 'monthly'] as const
+
+/** The board form: "Key" only when creating (a board's key is its address and never changes). */
+export function BoardForm({ board, onSaved }: { board?: Board; onSaved: (board: Board) => void }) {
+  const [key, setKey] = useState(board?.key ?? '')
+  const [name, setName] = useState(board?.name ?? '')
+  const [sortOrder, setSortOrder] = useState<Board['sortOrder']>(board?.sortOrder ?? 'desc')
+  const [updateStrategy, setUpdateStrategy] = useState<Board['updateStrategy']>(board?.updateStrategy ?? 'best')
+  const [resetSchedule, setResetSchedule] = useState<Board['resetSchedule']>(board?.resetSchedule ?? 'none')
+  const [minScore, setMinScore] = useState(board?.minScore?.toString() ?? '')
+  const [maxScore, setMaxScore] = useState(board?.maxScore?.toString() ?? '')
+  const [validatedOnly, setValidatedOnly] = useState(board?.validatedOnly ?? false)
+  const [isActive, setIsActive] = useState(board?.isActive ?? true)
+  const action = useAction()
+  const save = () =>
+    action.run(async () => {
+      const saved = await api<Board>('PUT', `/leaderboards/${enc(key.trim())}`, {
+        name,
+        sortOrder,
+        updateStrategy,
+        resetSchedule,
+        // The bounds are integers or absent (an empty field keeps the server's default).
+        minScore: intOrNull(minScore) ?? undefined,
+        maxScore: intOrNull(maxScore) ?? undefined,
+        validatedOnly,
+        isActive,
+      })
+      onSaved(saved)
+    }, 'Saved')
+  return (
+    <>
+      <SaveForm label={board ? `Edit ${board.key}` : 'New leaderboard'} onSave={save} busy={action.busy}>
+        {!board && <TextField label="Key" value={key} onValue={setKey} required maxLength={64} />}
+        <TextField label="Name" value={name} onValue={setName} required />
+        <SelectField label="Sort order" value={sortOrder} options={SORT_ORDERS} onValue={setSortOrder} />
+        <SelectField label="Update strategy" value={updateStrategy} options={STRATEGIES} onValue={setUpdateStrategy} />
+        <SelectField label="Reset schedule" value={resetSchedule} options={SCHEDULES} onValue={setResetSchedule} />
+        <TextField label="Min score" value={minScore} onValue={setMinScore} inputMode="numeric" />
+        <TextField label="Max score" value={maxScore} onValue={setMaxScore} inputMode="numeric" />
+        <CheckField label="Validated only" checked={validatedOnly} onValue={setValidatedOnly} />
+        <CheckField label="Active" checked={isActive} onValue={setIsActive} />
+      </SaveForm>
+      <ErrorNote error={action.error} />
+      <Notice text={action.notice} />
+    </>
+  )
+}
+
+export default function Leaderboards() {
+  const paged = usePaged<Board>('/leaderboards', {})
+  const [creating, setCreating] = useState(false)
+  return (
+    <>
+      <Title actions={<WriteButton onClick={() => setCreating(!creating)}>New leaderboard</WriteButton>}>
+        Leaderboards
+      </Title>
+      {creating && (
+        <BoardForm
+          onSaved={(board) => {
+            setCreating(false)
+            window.location.hash = `#/leaderboards/${enc(board.key)}`
+          }}
+        />
+      )}
+      <PagedTable
+        paged={paged}
+        caption="Leaderboards"
+        columns={[
+          { label: 'Key', render: (b) => <a href={`#/leaderboards/${enc(b.key)}`}>{b.key}</a> },
+          { label: 'Name', render: (b) => b.name },
+          { label: 'Sort', render: (b) => b.sortOrder },
+          { label: 'Strategy', render: (b) => b.updateStrategy },
+          { label: 'Reset', render: (b) => b.resetSchedule },
+          { label: 'Scores', render: (b) => b.scoreCount },
+          {
+            label: 'State',
+            render: (b) => `${b.isActive ? 'active' : 'inactive'}${b.validatedOnly ? ', validated only' : ''}`,
+          },
+          { label: 'Updated', render: (b) => <Time iso={b.updatedAt} /> },
+        ]}
+      />
+    </>
+  )
+}

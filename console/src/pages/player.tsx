@@ -1,0 +1,322 @@
+import { useState } from 'preact/hooks'
+import { api, enc, get } from '../api'
+import type { PageProps } from '../routes'
+import type { AdminUser, Run } from '../types'
+import {
+  ConfirmButton,
+  ErrorNote,
+  Loading,
+  Notice,
+  PagedTable,
+  SaveForm,
+  TextField,
+  Time,
+  Title,
+  useAction,
+  useCanWrite,
+  useLoad,
+  usePaged,
+  WriteButton,
+} from '../ui'
+import { playerName } from './players'
+
+interface Unlocks {
+  userId: string
+  unlocks: string[]
+  maxUnlocks: number
+}
+interface Values {
+  day: string
+  values: Array<{ key: string; balance: number; earnedToday: number; dailyCap: number | null }>
+}
+interface Feedback {
+  id: string
+  title: string
+  message: string
+  category: string
+  createdAt: string
+}
+interface Log {
+  id: string
+  message: string
+  type: string
+  errorCode: string | null
+  createdAt: string
+}
+
+function Ban({ user, reload }: { user: AdminUser; reload: () => void }) {
+  const [reason, setReason] = useState('')
+  const action = useAction()
+  return (
+    <section aria-labelledby="ban-title">
+      <h2 id="ban-title">Ban</h2>
+      {user.banned ? (
+        <div class="panel">
+          <p>
+            Banned since <Time iso={user.bannedAt} />
+            {user.banReason ? ` — ${user.banReason}` : ''}. Every app call of this player is refused with USER_BANNED.
+          </p>
+          <WriteButton
+            disabled={action.busy}
+            onClick={() => action.run(() => api('POST', `/users/${user.userId}/unban`), 'Unbanned').then(reload)}
+          >
+            Unban
+          </WriteButton>
+        </div>
+      ) : (
+        <SaveForm
+          label="Ban this player"
+          busy={action.busy}
+          onSave={() =>
+            action
+              .run(
+                () => api('POST', `/users/${user.userId}/ban`, reason.trim() ? { reason: reason.trim() } : {}),
+                'Banned',
+              )
+              .then(reload)
+          }
+        >
+          <TextField label="Reason" value={reason} onValue={setReason} maxLength={500} />
+          <p class="muted small">Saving bans the player from every app call until unbanned.</p>
+        </SaveForm>
+      )}
+      <ErrorNote error={action.error} />
+      <Notice text={action.notice} />
+    </section>
+  )
+}
+
+function Delete({ user }: { user: AdminUser }) {
+  const [typed, setTyped] = useState('')
+  const action = useAction()
+  const name = playerName(user)
+  const allowed = useCanWrite()
+  return (
+    <section aria-labelledby="delete-title">
+      <h2 id="delete-title">Delete</h2>
+      <div class="panel">
+        <p>Deleting erases every piece of this player's data, for good.</p>
+        <div class="actions">
+          <TextField label={`Type “${name}” to confirm`} value={typed} onValue={setTyped} disabled={!allowed} />
+          <ConfirmButton
+            label="Delete player"
+            disabled={typed !== name || action.busy}
+            onConfirm={() =>
+              action.run(async () => {
+                await api('DELETE', `/users/${user.userId}`)
+                window.location.hash = '#/players'
+              })
+            }
+          />
+        </div>
+        <ErrorNote error={action.error} />
+      </div>
+    </section>
+  )
+}
+
+function Unlocks({ userId }: { userId: string }) {
+  const loaded = useLoad(() => get<Unlocks>(`/users/${userId}/unlocks`), [userId])
+  const [ids, setIds] = useState('')
+  const action = useAction()
+  return (
+    <section aria-labelledby="unlocks-title">
+      <h2 id="unlocks-title">Unlocks</h2>
+      <Loading loaded={loaded} />
+      {loaded.data && (
+        <div class="panel">
+          <p class="muted small">
+            {loaded.data.unlocks.length} of at most {loaded.data.maxUnlocks}
+          </p>
+          <ul>
+            {loaded.data.unlocks.map((id) => (
+              <li key={id}>
+                <code>{id}</code>{' '}
+                <ConfirmButton
+                  label={`Take back ${id}`}
+                  onConfirm={() =>
+                    action.run(() => api('DELETE', `/users/${userId}/unlocks/${enc(id)}`)).then(loaded.reload)
+                  }
+                />
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <SaveForm
+        label="Grant cosmetics"
+        busy={action.busy}
+        onSave={() =>
+          action
+            .run(
+              () =>
+                api('POST', `/users/${userId}/unlocks`, {
+                  ids: ids
+                    .split(',')
+                    .map((s) => s.trim())
+                    .filter(Boolean),
+                }),
+              'Granted',
+            )
+            .then(loaded.reload)
+        }
+      >
+        <TextField label="Ids" value={ids} onValue={setIds} hint="Cosmetic ids, comma-separated" />
+      </SaveForm>
+      <ErrorNote error={action.error} />
+      <Notice text={action.notice} />
+    </section>
+  )
+}
+
+function ValuesPanel({ userId }: { userId: string }) {
+  const loaded = useLoad(() => get<Values>(`/users/${userId}/values`), [userId])
+  const [key, setKey] = useState('')
+  const [amount, setAmount] = useState('')
+  const [reason, setReason] = useState('')
+  const action = useAction()
+  return (
+    <section aria-labelledby="values-title">
+      <h2 id="values-title">Values</h2>
+      <Loading loaded={loaded} />
+      {loaded.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Balances</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Balance</th>
+                <th scope="col">Earned today ({loaded.data.day})</th>
+                <th scope="col">Daily cap</th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaded.data.values.map((v) => (
+                <tr key={v.key}>
+                  <td>{v.key}</td>
+                  <td>{v.balance}</td>
+                  <td>{v.earnedToday}</td>
+                  <td>{v.dailyCap ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <SaveForm
+        label="Adjust a balance"
+        busy={action.busy}
+        onSave={() =>
+          action
+            .run(
+              () =>
+                api('POST', `/users/${userId}/values`, {
+                  key,
+                  amount: Number(amount),
+                  ...(reason.trim() && { reason: reason.trim() }),
+                }),
+              'Adjusted',
+            )
+            .then(loaded.reload)
+        }
+      >
+        <TextField label="Key" value={key} onValue={setKey} required />
+        <TextField label="Amount" value={amount} onValue={setAmount} inputMode="numeric" required />
+        <TextField label="Reason" value={reason} onValue={setReason} />
+      </SaveForm>
+      <ErrorNote error={action.error} />
+      <Notice text={action.notice} />
+    </section>
+  )
+}
+
+export default function Player({ params }: PageProps) {
+  const userId = params.userId
+  const loaded = useLoad(() => get<AdminUser>(`/users/${userId}`), [userId])
+  const runs = usePaged<Run>('/validated-actions/runs', { userId }, 10)
+  const feedback = usePaged<Feedback>('/user-feedback', { userId }, 10)
+  const logs = usePaged<Log>('/user-logs', { userId }, 10)
+  const user = loaded.data
+  return (
+    <>
+      <Title>{user ? playerName(user) : 'Player'}</Title>
+      <p>
+        <a href="#/players">← Players</a>
+      </p>
+      <Loading loaded={loaded} />
+      {user && (
+        <>
+          <section class="panel" aria-label="Profile">
+            <dl class="facts">
+              <dt>User id</dt>
+              <dd>
+                <code>{user.userId}</code>
+              </dd>
+              <dt>Username</dt>
+              <dd>{user.username ?? '—'}</dd>
+              <dt>Display name</dt>
+              <dd>{user.displayName ?? '—'}</dd>
+              <dt>E-mail</dt>
+              <dd>
+                {user.email ?? '—'} {user.email && (user.isVerified ? '(verified)' : '(not verified)')}
+              </dd>
+              <dt>Kind</dt>
+              <dd>{user.isAnonymous ? 'anonymous' : 'account'}</dd>
+              <dt>Active sessions</dt>
+              <dd>{user.activeSessions}</dd>
+              <dt>Status</dt>
+              <dd>{user.banned ? <span class="badge bad">banned</span> : <span class="badge good">active</span>}</dd>
+              <dt>Signed up</dt>
+              <dd>
+                <Time iso={user.createdAt} />
+              </dd>
+            </dl>
+          </section>
+          <Ban user={user} reload={loaded.reload} />
+          <Unlocks userId={userId} />
+          <ValuesPanel userId={userId} />
+          <h2>Runs</h2>
+          <PagedTable
+            paged={runs}
+            caption="Runs"
+            empty="No validated runs."
+            columns={[
+              { label: 'Run', render: (r) => <a href={`#/runs/${r.runId}`}>{r.runId.slice(0, 8)}</a> },
+              { label: 'Board', render: (r) => r.leaderboardKey ?? '—' },
+              { label: 'Outcome', render: (r) => r.outcome },
+              { label: 'Score', render: (r) => r.score ?? '—' },
+              { label: 'Sus', render: (r) => (r.sus ? <span class="badge bad">sus</span> : '') },
+              { label: 'Issued', render: (r) => <Time iso={r.issuedAt} /> },
+            ]}
+          />
+          <h2>Feedback</h2>
+          <PagedTable
+            paged={feedback}
+            caption="Feedback"
+            empty="No feedback from this player."
+            columns={[
+              { label: 'Category', render: (f) => f.category },
+              { label: 'Title', render: (f) => f.title },
+              { label: 'Message', render: (f) => f.message },
+              { label: 'Sent', render: (f) => <Time iso={f.createdAt} /> },
+            ]}
+          />
+          <h2>Logs</h2>
+          <PagedTable
+            paged={logs}
+            caption="Logs"
+            empty="No logs from this player."
+            columns={[
+              { label: 'Type', render: (l) => l.type },
+              { label: 'Message', render: (l) => l.message },
+              { label: 'Error code', render: (l) => l.errorCode ?? '' },
+              { label: 'At', render: (l) => <Time iso={l.createdAt} /> },
+            ]}
+          />
+          <Delete user={user} />
+        </>
+      )}
+    </>
+  )
+}

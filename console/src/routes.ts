@@ -1,0 +1,90 @@
+import type { ComponentType } from 'preact'
+import type { Role } from './api'
+
+export interface PageProps {
+  params: Record<string, string>
+}
+
+interface Route {
+  pattern: string
+  load: () => Promise<{ default: ComponentType<PageProps> }>
+  owner?: boolean
+}
+
+// Each page is its own chunk: the first load carries only the shell and the sign-in form.
+const overview = () => import('./pages/overview')
+const players = () => import('./pages/players')
+const player = () => import('./pages/player')
+const leaderboards = () => import('./pages/leaderboards')
+const leaderboard = () => import('./pages/leaderboard')
+const cosmetics = () => import('./pages/cosmetics')
+const runs = () => import('./pages/runs')
+const run = () => import('./pages/run')
+const remoteConfig = () => import('./pages/remote-config')
+const news = () => import('./pages/news')
+const giftCodes = () => import('./pages/gift-codes')
+const giftCode = () => import('./pages/gift-code')
+const email = () => import('./pages/email')
+const crashes = () => import('./pages/crashes')
+const crash = () => import('./pages/crash')
+const feedback = () => import('./pages/feedback')
+const userLogs = () => import('./pages/user-logs')
+
+const ROUTES: Route[] = [
+  { pattern: '/', load: overview },
+  { pattern: '/players', load: players },
+  { pattern: '/players/:userId', load: player },
+  { pattern: '/leaderboards', load: leaderboards },
+  { pattern: '/leaderboards/:boardKey', load: leaderboard },
+  { pattern: '/cosmetics', load: cosmetics },
+  { pattern: '/runs', load: runs },
+  { pattern: '/runs/:runId', load: run },
+  { pattern: '/remote-config', load: remoteConfig },
+  { pattern: '/news', load: news },
+  { pattern: '/gift-codes', load: giftCodes },
+  { pattern: '/gift-codes/:code', load: giftCode },
+  { pattern: '/email', load: email },
+  { pattern: '/crashes', load: crashes },
+  { pattern: '/crashes/:groupId', load: crash },
+  { pattern: '/feedback', load: feedback },
+  { pattern: '/user-logs', load: userLogs },
+]
+
+/** The navigation: only pages backed by admin routes that exist. */
+export const NAV: Array<{ path: string; label: string; owner?: boolean }> = [
+  { path: '/', label: 'Overview' },
+  { path: '/players', label: 'Players' },
+  { path: '/leaderboards', label: 'Leaderboards' },
+  { path: '/cosmetics', label: 'Cosmetics' },
+  { path: '/runs', label: 'Validated runs' },
+  { path: '/remote-config', label: 'Remote config' },
+  { path: '/news', label: 'News' },
+  { path: '/gift-codes', label: 'Gift codes' },
+  { path: '/email', label: 'E-mail' },
+  { path: '/crashes', label: 'Crashes' },
+  { path: '/feedback', label: 'Feedback' },
+  { path: '/user-logs', label: 'User logs' },
+]
+
+export function resolve(path: string, role: Role): { route: Route; params: Record<string, string> } | null {
+  const parts = path.split('?')[0].split('/').filter(Boolean)
+  for (const route of ROUTES) {
+    if (route.owner && role !== 'owner') continue
+    const pattern = route.pattern.split('/').filter(Boolean)
+    if (pattern.length !== parts.length) continue
+    const params: Record<string, string> = {}
+    const matches = pattern.every((segment, i) => {
+      if (segment.startsWith(':')) {
+        try {
+          params[segment.slice(1)] = decodeURIComponent(parts[i])
+        } catch {
+          return false
+        }
+        return true
+      }
+      return segment === parts[i]
+    })
+    if (matches) return { route, params }
+  }
+  return null
+}

@@ -1,0 +1,329 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ADMIN_KEY, API_KEY } from './helpers/app.js'
+
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core) against the real
+ * server (node dist/server.js) on a fresh SQLite file and a free 127.0.0.1 port. Pages are found by
+ * role and label, as a screen reader would; what the console does is checked through the app API.
+ * Screenshots go to test-output/screenshots/.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const ROOT = new URL('../../', import.meta.url).pathname
+const SHOTS = join(ROOT, 'test-output', 'screenshots')
+const PASSWORD = 'console-test-password-1'
+const STEP_MS = 10_000
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+interface Server {
+  base: string
+  env: Record<string, string>
+  process: ChildProcess
+}
+
+async function startServer(t: Test): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-console-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const port = await freePort()
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    API_KEY,
+    ADMIN_API_KEY: ADMIN_KEY,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DB_DRIVER: 'sqlite',
+    DB_PATH: join(dir, 'outpost.db'),
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    EMAIL_POLL_INTERVAL_MS: '60000',
+  }
+  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
+        child.once('exit', () => {
+          clearTimeout(kill)
+          resolve()
+        })
+        child.kill('SIGTERM')
+      }),
+  )
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
+    try {
+      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok)
+        return { base, env, process: child }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`the server did not start within 60 s: ${stderr}`)
+}
+
+/** The operator CLI, as an owner would run it on the server (password from OPERATOR_PASSWORD). */
+function addOperator(env: Record<string, string>, name: string, role: string) {
+  const result = spawnSync('npm', ['run', '--silent', 'operator', '--', 'add', name, '--role', role], {
+    cwd: ROOT,
+    env: { ...env, OPERATOR_PASSWORD: PASSWORD },
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
+  if (result.status !== 0) throw new Error(`operator add failed: ${result.stdout} ${result.stderr}`)
+}
+
+async function appApi(base: string, method: string, path: string, body?: unknown, accessToken?: string) {
+  const res = await fetch(`${base}/api/v1/app${path}`, {
+    method,
+    headers: {
+      'x-api-key': API_KEY,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(accessToken && { authorization: `Bearer ${accessToken}` }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(STEP_MS),
+  })
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+async function adminApi(base: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}/api/v1/admin${path}`, {
+    method,
+    headers: { 'x-admin-key': ADMIN_KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(STEP_MS),
+  })
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+/** A new anonymous player: its id, and the access token the session-only routes (validated runs) want. */
+async function signUp(base: string, username: string): Promise<{ id: string; accessToken: string }> {
+  const res = await appApi(base, 'POST', '/user-management/signup', { type: 'ANONYMOUS', username })
+  if (res.status !== 201) throw new Error(`signup failed: ${JSON.stringify(res.body)}`)
+  return { id: res.body.userId as string, accessToken: res.body.accessToken as string }
+}
+
+/** A page that records what the CSP refused and every uncaught error, so a test can say "none". */
+async function openPage(browser: Browser, colorScheme: 'light' | 'dark' = 'light') {
+  const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 860 } })
+  context.setDefaultTimeout(STEP_MS)
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text()))
+      problems.push(message.text())
+  })
+  page.on('pageerror', (error) => problems.push(error.message))
+  return { context, page, problems }
+}
+
+async function signIn(page: Page, base: string, username: string) {
+  await page.goto(`${base}/console/`)
+  await page.getByLabel('Username').fill(username)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('link', { name: 'Overview' }).waitFor()
+}
+
+async function shoot(page: Page, name: string) {
+  mkdirSync(SHOTS, { recursive: true })
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    await page.screenshot({ path: join(SHOTS, `${name}-${scheme}.png`), fullPage: true })
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+}
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: apt-get install -y chromium`
+
+t.test('the console in chromium', { skip, timeout: 170_000 }, async (t) => {
+  const server = await startServer(t)
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] })
+  t.teardown(() => browser.close())
+
+  t.test('the sign-in form: labelled fields, a refusal shown, nothing refused by the CSP', async (t) => {
+    const { context, page, problems } = await openPage(browser)
+    t.teardown(() => context.close())
+    await page.goto(`${server.base}/console/`)
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    for (const label of ['Username', 'Password', 'Code']) t.ok(await page.getByLabel(label).isVisible(), label)
+    await page.getByLabel('Username').fill('nobody')
+    await page.getByLabel('Password').fill('wrong-password')
+    // Keyboard: Enter in the form submits it.
+    await page.getByLabel('Password').press('Enter')
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    t.match(await alert.textContent(), /\[[A-Z_]+\]/, 'the refusal is shown with its code')
+    t.equal(await page.getByRole('link', { name: 'Overview' }).count(), 0, 'not signed in')
+    t.same(problems, [], 'no CSP violation, no script error')
+  })
+
+  t.test('signed in', async (t) => {
+    addOperator(server.env, 'alice', 'owner')
+    addOperator(server.env, 'victor', 'viewer')
+    const { context, page, problems } = await openPage(browser)
+    t.teardown(() => context.close())
+    await signIn(page, server.base, 'alice')
+    for (const name of ['Overview', 'Players', 'Leaderboards', 'Validated runs', 'Remote config', 'Gift codes'])
+      t.ok(await page.getByRole('link', { name, exact: true }).isVisible(), `nav link ${name}`)
+
+    // ---- a board, created in the console, filled through the app API ----
+    await page.getByRole('link', { name: 'Leaderboards', exact: true }).click()
+    await page.getByRole('button', { name: 'New leaderboard' }).click()
+    await page.getByLabel('Key').fill('weekly-cup')
+    await page.getByLabel('Name').fill('Weekly cup')
+    await page.getByLabel('Sort order').selectOption('desc')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('heading', { name: 'Weekly cup' }).waitFor()
+    const annPlayer = await signUp(server.base, 'ann')
+    const ann = annPlayer.id
+    const bob = (await signUp(server.base, 'bob')).id
+    t.equal(
+      (await appApi(server.base, 'POST', '/leaderboards/weekly-cup/submit', { userId: ann, score: 4200 })).status,
+      200,
+    )
+    t.equal(
+      (await appApi(server.base, 'POST', '/leaderboards/weekly-cup/submit', { userId: bob, score: 3100 })).status,
+      200,
+    )
+    await page.reload()
+    await page.getByRole('cell', { name: '4200' }).waitFor()
+    const rows = await page.getByRole('row').allTextContents()
+    t.match(rows[1], /1.*ann.*4200/, 'ann first')
+    t.match(rows[2], /2.*bob.*3100/, 'bob second')
+
+    // ---- a board ban: the app API answers PLAYER_BANNED ----
+    await page.getByLabel('User id').fill(bob)
+    await page.getByLabel('Reason').fill('cheating')
+    await page.getByRole('form', { name: 'Ban a player from this board' }).getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').filter({ hasText: 'Banned from the board' }).waitFor()
+    const banned = await appApi(server.base, 'POST', '/leaderboards/weekly-cup/submit', { userId: bob, score: 9999 })
+    t.equal(banned.status, 403)
+    t.equal(banned.body.code, 'PLAYER_BANNED', 'the banned player is refused by the app API')
+
+    // ---- a gift code, created in the console, redeemed through the app API ----
+    await page.getByRole('link', { name: 'Gift codes', exact: true }).click()
+    await page.getByRole('button', { name: 'New gift code' }).click()
+    await page.getByLabel('Code', { exact: true }).fill('SPRING2026')
+    await page.getByLabel('Gift data').fill('coins:100')
+    await page.getByLabel('Max redemptions').fill('5')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('link', { name: 'SPRING2026' }).waitFor()
+    const redeemed = await appApi(server.base, 'POST', '/gift-codes/redeem', { code: 'SPRING2026', userId: ann })
+    t.equal(redeemed.status, 200)
+    t.equal(redeemed.body.success, true, 'redeemed through the app API')
+    t.equal(redeemed.body.giftData, 'coins:100')
+
+    // ---- remote config: the editor refuses bad JSON, saves good JSON, the app API reads it ----
+    await page.getByRole('link', { name: 'Remote config', exact: true }).click()
+    await page.getByRole('button', { name: 'New config value' }).click()
+    await page.getByLabel('Key').fill('motd')
+    await page.getByLabel('Value', { exact: true }).fill('{"text": "hello"')
+    await page.getByRole('alert').filter({ hasText: 'Not valid JSON' }).waitFor()
+    t.ok(await page.getByRole('button', { name: 'Save' }).isDisabled(), 'Save is off while the JSON is invalid')
+    await page.getByLabel('Value', { exact: true }).fill('{"text": "hello"}')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('cell', { name: 'motd', exact: true }).waitFor()
+    const config = await appApi(server.base, 'GET', '/remote-config/motd')
+    t.equal(config.status, 200)
+    t.equal(config.body.configValue, '{"text": "hello"}', 'the app API reads the saved value')
+
+    // ---- a suspicious run in the review queue, rejected in the console ----
+    await adminApi(server.base, 'PUT', '/leaderboards/arena', { name: 'Arena', validatedOnly: true })
+    await adminApi(server.base, 'PUT', '/validated-actions/rules/arena', { minDurationSeconds: 0, susScore: 100 })
+    const started = await appApi(
+      server.base,
+      'POST',
+      '/validated-actions/runs',
+      { userId: ann, leaderboardKey: 'arena' },
+      annPlayer.accessToken,
+    )
+    t.equal(started.status, 200)
+    const submitted = await appApi(
+      server.base,
+      'POST',
+      '/validated-actions/submit',
+      { userId: ann, ticket: started.body.ticket, inputLogHash: 'a'.repeat(64), score: 5000 },
+      annPlayer.accessToken,
+    )
+    t.equal(submitted.body.sus, true, 'the run is suspicious')
+    await page.getByRole('link', { name: 'Validated runs', exact: true }).click()
+    const shortId = (started.body.runId as string).slice(0, 8)
+    await page.getByRole('button', { name: `Reject run ${shortId}` }).waitFor()
+    await shoot(page, 'review-queue')
+    await page.getByRole('button', { name: `Reject run ${shortId}` }).click()
+    await page.getByRole('row').filter({ hasText: shortId }).getByText('rejected').waitFor()
+    const run = await adminApi(server.base, 'GET', `/validated-actions/runs/${started.body.runId}`)
+    t.equal(run.body.review.verdict, 'REJECTED', 'the verdict is stored')
+    const top = await appApi(server.base, 'GET', '/leaderboards/arena/top')
+    t.same(top.body.entries ?? [], [], 'the rejected score left the board')
+
+    // ---- the overview and a player's page, light and dark ----
+    await page.getByRole('link', { name: 'Overview', exact: true }).click()
+    await page.getByText('Open run reviews').waitFor()
+    await shoot(page, 'overview')
+    await page.getByRole('link', { name: 'Players', exact: true }).click()
+    await page.getByLabel('Search').fill('ann')
+    await page.getByLabel('Search').press('Enter')
+    await page.getByRole('link', { name: 'ann', exact: true }).click()
+    await page.getByRole('heading', { name: 'ann' }).waitFor()
+    await page.getByRole('heading', { name: 'Runs' }).waitFor()
+    await shoot(page, 'player')
+    for (const name of ['overview', 'player', 'review-queue'])
+      for (const scheme of ['light', 'dark'])
+        t.ok(existsSync(join(SHOTS, `${name}-${scheme}.png`)), `${name}-${scheme}.png`)
+    t.same(problems, [], 'no CSP violation, no script error')
+
+    // ---- a viewer: no write button works, and a forced write is refused ----
+    const viewer = await openPage(browser)
+    t.teardown(() => viewer.context.close())
+    await signIn(viewer.page, server.base, 'victor')
+    await viewer.page.getByRole('link', { name: 'Leaderboards', exact: true }).click()
+    await viewer.page.getByRole('link', { name: 'weekly-cup' }).waitFor()
+    t.ok(await viewer.page.getByRole('button', { name: 'New leaderboard' }).isDisabled(), 'New leaderboard is disabled')
+    await viewer.page.getByRole('link', { name: 'weekly-cup' }).click()
+    await viewer.page.getByRole('heading', { name: 'Weekly cup' }).waitFor()
+    const enabledWrites = await viewer.page
+      .getByRole('button', { name: /^(Edit|Reset board|Delete board|Save|Lift board ban|Remove entry.*)$/ })
+      .evaluateAll((buttons) => buttons.filter((b) => !(b as unknown as { disabled: boolean }).disabled).length)
+    t.equal(enabledWrites, 0, 'every write button is disabled for a viewer')
+    const forced = await viewer.page.evaluate(async () => {
+      const res = await fetch('../api/v1/admin/leaderboards/forced', {
+        method: 'PUT',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', 'x-requested-with': 'outpost-console' },
+        body: JSON.stringify({ name: 'Forced' }),
+      })
+      return { status: res.status, body: (await res.json()) as { code?: string } }
+    })
+    t.equal(forced.status, 403, 'the server refuses the viewer')
+    t.equal(forced.body.code, 'FORBIDDEN')
+    t.equal(
+      (await adminApi(server.base, 'GET', '/leaderboards')).body.items.filter((b: any) => b.key === 'forced').length,
+      0,
+    )
+  })
+})
