@@ -26,7 +26,6 @@ const NAMED_FAMILIES: Record<string, Family['type']> = {
   nodejs_eventloop_lag_seconds: 'gauge',
   nodejs_eventloop_lag_p99_seconds: 'gauge',
   nodejs_heap_size_used_bytes: 'gauge',
-  nodejs_gc_duration_seconds: 'histogram',
   outpost_db_query_errors_total: 'counter',
   outpost_db_pool_connections: 'gauge',
   outpost_email_queue: 'gauge',
