@@ -11,7 +11,7 @@ import clockPlugin, { type Clock } from './plugins/core/clock.js'
 import errorsPlugin from './plugins/core/errors.js'
 import dbPlugin from './plugins/core/db.js'
 import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './plugins/core/http.js'
-import { routeSurface } from './plugins/core/paths.js'
+import { ADMIN_PREFIX, routeSurface } from './plugins/core/paths.js'
 import { strictSchema } from './plugins/core/strict-schema.js'
 import rateLimitPlugin from './plugins/core/rate-limit.js'
 import apiKeyPlugin from './plugins/core/api-key.js'
@@ -38,6 +38,7 @@ import crashReporting from './plugins/crash-reporting/index.js'
 import userFeedback from './plugins/user-feedback/index.js'
 import userLogs from './plugins/user-logs/index.js'
 import operators from './plugins/operators/index.js'
+import settingsAdmin from './plugins/core/settings.js'
 
 export interface BuildOptions {
   config: Config
@@ -156,6 +157,8 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   await app.register(userLogs)
   // Not a game feature: the people who run the game (accounts, console sessions, the audit log).
   await app.register(operators)
+  // The configuration, read-only and secrets masked, for owners (the console's settings page).
+  await app.register(settingsAdmin, { prefix: ADMIN_PREFIX })
 
   return app
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { OptionalString, TimestampSchema } from './common.js'
+import { AdminListQuerySchema, OptionalString, TimestampSchema } from './common.js'
 import { CONFIG_KEY_PATTERN, NotModifiedSchema } from './remote-config.js'
 
 /** Characters per translated value. */
@@ -89,3 +89,25 @@ export const LanguageDeletedSchema = Type.Object({
   language: Type.String(),
   deleted: Type.Integer({ description: 'Values removed' }),
 })
+
+export const AdminTranslationListQuerySchema = Type.Composite([
+  AdminListQuerySchema,
+  Type.Object({
+    query: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: 'Only keys containing this text (case-sensitive)' }),
+    ),
+  }),
+])
+
+export const TranslationRowSchema = Type.Object({
+  key: Type.String(),
+  values: Type.Record(Type.String(), Type.String(), {
+    description: 'language → value, for the languages that have one for this key',
+  }),
+})
+export const TranslationGridSchema = Type.Object({
+  items: Type.Array(TranslationRowSchema, { description: 'One row per key, keys in code-point order' }),
+  languages: Type.Array(Type.String(), { description: 'Every language with at least one value, sorted' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
+export type TranslationGrid = Static<typeof TranslationGridSchema>

@@ -283,3 +283,69 @@ eachDialect(t, async (t, dialect) => {
     t.same((await b.call({ method: 'GET', url: '/localization/all?lang=fr' })).json().translations, { hello: 'Hallo' })
   })
 })
+
+eachDialect(t, async (t, dialect) => {
+  t.test('the admin grid: keys × languages, paged by key, filtered, strict', async (t) => {
+    const ctx = await buildTestApp(t, dialect)
+    const empty = await ctx.admin({ method: 'GET', url: '/localization' })
+    t.equal(empty.statusCode, 200)
+    t.same(empty.json(), { items: [], languages: [], nextCursor: null }, 'an empty database: no rows, no languages')
+
+    // Upper and lower case sort apart (code-point order, binary on both databases): "B" before "a".
+    const en = { 'menu.play': 'Play', 'menu.quit': 'Quit', 'B.title': 'Title', 'a.only-en': 'Only' }
+    const ptBr = { 'menu.play': 'Jogar', 'B.title': 'Título' }
+    t.equal(
+      (await ctx.admin({ method: 'PUT', url: '/localization/en', payload: { translations: en } })).statusCode,
+      200,
+    )
+    t.equal(
+      (await ctx.admin({ method: 'PUT', url: '/localization/pt-br', payload: { translations: ptBr } })).statusCode,
+      200,
+    )
+    t.equal(
+      (await ctx.admin({ method: 'PUT', url: '/localization/de/menu.quit', payload: { value: 'Beenden' } })).statusCode,
+      200,
+    )
+
+    const seen: Array<{ key: string; values: Record<string, string> }> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const url: string = `/localization?limit=3${cursor ? `&cursor=${cursor}` : ''}`
+      const response = await ctx.admin({ method: 'GET', url })
+      t.equal(response.statusCode, 200)
+      const body = response.json()
+      t.same(body.languages, ['de', 'en', 'pt-BR'], 'every language on every page, canonical and sorted')
+      t.ok(body.items.length <= 3)
+      seen.push(...body.items)
+      cursor = body.nextCursor
+      pages++
+    } while (cursor && pages < 10)
+    t.equal(pages, 2, 'four keys at three a page: two pages')
+    t.same(seen, [
+      { key: 'B.title', values: { en: 'Title', 'pt-BR': 'Título' } },
+      { key: 'a.only-en', values: { en: 'Only' } },
+      { key: 'menu.play', values: { en: 'Play', 'pt-BR': 'Jogar' } },
+      { key: 'menu.quit', values: { de: 'Beenden', en: 'Quit' } },
+    ])
+
+    const filtered = (await ctx.admin({ method: 'GET', url: '/localization?query=menu.' })).json()
+    t.same(
+      filtered.items.map((row: { key: string }) => row.key),
+      ['menu.play', 'menu.quit'],
+      'query keeps the keys containing it',
+    )
+    const caseSensitive = (await ctx.admin({ method: 'GET', url: '/localization?query=b.' })).json()
+    t.same(caseSensitive.items, [], 'the filter is case-sensitive on both databases')
+
+    // An edit shows in the grid and in the app API at once.
+    await ctx.admin({ method: 'PUT', url: '/localization/de/menu.play', payload: { value: 'Spielen' } })
+    const after = (await ctx.admin({ method: 'GET', url: '/localization?query=menu.play' })).json()
+    t.same(after.items, [{ key: 'menu.play', values: { de: 'Spielen', en: 'Play', 'pt-BR': 'Jogar' } }])
+
+    assertError(t, await ctx.admin({ method: 'GET', url: '/localization?cursor=nope' }), 400, 'VALIDATION_ERROR')
+    assertError(t, await ctx.admin({ method: 'GET', url: '/localization?limit=0' }), 400, 'VALIDATION_ERROR')
+    assertError(t, await ctx.admin({ method: 'GET', url: '/localization?lang=en' }), 400, 'VALIDATION_ERROR')
+    assertError(t, await ctx.app.inject({ method: 'GET', url: '/api/v1/admin/localization' }), 401, 'UNAUTHORIZED')
+  })
+})

@@ -72,6 +72,7 @@ export const OPERATION_TAGS: readonly string[] = [
   ...FEATURE_TAGS,
   ...FEATURE_TAGS.map(adminTag),
   adminTag('Operators'),
+  adminTag('Settings'),
   HEALTH_TAG,
 ]
 

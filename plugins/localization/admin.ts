@@ -1,8 +1,9 @@
-// The operator's translations: a language's values in one transaction, one value, or a
-// whole language removed.
+// The operator's translations: the grid of keys × languages, a language's values in one
+// transaction, one value, or a whole language removed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {
+  AdminTranslationListQuerySchema,
   AdminTranslationSchema,
   BulkTranslationsBodySchema,
   BulkTranslationsResponseSchema,
@@ -11,11 +12,13 @@ import {
   LanguageDeletedSchema,
   PutTranslationBodySchema,
   TranslationDeletedSchema,
+  TranslationGridSchema,
 } from '../../schemas/localization.js'
 import type { ContentCache } from '../core/content-cache.js'
 import {
   deleteLanguage,
   deleteTranslation,
+  listTranslationKeys,
   putTranslation,
   upsertTranslations,
   type LocalizationView,
@@ -28,6 +31,20 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
   app,
   { cache },
 ) => {
+  app.get(
+    '/localization',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Every key with its value in each language, a page of keys at a time (the console grid)',
+        querystring: AdminTranslationListQuerySchema,
+        response: { 200: TranslationGridSchema, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => listTranslationKeys(app.db, request.query),
+  )
+
   app.put(
     '/localization/:lang',
     {

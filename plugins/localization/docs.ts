@@ -1,6 +1,6 @@
 import type { NamedSchemas, OperationDocs } from '../core/openapi.js'
 import { EX } from '../core/examples.js'
-import { AdminTranslationSchema } from '../../schemas/localization.js'
+import { AdminTranslationSchema, TranslationGridSchema } from '../../schemas/localization.js'
 
 const APP = '/api/v1/app/localization'
 const ADMIN = '/api/v1/admin/localization'
@@ -11,6 +11,7 @@ const ETAG = 'Sends an `ETag`; a matching `If-None-Match` gets 304 with no body.
 
 export const components: NamedSchemas = {
   Translation: AdminTranslationSchema,
+  TranslationGrid: TranslationGridSchema,
 }
 
 export const docs: OperationDocs = {
@@ -37,6 +38,22 @@ export const docs: OperationDocs = {
       value: 'Spielen',
       found: true,
       resolvedLang: 'de',
+    },
+  },
+  [`GET ${ADMIN}`]: {
+    description:
+      'The translations as a grid: a page of keys (code-point order; `limit` 1–100, default 50; `cursor` from the ' +
+      "previous page) with each key's value in every language that has one, and `languages`, every language with " +
+      'at least one value. `query` keeps the keys containing that text (case-sensitive). A cursor this server did ' +
+      'not issue is 400.',
+    parameters: { limit: 50, query: 'menu.' },
+    response: {
+      items: [
+        { key: 'menu.play', values: { de: 'Spielen', en: 'Play' } },
+        { key: 'menu.quit', values: { en: 'Quit' } },
+      ],
+      languages: ['de', 'en'],
+      nextCursor: null,
     },
   },
   [`PUT ${ADMIN}/{lang}`]: {

@@ -6,7 +6,9 @@ import { toIso } from '../core/clock.js'
 import { bumpContentVersion } from '../core/content-cache.js'
 import { contentEtag } from '../core/etag.js'
 import { canonicalLanguageTag, fallbackChain, languageKey } from '../core/language-tag.js'
-import type { AdminTranslation, LocalizationResponse } from '../../schemas/localization.js'
+import { sql } from 'kysely'
+import type { AdminTranslation, LocalizationResponse, TranslationGrid } from '../../schemas/localization.js'
+import { keysetPage } from '../core/pagination.js'
 
 /**
  * The localizations table is this feature's: one value per (language, key). Languages are stored
@@ -187,4 +189,37 @@ export async function deleteLanguage(db: Db, rawLanguage: string) {
     return count
   })
   return { language, deleted }
+}
+
+/**
+ * The operator's grid: a page of keys (code-point order, keyset-paged) with each key's value in every
+ * language that has one, and the languages there are. The key column compares in binary on both
+ * databases (utf8mb4_bin on MySQL), so the order, the cursor and the filter agree on both.
+ */
+export async function listTranslationKeys(
+  db: Db,
+  { cursor, limit, query }: { cursor?: string; limit: number; query?: string },
+): Promise<TranslationGrid> {
+  let keys = db.selectFrom('localizations').select('localization_key').distinct()
+  // instr rather than LIKE: SQLite's LIKE ignores ASCII case and MySQL's binary one does not.
+  if (query) keys = keys.where(sql<boolean>`instr(localization_key, ${query}) > 0`)
+  const page = await keysetPage(keys, { cursor, limit, keys: ['localization_key'], direction: 'asc' })
+  const names = page.items.map((row) => row.localization_key)
+  const [rows, languages] = await Promise.all([
+    names.length === 0
+      ? Promise.resolve([])
+      : db
+          .selectFrom('localizations')
+          .select(['language', 'localization_key', 'value'])
+          .where('localization_key', 'in', names)
+          .execute(),
+    db.selectFrom('localizations').select('language').distinct().execute(),
+  ])
+  const values = new Map(names.map((key) => [key, {} as Record<string, string>]))
+  for (const row of rows) values.get(row.localization_key)![row.language] = row.value
+  return {
+    items: names.map((key) => ({ key, values: values.get(key)! })),
+    languages: languages.map((row) => row.language).sort(compare),
+    nextCursor: page.nextCursor,
+  }
 }
