@@ -29,6 +29,10 @@ const crashes = () => import('./pages/crashes')
 const crash = () => import('./pages/crash')
 const feedback = () => import('./pages/feedback')
 const userLogs = () => import('./pages/user-logs')
+const localization = () => import('./pages/localization')
+const operators = () => import('./pages/operators')
+const audit = () => import('./pages/audit')
+const settings = () => import('./pages/settings')
 
 const ROUTES: Route[] = [
   { pattern: '/', load: overview },
@@ -48,6 +52,11 @@ const ROUTES: Route[] = [
   { pattern: '/crashes/:groupId', load: crash },
   { pattern: '/feedback', load: feedback },
   { pattern: '/user-logs', load: userLogs },
+  { pattern: '/localization', load: localization },
+  // Owners only: the server answers other roles 403 on these routes anyway.
+  { pattern: '/operators', load: operators, owner: true },
+  { pattern: '/audit', load: audit, owner: true },
+  { pattern: '/settings', load: settings, owner: true },
 ]
 
 /** The navigation: only pages backed by admin routes that exist. */
@@ -58,12 +67,16 @@ export const NAV: Array<{ path: string; label: string; owner?: boolean }> = [
   { path: '/cosmetics', label: 'Cosmetics' },
   { path: '/runs', label: 'Validated runs' },
   { path: '/remote-config', label: 'Remote config' },
+  { path: '/localization', label: 'Localization' },
   { path: '/news', label: 'News' },
   { path: '/gift-codes', label: 'Gift codes' },
   { path: '/email', label: 'E-mail' },
   { path: '/crashes', label: 'Crashes' },
   { path: '/feedback', label: 'Feedback' },
   { path: '/user-logs', label: 'User logs' },
+  { path: '/operators', label: 'Operators', owner: true },
+  { path: '/audit', label: 'Audit log', owner: true },
+  { path: '/settings', label: 'Settings', owner: true },
 ]
 
 export function resolve(path: string, role: Role): { route: Route; params: Record<string, string> } | null {

@@ -371,6 +371,35 @@ export function usePaged<T>(path: string, query: Query, limit = 25) {
   }
 }
 
+/** A table of items, one column per field; its caption is for screen readers. */
+export function Table<T>({ items, columns, caption }: { items: T[]; columns: Array<Column<T>>; caption: string }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.label} scope="col">
+                {c.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item, i) => (
+            <tr key={i}>
+              {columns.map((c) => (
+                <td key={c.label}>{c.render(item)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
 export function PagedTable<T>({
   paged,
   columns,
@@ -389,40 +418,25 @@ export function PagedTable<T>({
       {paged.data && items.length === 0 && paged.page === 1 ? (
         <p class="muted">{empty}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">{caption}</caption>
-            <thead>
-              <tr>
-                {columns.map((c) => (
-                  <th key={c.label} scope="col">
-                    {c.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((item, i) => (
-                <tr key={i}>
-                  {columns.map((c) => (
-                    <td key={c.label}>{c.render(item)}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table items={items} columns={columns} caption={caption} />
       )}
-      <nav class="pager" aria-label={`${caption} pages`}>
-        <button type="button" disabled={paged.page === 1} onClick={paged.previous}>
-          Previous page
-        </button>
-        <span>Page {paged.page}</span>
-        <button type="button" disabled={!paged.data?.nextCursor} onClick={paged.next}>
-          Next page
-        </button>
-      </nav>
+      <Pager paged={paged} label={`${caption} pages`} />
     </section>
+  )
+}
+
+/** Previous and next page of a cursor-paged list (back through the cursors already seen). */
+export function Pager({ paged, label }: { paged: ReturnType<typeof usePaged<unknown>>; label: string }) {
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={paged.page === 1} onClick={paged.previous}>
+        Previous page
+      </button>
+      <span>Page {paged.page}</span>
+      <button type="button" disabled={!paged.data?.nextCursor} onClick={paged.next}>
+        Next page
+      </button>
+    </nav>
   )
 }
 

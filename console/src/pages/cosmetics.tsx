@@ -1,20 +1,7 @@
 import { useState } from 'preact/hooks'
 import { api, enc } from '../api'
-import {
-  CheckField,
-  ConfirmButton,
-  ErrorNote,
-  Notice,
-  PagedTable,
-  SaveForm,
-  SelectField,
-  TextField,
-  Time,
-  Title,
-  useAction,
-  usePaged,
-  WriteButton,
-} from '../ui'
+import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../list'
+import { CheckField, SelectField, TextField, Time } from '../ui'
 
 interface Cosmetic {
   id: string
@@ -25,69 +12,50 @@ interface Cosmetic {
 }
 const TYPES = ['avatar', 'frame', 'badge'] as const
 
-export default function Cosmetics() {
-  const paged = usePaged<Cosmetic>('/cosmetics', {})
-  const [open, setOpen] = useState(false)
-  const [id, setId] = useState('')
-  const [type, setType] = useState<Cosmetic['type']>('avatar')
-  const [name, setName] = useState('')
-  const [locked, setLocked] = useState(false)
-  const action = useAction()
-  const edit = (c: Cosmetic) => {
-    setId(c.id)
-    setType(c.type)
-    setName(c.name)
-    setLocked(c.locked)
-    setOpen(true)
-  }
+function CosmeticForm({ item, done }: FormProps<Cosmetic>) {
+  const [id, setId] = useState(item?.id ?? '')
+  const [type, setType] = useState<Cosmetic['type']>(item?.type ?? 'avatar')
+  const [name, setName] = useState(item?.name ?? '')
+  const [locked, setLocked] = useState(item?.locked ?? false)
   return (
-    <>
-      <Title actions={<WriteButton onClick={() => setOpen(!open)}>New cosmetic</WriteButton>}>Cosmetics</Title>
-      {open && (
-        <SaveForm
-          label="Cosmetic"
-          busy={action.busy}
-          onSave={() =>
-            action
-              .run(() => api('PUT', `/cosmetics/${enc(id.trim())}`, { type, name, locked }), 'Saved')
-              .then(paged.reload)
-          }
-        >
-          <TextField label="Id" value={id} onValue={setId} required />
-          <SelectField label="Type" value={type} options={TYPES} onValue={setType} />
-          <TextField label="Name" value={name} onValue={setName} required />
-          <CheckField label="Locked" checked={locked} onValue={setLocked} />
-        </SaveForm>
-      )}
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
-      <PagedTable
-        paged={paged}
-        caption="Cosmetics"
-        empty="The catalog is empty."
-        columns={[
-          { label: 'Id', render: (c) => <code>{c.id}</code> },
-          { label: 'Type', render: (c) => c.type },
-          { label: 'Name', render: (c) => c.name },
-          { label: 'Locked', render: (c) => (c.locked ? 'locked (granted only)' : 'free') },
-          { label: 'Updated', render: (c) => <Time iso={c.updatedAt} /> },
-          {
-            label: 'Actions',
-            render: (c) => (
-              <span class="actions">
-                <WriteButton onClick={() => edit(c)} aria-label={`Edit ${c.id}`}>
-                  Edit
-                </WriteButton>
-                <ConfirmButton
-                  label={`Delete ${c.id}`}
-                  confirmLabel="Confirm delete"
-                  onConfirm={() => action.run(() => api('DELETE', `/cosmetics/${enc(c.id)}`)).then(paged.reload)}
-                />
-              </span>
-            ),
-          },
-        ]}
-      />
-    </>
+    <ActionForm
+      label="Cosmetic"
+      save={() => api('PUT', `/cosmetics/${enc(id.trim())}`, { type, name, locked })}
+      onDone={done}
+    >
+      <TextField label="Id" value={id} onValue={setId} required />
+      <SelectField label="Type" value={type} options={TYPES} onValue={setType} />
+      <TextField label="Name" value={name} onValue={setName} required />
+      <CheckField label="Locked" checked={locked} onValue={setLocked} />
+    </ActionForm>
+  )
+}
+
+export default function Cosmetics() {
+  return (
+    <ListPage<Cosmetic>
+      title="Cosmetics"
+      path="/cosmetics"
+      empty="The catalog is empty."
+      create={{ label: 'New cosmetic', form: (props) => <CosmeticForm {...props} /> }}
+      keyOf={(c) => c.id}
+      columns={(list) => [
+        { label: 'Id', render: (c) => <code>{c.id}</code> },
+        { label: 'Type', render: (c) => c.type },
+        { label: 'Name', render: (c) => c.name },
+        { label: 'Locked', render: (c) => (c.locked ? 'locked (granted only)' : 'free') },
+        { label: 'Updated', render: (c) => <Time iso={c.updatedAt} /> },
+        {
+          label: 'Actions',
+          render: (c) => (
+            <RowActions
+              name={c.id}
+              onEdit={() => list.edit(c)}
+              onDelete={() => list.act(deleteRow(`/cosmetics/${enc(c.id)}`))}
+            />
+          ),
+        },
+      ]}
+    />
   )
 }

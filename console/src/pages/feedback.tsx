@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { PagedTable, TextField, Time, Title, usePaged } from '../ui'
+import { ListPage } from '../list'
+import { TextField, Time } from '../ui'
 
 interface Feedback {
   id: string
@@ -15,31 +16,30 @@ interface Feedback {
 export default function FeedbackPage() {
   const [category, setCategory] = useState('')
   const [userId, setUserId] = useState('')
-  const paged = usePaged<Feedback>('/user-feedback', { category: category.trim(), userId: userId.trim() })
   return (
-    <>
-      <Title>Feedback</Title>
-      <div class="filters">
-        <TextField label="Category" value={category} onValue={setCategory} type="search" />
-        <TextField label="User id" value={userId} onValue={setUserId} type="search" />
-      </div>
-      <PagedTable
-        paged={paged}
-        caption="Feedback"
-        empty="No feedback."
-        columns={[
-          { label: 'Category', render: (f) => f.category },
-          { label: 'Title', render: (f) => f.title },
-          { label: 'Message', render: (f) => f.message },
-          {
-            label: 'Player',
-            render: (f) => (f.userId ? <a href={`#/players/${f.userId}`}>{f.userId.slice(0, 8)}</a> : 'anonymous'),
-          },
-          { label: 'E-mail', render: (f) => f.email ?? '' },
-          { label: 'Device', render: (f) => f.deviceInfo ?? '' },
-          { label: 'Sent', render: (f) => <Time iso={f.createdAt} /> },
-        ]}
-      />
-    </>
+    <ListPage<Feedback>
+      title="Feedback"
+      path="/user-feedback"
+      query={{ category: category.trim(), userId: userId.trim() }}
+      empty="No feedback."
+      filters={
+        <>
+          <TextField label="Category" value={category} onValue={setCategory} type="search" />
+          <TextField label="User id" value={userId} onValue={setUserId} type="search" />
+        </>
+      }
+      columns={() => [
+        { label: 'Category', render: (f) => f.category },
+        { label: 'Title', render: (f) => f.title },
+        { label: 'Message', render: (f) => f.message },
+        {
+          label: 'Player',
+          render: (f) => (f.userId ? <a href={`#/players/${f.userId}`}>{f.userId.slice(0, 8)}</a> : 'anonymous'),
+        },
+        { label: 'E-mail', render: (f) => f.email ?? '' },
+        { label: 'Device', render: (f) => f.deviceInfo ?? '' },
+        { label: 'Sent', render: (f) => <Time iso={f.createdAt} /> },
+      ]}
+    />
   )
 }

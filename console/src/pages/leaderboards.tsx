@@ -1,21 +1,8 @@
 import { useState } from 'preact/hooks'
 import { api, enc } from '../api'
+import { ActionForm, ListPage } from '../list'
 import type { Board } from '../types'
-import {
-  CheckField,
-  ErrorNote,
-  intOrNull,
-  Notice,
-  PagedTable,
-  SaveForm,
-  SelectField,
-  TextField,
-  Time,
-  Title,
-  useAction,
-  usePaged,
-  WriteButton,
-} from '../ui'
+import { CheckField, intOrNull, SelectField, TextField, Time } from '../ui'
 
 const SORT_ORDERS = ['desc', 'asc'] as const
 const STRATEGIES = ['best', 'latest', 'increment'] as const
@@ -32,74 +19,57 @@ export function BoardForm({ board, onSaved }: { board?: Board; onSaved: (board: 
   const [maxScore, setMaxScore] = useState(board?.maxScore?.toString() ?? '')
   const [validatedOnly, setValidatedOnly] = useState(board?.validatedOnly ?? false)
   const [isActive, setIsActive] = useState(board?.isActive ?? true)
-  const action = useAction()
-  const save = () =>
-    action.run(async () => {
-      const saved = await api<Board>('PUT', `/leaderboards/${enc(key.trim())}`, {
-        name,
-        sortOrder,
-        updateStrategy,
-        resetSchedule,
-        // The bounds are integers or absent (an empty field keeps the server's default).
-        minScore: intOrNull(minScore) ?? undefined,
-        maxScore: intOrNull(maxScore) ?? undefined,
-        validatedOnly,
-        isActive,
-      })
-      onSaved(saved)
-    }, 'Saved')
+  const save = async () => {
+    const saved = await api<Board>('PUT', `/leaderboards/${enc(key.trim())}`, {
+      name,
+      sortOrder,
+      updateStrategy,
+      resetSchedule,
+      // The bounds are integers or absent (an empty field keeps the server's default).
+      minScore: intOrNull(minScore) ?? undefined,
+      maxScore: intOrNull(maxScore) ?? undefined,
+      validatedOnly,
+      isActive,
+    })
+    onSaved(saved)
+  }
   return (
-    <>
-      <SaveForm label={board ? `Edit ${board.key}` : 'New leaderboard'} onSave={save} busy={action.busy}>
-        {!board && <TextField label="Key" value={key} onValue={setKey} required maxLength={64} />}
-        <TextField label="Name" value={name} onValue={setName} required />
-        <SelectField label="Sort order" value={sortOrder} options={SORT_ORDERS} onValue={setSortOrder} />
-        <SelectField label="Update strategy" value={updateStrategy} options={STRATEGIES} onValue={setUpdateStrategy} />
-        <SelectField label="Reset schedule" value={resetSchedule} options={SCHEDULES} onValue={setResetSchedule} />
-        <TextField label="Min score" value={minScore} onValue={setMinScore} inputMode="numeric" />
-        <TextField label="Max score" value={maxScore} onValue={setMaxScore} inputMode="numeric" />
-        <CheckField label="Validated only" checked={validatedOnly} onValue={setValidatedOnly} />
-        <CheckField label="Active" checked={isActive} onValue={setIsActive} />
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
-    </>
+    <ActionForm label={board ? `Edit ${board.key}` : 'New leaderboard'} save={save}>
+      {!board && <TextField label="Key" value={key} onValue={setKey} required maxLength={64} />}
+      <TextField label="Name" value={name} onValue={setName} required />
+      <SelectField label="Sort order" value={sortOrder} options={SORT_ORDERS} onValue={setSortOrder} />
+      <SelectField label="Update strategy" value={updateStrategy} options={STRATEGIES} onValue={setUpdateStrategy} />
+      <SelectField label="Reset schedule" value={resetSchedule} options={SCHEDULES} onValue={setResetSchedule} />
+      <TextField label="Min score" value={minScore} onValue={setMinScore} inputMode="numeric" />
+      <TextField label="Max score" value={maxScore} onValue={setMaxScore} inputMode="numeric" />
+      <CheckField label="Validated only" checked={validatedOnly} onValue={setValidatedOnly} />
+      <CheckField label="Active" checked={isActive} onValue={setIsActive} />
+    </ActionForm>
   )
 }
 
 export default function Leaderboards() {
-  const paged = usePaged<Board>('/leaderboards', {})
-  const [creating, setCreating] = useState(false)
   return (
-    <>
-      <Title actions={<WriteButton onClick={() => setCreating(!creating)}>New leaderboard</WriteButton>}>
-        Leaderboards
-      </Title>
-      {creating && (
-        <BoardForm
-          onSaved={(board) => {
-            setCreating(false)
-            window.location.hash = `#/leaderboards/${enc(board.key)}`
-          }}
-        />
-      )}
-      <PagedTable
-        paged={paged}
-        caption="Leaderboards"
-        columns={[
-          { label: 'Key', render: (b) => <a href={`#/leaderboards/${enc(b.key)}`}>{b.key}</a> },
-          { label: 'Name', render: (b) => b.name },
-          { label: 'Sort', render: (b) => b.sortOrder },
-          { label: 'Strategy', render: (b) => b.updateStrategy },
-          { label: 'Reset', render: (b) => b.resetSchedule },
-          { label: 'Scores', render: (b) => b.scoreCount },
-          {
-            label: 'State',
-            render: (b) => `${b.isActive ? 'active' : 'inactive'}${b.validatedOnly ? ', validated only' : ''}`,
-          },
-          { label: 'Updated', render: (b) => <Time iso={b.updatedAt} /> },
-        ]}
-      />
-    </>
+    <ListPage<Board>
+      title="Leaderboards"
+      path="/leaderboards"
+      create={{
+        label: 'New leaderboard',
+        form: () => <BoardForm onSaved={(board) => (window.location.hash = `#/leaderboards/${enc(board.key)}`)} />,
+      }}
+      columns={() => [
+        { label: 'Key', render: (b) => <a href={`#/leaderboards/${enc(b.key)}`}>{b.key}</a> },
+        { label: 'Name', render: (b) => b.name },
+        { label: 'Sort', render: (b) => b.sortOrder },
+        { label: 'Strategy', render: (b) => b.updateStrategy },
+        { label: 'Reset', render: (b) => b.resetSchedule },
+        { label: 'Scores', render: (b) => b.scoreCount },
+        {
+          label: 'State',
+          render: (b) => `${b.isActive ? 'active' : 'inactive'}${b.validatedOnly ? ', validated only' : ''}`,
+        },
+        { label: 'Updated', render: (b) => <Time iso={b.updatedAt} /> },
+      ]}
+    />
   )
 }

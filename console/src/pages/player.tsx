@@ -9,6 +9,7 @@ import {
   Notice,
   PagedTable,
   SaveForm,
+  Table,
   TextField,
   Time,
   Title,
@@ -19,6 +20,7 @@ import {
   WriteButton,
 } from '../ui'
 import { playerName } from './players'
+import { ExportButton, PlayerData } from './player-data'
 
 interface Unlocks {
   userId: string
@@ -180,29 +182,16 @@ function ValuesPanel({ userId }: { userId: string }) {
       <h2 id="values-title">Values</h2>
       <Loading loaded={loaded} />
       {loaded.data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Balances</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Balance</th>
-                <th scope="col">Earned today ({loaded.data.day})</th>
-                <th scope="col">Daily cap</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.data.values.map((v) => (
-                <tr key={v.key}>
-                  <td>{v.key}</td>
-                  <td>{v.balance}</td>
-                  <td>{v.earnedToday}</td>
-                  <td>{v.dailyCap ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          items={loaded.data.values}
+          caption="Balances"
+          columns={[
+            { label: 'Key', render: (v) => v.key },
+            { label: 'Balance', render: (v) => v.balance },
+            { label: `Earned today (${loaded.data.day})`, render: (v) => v.earnedToday },
+            { label: 'Daily cap', render: (v) => v.dailyCap ?? '—' },
+          ]}
+        />
       )}
       <SaveForm
         label="Adjust a balance"
@@ -240,7 +229,7 @@ export default function Player({ params }: PageProps) {
   const user = loaded.data
   return (
     <>
-      <Title>{user ? playerName(user) : 'Player'}</Title>
+      <Title actions={<ExportButton userId={userId} />}>{user ? playerName(user) : 'Player'}</Title>
       <p>
         <a href="#/players">← Players</a>
       </p>
@@ -274,6 +263,7 @@ export default function Player({ params }: PageProps) {
             </dl>
           </section>
           <Ban user={user} reload={loaded.reload} />
+          <PlayerData userId={userId} />
           <Unlocks userId={userId} />
           <ValuesPanel userId={userId} />
           <h2>Runs</h2>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
+import { ListPage } from '../list'
 import type { AdminUser } from '../types'
-import { PagedTable, TextField, Time, Title, usePaged } from '../ui'
+import { TextField, Time } from '../ui'
 
 export function playerName(user: Pick<AdminUser, 'username' | 'displayName' | 'userId'>): string {
   return user.username ?? user.displayName ?? user.userId
@@ -9,10 +10,23 @@ export function playerName(user: Pick<AdminUser, 'username' | 'displayName' | 'u
 export default function Players() {
   const [text, setText] = useState('')
   const [query, setQuery] = useState('')
-  const paged = usePaged<AdminUser>('/users', { query })
   return (
-    <>
-      <Title>Players</Title>
+    <ListPage<AdminUser>
+      title="Players"
+      path="/users"
+      query={{ query }}
+      empty={query ? `No player matches “${query}”.` : 'No players yet.'}
+      columns={() => [
+        { label: 'Name', render: (u) => <a href={`#/players/${u.userId}`}>{playerName(u)}</a> },
+        { label: 'E-mail', render: (u) => u.email ?? <span class="muted">—</span> },
+        {
+          label: 'Status',
+          render: (u) => (u.banned ? <span class="badge bad">banned</span> : u.isAnonymous ? 'anonymous' : 'account'),
+        },
+        { label: 'Sessions', render: (u) => u.activeSessions },
+        { label: 'Signed up', render: (u) => <Time iso={u.createdAt} /> },
+      ]}
+    >
       <form
         class="filters"
         role="search"
@@ -24,21 +38,6 @@ export default function Players() {
         <TextField label="Search" value={text} onValue={setText} placeholder="Name, e-mail or id" type="search" />
         <button type="submit">Search</button>
       </form>
-      <PagedTable
-        paged={paged}
-        caption="Players"
-        empty={query ? `No player matches “${query}”.` : 'No players yet.'}
-        columns={[
-          { label: 'Name', render: (u) => <a href={`#/players/${u.userId}`}>{playerName(u)}</a> },
-          { label: 'E-mail', render: (u) => u.email ?? <span class="muted">—</span> },
-          {
-            label: 'Status',
-            render: (u) => (u.banned ? <span class="badge bad">banned</span> : u.isAnonymous ? 'anonymous' : 'account'),
-          },
-          { label: 'Sessions', render: (u) => u.activeSessions },
-          { label: 'Signed up', render: (u) => <Time iso={u.createdAt} /> },
-        ]}
-      />
-    </>
+    </ListPage>
   )
 }

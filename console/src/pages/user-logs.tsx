@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { PagedTable, SelectField, TextField, Time, Title, usePaged } from '../ui'
+import { ListPage } from '../list'
+import { SelectField, TextField, Time } from '../ui'
 
 interface Log {
   id: string
@@ -14,26 +15,25 @@ const TYPES = ['', 'INFO', 'WARN', 'ERROR'] as const
 export default function UserLogs() {
   const [type, setType] = useState<(typeof TYPES)[number]>('')
   const [userId, setUserId] = useState('')
-  const paged = usePaged<Log>('/user-logs', { type, userId: userId.trim() })
   return (
-    <>
-      <Title>User logs</Title>
-      <div class="filters">
-        <SelectField label="Type" value={type} options={TYPES} onValue={setType} />
-        <TextField label="User id" value={userId} onValue={setUserId} type="search" />
-      </div>
-      <PagedTable
-        paged={paged}
-        caption="User logs"
-        empty="No logs."
-        columns={[
-          { label: 'Type', render: (l) => l.type },
-          { label: 'Message', render: (l) => l.message },
-          { label: 'Error code', render: (l) => l.errorCode ?? '' },
-          { label: 'Player', render: (l) => <a href={`#/players/${l.userId}`}>{l.userId.slice(0, 8)}</a> },
-          { label: 'At', render: (l) => <Time iso={l.createdAt} /> },
-        ]}
-      />
-    </>
+    <ListPage<Log>
+      title="User logs"
+      path="/user-logs"
+      query={{ type, userId: userId.trim() }}
+      empty="No logs."
+      filters={
+        <>
+          <SelectField label="Type" value={type} options={TYPES} onValue={setType} />
+          <TextField label="User id" value={userId} onValue={setUserId} type="search" />
+        </>
+      }
+      columns={() => [
+        { label: 'Type', render: (l) => l.type },
+        { label: 'Message', render: (l) => l.message },
+        { label: 'Error code', render: (l) => l.errorCode ?? '' },
+        { label: 'Player', render: (l) => <a href={`#/players/${l.userId}`}>{l.userId.slice(0, 8)}</a> },
+        { label: 'At', render: (l) => <Time iso={l.createdAt} /> },
+      ]}
+    />
   )
 }
