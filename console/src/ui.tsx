@@ -268,10 +268,12 @@ export function SelectField<T extends string>({
   options: readonly T[] | ReadonlyArray<readonly [T, string]>
   onValue: (value: T) => void
 }) {
+  // Named by its label alone: a label wrapping a select would also lend it the options' text.
+  const id = useId()
   return (
     <label class="field">
-      <span>{label}</span>
-      <select value={value} onChange={(e) => onValue(e.currentTarget.value as T)}>
+      <span id={`${id}-label`}>{label}</span>
+      <select value={value} aria-labelledby={`${id}-label`} onChange={(e) => onValue(e.currentTarget.value as T)}>
         {options.map((option) => {
           const [v, text] = typeof option === 'string' ? [option, option || 'any'] : option
           return (
