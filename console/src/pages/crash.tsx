@@ -1,62 +1,39 @@
 import { useState } from 'preact/hooks'
 import { api, get } from '../api'
 import type { PageProps } from '../routes'
+import { ActionForm } from '../list'
 import type { CrashGroup } from '../types'
-import {
-  ErrorNote,
-  Json,
-  Loading,
-  Notice,
-  SaveForm,
-  SelectField,
-  TextField,
-  Time,
-  Title,
-  useAction,
-  useLoad,
-} from '../ui'
+import { Json, Loading, SelectField, TextField, Time, Title, useLoad } from '../ui'
 
 type Detail = CrashGroup & { versions: unknown[]; recentOccurrences: unknown[] }
 
 function StatusForm({ group, onSaved }: { group: Detail; onSaved: () => void }) {
   const [status, setStatus] = useState(group.status)
   const [resolvedInVersion, setVersion] = useState(group.resolvedInVersion ?? '')
-  const action = useAction()
   return (
-    <>
-      <SaveForm
+    <ActionForm
+      label="Status"
+      onDone={onSaved}
+      save={() =>
+        api('PATCH', `/crash-reports/groups/${group.id}`, {
+          status,
+          ...(status === 'RESOLVED' && resolvedInVersion.trim() && { resolvedInVersion: resolvedInVersion.trim() }),
+        })
+      }
+    >
+      <SelectField
         label="Status"
-        busy={action.busy}
-        onSave={() =>
-          action
-            .run(
-              () =>
-                api('PATCH', `/crash-reports/groups/${group.id}`, {
-                  status,
-                  ...(status === 'RESOLVED' &&
-                    resolvedInVersion.trim() && { resolvedInVersion: resolvedInVersion.trim() }),
-                }),
-              'Saved',
-            )
-            .then(onSaved)
-        }
-      >
-        <SelectField
-          label="Status"
-          value={status}
-          options={['OPEN', 'RESOLVED', 'IGNORED'] as const}
-          onValue={setStatus}
-        />
-        <TextField
-          label="Resolved in version"
-          value={resolvedInVersion}
-          onValue={setVersion}
-          hint="A crash seen again in a later version reopens the group (a regression)"
-        />
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
-    </>
+        value={status}
+        options={['OPEN', 'RESOLVED', 'IGNORED'] as const}
+        onValue={setStatus}
+      />
+      <TextField
+        label="Resolved in version"
+        value={resolvedInVersion}
+        onValue={setVersion}
+        hint="A crash seen again in a later version reopens the group (a regression)"
+      />
+    </ActionForm>
   )
 }
 

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { get } from '../api'
 import type { CrashGroup, CrashStats } from '../types'
-import { Loading, PagedTable, SelectField, Time, Title, useLoad, usePaged } from '../ui'
+import { Loading, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../ui'
 
 const STATUSES = ['', 'OPEN', 'RESOLVED', 'IGNORED'] as const
 const rate = (r: number | null) => (r === null ? '—' : `${(r * 100).toFixed(2)} %`)
@@ -22,27 +22,16 @@ export default function Crashes() {
             {stats.data.sessions} crashed)
           </p>
           {stats.data.versions.length > 0 && (
-            <table>
-              <caption class="sr-only">Per version</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Sessions</th>
-                  <th scope="col">Crashed</th>
-                  <th scope="col">Crash-free</th>
-                </tr>
-              </thead>
-              <tbody>
-                {stats.data.versions.map((v) => (
-                  <tr key={v.appVersion}>
-                    <td>{v.appVersion}</td>
-                    <td>{v.sessions}</td>
-                    <td>{v.crashedSessions}</td>
-                    <td>{rate(v.crashFreeRate)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              items={stats.data.versions}
+              caption="Per version"
+              columns={[
+                { label: 'Version', render: (v) => v.appVersion },
+                { label: 'Sessions', render: (v) => v.sessions },
+                { label: 'Crashed', render: (v) => v.crashedSessions },
+                { label: 'Crash-free', render: (v) => rate(v.crashFreeRate) },
+              ]}
+            />
           )}
         </section>
       )}

@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks'
 import { api, enc } from '../api'
+import { ActionForm } from '../list'
 import type { Email } from '../types'
 import {
   ConfirmButton,
   ErrorNote,
-  Notice,
   PagedTable,
-  SaveForm,
   SelectField,
   TextArea,
   TextField,
@@ -65,29 +64,22 @@ function TemplateEditor({ template, onSaved }: { template?: Template; onSaved: (
   const [language, setLanguage] = useState(template?.defaultLanguage ?? 'en')
   const [variables, setVariables] = useState('{}')
   const [preview, setPreview] = useState<Preview | null>(null)
-  const action = useAction()
   const previewAction = useAction()
   const body = parseObject(text)
   const vars = parseObject(variables)
   return (
     <section aria-labelledby="template-title">
       <h2 id="template-title">{template ? `Template ${template.slug}` : 'New template'}</h2>
-      <SaveForm
+      <ActionForm
         label="Template"
-        busy={action.busy}
         disabled={!!body.problem || !slug.trim()}
-        onSave={() =>
-          action
-            .run(() => api('PUT', `/email-templates/${enc(slug.trim())}`, body.value), 'Saved')
-            .then((ok) => ok && onSaved())
-        }
+        save={() => api('PUT', `/email-templates/${enc(slug.trim())}`, body.value)}
+        onDone={onSaved}
       >
         {!template && <TextField label="Slug" value={slug} onValue={setSlug} required />}
         <TextArea label="Template (JSON)" value={text} onValue={setText} rows={12} invalid={!!body.problem} />
         {body.problem && <p class="error">{body.problem}</p>}
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
+      </ActionForm>
       {template && (
         <div class="panel">
           <h3>Preview (saved version)</h3>

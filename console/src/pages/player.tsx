@@ -21,6 +21,7 @@ import {
 } from '../ui'
 import { playerName } from './players'
 import { ExportButton, PlayerData } from './player-data'
+import { ActionForm } from '../list'
 
 interface Unlocks {
   userId: string
@@ -145,28 +146,22 @@ function Unlocks({ userId }: { userId: string }) {
           </ul>
         </div>
       )}
-      <SaveForm
+      <ErrorNote error={action.error} />
+      <ActionForm
         label="Grant cosmetics"
-        busy={action.busy}
-        onSave={() =>
-          action
-            .run(
-              () =>
-                api('POST', `/users/${userId}/unlocks`, {
-                  ids: ids
-                    .split(',')
-                    .map((s) => s.trim())
-                    .filter(Boolean),
-                }),
-              'Granted',
-            )
-            .then(loaded.reload)
+        save={() =>
+          api('POST', `/users/${userId}/unlocks`, {
+            ids: ids
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          })
         }
+        success="Granted"
+        onDone={loaded.reload}
       >
         <TextField label="Ids" value={ids} onValue={setIds} hint="Cosmetic ids, comma-separated" />
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
+      </ActionForm>
     </section>
   )
 }
@@ -176,7 +171,6 @@ function ValuesPanel({ userId }: { userId: string }) {
   const [key, setKey] = useState('')
   const [amount, setAmount] = useState('')
   const [reason, setReason] = useState('')
-  const action = useAction()
   return (
     <section aria-labelledby="values-title">
       <h2 id="values-title">Values</h2>
@@ -193,29 +187,22 @@ function ValuesPanel({ userId }: { userId: string }) {
           ]}
         />
       )}
-      <SaveForm
+      <ActionForm
         label="Adjust a balance"
-        busy={action.busy}
-        onSave={() =>
-          action
-            .run(
-              () =>
-                api('POST', `/users/${userId}/values`, {
-                  key,
-                  amount: Number(amount),
-                  ...(reason.trim() && { reason: reason.trim() }),
-                }),
-              'Adjusted',
-            )
-            .then(loaded.reload)
+        save={() =>
+          api('POST', `/users/${userId}/values`, {
+            key,
+            amount: Number(amount),
+            ...(reason.trim() && { reason: reason.trim() }),
+          })
         }
+        success="Adjusted"
+        onDone={loaded.reload}
       >
         <TextField label="Key" value={key} onValue={setKey} required />
         <TextField label="Amount" value={amount} onValue={setAmount} inputMode="numeric" required />
         <TextField label="Reason" value={reason} onValue={setReason} />
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
+      </ActionForm>
     </section>
   )
 }

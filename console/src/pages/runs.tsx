@@ -1,20 +1,8 @@
 import { useState } from 'preact/hooks'
 import { api, enc } from '../api'
+import { ActionForm } from '../list'
 import type { Run } from '../types'
-import {
-  ErrorNote,
-  Json,
-  Notice,
-  PagedTable,
-  SaveForm,
-  SelectField,
-  TextArea,
-  TextField,
-  Time,
-  Title,
-  useAction,
-  usePaged,
-} from '../ui'
+import { Json, PagedTable, SelectField, TextArea, TextField, Time, Title, usePaged } from '../ui'
 import { EvidenceButton, ReviewButtons } from './review'
 
 interface Rules {
@@ -83,7 +71,6 @@ function RulesSection() {
   const paged = usePaged<Rules>('/validated-actions/rules', {})
   const [boardKey, setBoardKey] = useState('')
   const [text, setText] = useState('{\n  "minDurationSeconds": 10,\n  "susScore": null\n}')
-  const action = useAction()
   let parsed: unknown = null
   let invalid = ''
   try {
@@ -132,22 +119,17 @@ function RulesSection() {
           },
         ]}
       />
-      <SaveForm
+      <ActionForm
         label="Rule set"
-        busy={action.busy}
         disabled={!!invalid || !boardKey.trim()}
-        onSave={() =>
-          action
-            .run(() => api('PUT', `/validated-actions/rules/${enc(boardKey.trim())}`, parsed), 'Rules saved')
-            .then(paged.reload)
-        }
+        save={() => api('PUT', `/validated-actions/rules/${enc(boardKey.trim())}`, parsed)}
+        success="Rules saved"
+        onDone={paged.reload}
       >
         <TextField label="Board key" value={boardKey} onValue={setBoardKey} required />
         <TextArea label="Rules (JSON)" value={text} onValue={setText} rows={10} invalid={!!invalid} />
         {invalid && <p class="error">{invalid}</p>}
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
+      </ActionForm>
     </section>
   )
 }
@@ -158,7 +140,6 @@ function ValuesSection() {
   const [minPerRun, setMin] = useState('')
   const [maxPerRun, setMax] = useState('')
   const [dailyCap, setCap] = useState('')
-  const action = useAction()
   const num = (s: string) => (s.trim() === '' ? null : Number(s))
   return (
     <section aria-labelledby="values-title">
@@ -175,30 +156,23 @@ function ValuesSection() {
           { label: 'Updated', render: (v) => <Time iso={v.updatedAt} /> },
         ]}
       />
-      <SaveForm
+      <ActionForm
         label="Value"
-        busy={action.busy}
-        onSave={() =>
-          action
-            .run(
-              () =>
-                api('PUT', `/validated-actions/values/${enc(key.trim())}`, {
-                  minPerRun: num(minPerRun),
-                  maxPerRun: num(maxPerRun),
-                  dailyCap: num(dailyCap),
-                }),
-              'Value saved',
-            )
-            .then(paged.reload)
+        save={() =>
+          api('PUT', `/validated-actions/values/${enc(key.trim())}`, {
+            minPerRun: num(minPerRun),
+            maxPerRun: num(maxPerRun),
+            dailyCap: num(dailyCap),
+          })
         }
+        success="Value saved"
+        onDone={paged.reload}
       >
         <TextField label="Key" value={key} onValue={setKey} required />
         <TextField label="Min per run" value={minPerRun} onValue={setMin} inputMode="numeric" />
         <TextField label="Max per run" value={maxPerRun} onValue={setMax} inputMode="numeric" />
         <TextField label="Daily cap" value={dailyCap} onValue={setCap} inputMode="numeric" />
-      </SaveForm>
-      <ErrorNote error={action.error} />
-      <Notice text={action.notice} />
+      </ActionForm>
     </section>
   )
 }
