@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, enc, type Page } from '../api'
 import { ActionForm } from '../list'
 import {
@@ -31,8 +31,17 @@ function CellEditor({ cell, value, done }: { cell: Cell; value: string | undefin
   const [text, setText] = useState(value ?? '')
   const action = useAction()
   const path = `/localization/${enc(cell.lang)}/${enc(cell.key)}`
+  const panel = useRef<HTMLDivElement>(null)
+  // The editor opens above the grid: take the keyboard there, and let Escape put the cell back.
+  useEffect(() => panel.current?.querySelector('textarea')?.focus(), [])
   return (
-    <div class="panel" role="group" aria-label={`${cell.key} in ${cell.lang}`}>
+    <div
+      class="panel"
+      role="group"
+      aria-label={`${cell.key} in ${cell.lang}`}
+      ref={panel}
+      onKeyDown={(e) => e.key === 'Escape' && done(false)}
+    >
       <ActionForm
         label={`Edit ${cell.key} in ${cell.lang}`}
         save={() => api('PUT', path, { value: text })}
@@ -95,6 +104,18 @@ export default function Localization() {
     setCreating(false)
     paged.reload()
   }
+  // Back to the cell that was edited once the editor closes, so the keyboard carries on from there (the
+  // reload after a save keeps the cell's element: rows and cells are keyed by key and language).
+  const lastCell = useRef<Cell | null>(null)
+  useEffect(() => {
+    if (editing) {
+      lastCell.current = editing
+    } else if (lastCell.current) {
+      const { key, lang } = lastCell.current
+      lastCell.current = null
+      document.querySelector<HTMLElement>(`[data-cell="${CSS.escape(`${lang}|${key}`)}"]`)?.focus()
+    }
+  }, [editing])
   return (
     <>
       <Title actions={<WriteButton onClick={() => setCreating(!creating)}>New translation</WriteButton>}>
@@ -172,6 +193,7 @@ export default function Localization() {
                           <button
                             type="button"
                             class="cell-button"
+                            data-cell={`${lang}|${row.key}`}
                             disabled={!allowed}
                             aria-label={`${row.key} in ${lang}: ${value ?? 'missing'}`}
                             onClick={() => setEditing({ key: row.key, lang })}
