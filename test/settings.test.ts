@@ -83,6 +83,7 @@ t.test('masking rules: secret names, URLs with credentials, unset secrets, unpar
     DB_PASS: 'db-pass-hidden',
     REDIS_URL: 'redis://:redis-pass-hidden@cache.internal:6379/0',
     SMTP_URL: 'smtp://no password here',
+    PUBLIC_URL: 'https://play.example.com/?auth=public-auth-hidden&lang=en#sig-hidden',
   })
   const byName = new Map(maskedSettings(config).map((s) => [s.name, s]))
   t.match(byName.get('DB_PASS'), { value: '[set]', secret: true, set: true })
@@ -93,4 +94,9 @@ t.test('masking rules: secret names, URLs with credentials, unset secrets, unpar
   const text = JSON.stringify([...byName.values()])
   t.notOk(text.includes('db-pass-hidden'))
   t.notOk(text.includes('redis-pass-hidden'))
+  t.match(byName.get('PUBLIC_URL'), {
+    value: 'https://play.example.com/?auth=%5Bredacted%5D&lang=en',
+    secret: true,
+  })
+  t.notOk(text.includes('-hidden'), 'no hidden value anywhere')
 })

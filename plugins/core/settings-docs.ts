@@ -6,7 +6,7 @@ export const settingsDocs: OperationDocs = {
       'Every setting of the README settings table with the value in effect, read-only (settings change only ' +
       'through the environment or `.env`, and a restart). Secrets — API keys, passwords, tokens, private keys, and ' +
       'any setting whose name says key, secret, pass, token or private — answer `"[set]"` when configured and ' +
-      '`null` when not, never the value; a URL loses its user name, password and secret-named query values. ' +
+      '`null` when not, never the value; a URL loses its user name, password, secret-named query values and fragment. ' +
       'Owners only (and the X-Admin-Key); other roles get 403 FORBIDDEN.',
     response: {
       items: [

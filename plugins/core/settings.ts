@@ -14,13 +14,15 @@ const SECRET_NAME = /KEY|SECRET|PASS|TOKEN|PRIVATE|CREDENTIAL/i
 /** What a configured secret shows instead of its value. */
 export const SECRET_SET = '[set]'
 const REDACTED = '[redacted]'
+/** Query parameters carry credentials under more names than settings do (`?auth=`, `?sig=`). */
+const SECRET_PARAM = /KEY|SECRET|PASS|TOKEN|PRIVATE|CREDENTIAL|AUTH|SIG/i
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
 
 /**
  * A URL keeps what helps an operator check it (scheme, host, port, path) and loses what would let a
  * reader sign in: its user info (SMTP_URL and REDIS_URL carry passwords there, some providers put the
- * key in the user name) and any query value with a secret-sounding name. A URL that does not parse is
- * masked whole: there is no telling where its password is.
+ * key in the user name), any query value with a secret-sounding name, and the fragment. A URL that does
+ * not parse is masked whole: there is no telling where its password is.
  */
 function maskUrl(value: string): { value: string; masked: boolean } {
   let url: URL
@@ -32,14 +34,15 @@ function maskUrl(value: string): { value: string; masked: boolean } {
   const hadUserInfo = url.username !== '' || url.password !== ''
   url.username = ''
   url.password = ''
-  let maskedQuery = false
+  let maskedParts = url.hash !== ''
+  url.hash = ''
   for (const name of [...url.searchParams.keys()]) {
-    if (SECRET_NAME.test(name)) {
+    if (SECRET_PARAM.test(name)) {
       url.searchParams.set(name, REDACTED)
-      maskedQuery = true
+      maskedParts = true
     }
   }
-  if (!hadUserInfo && !maskedQuery) return { value, masked: false }
+  if (!hadUserInfo && !maskedParts) return { value, masked: false }
   // Written by hand: URL would percent-encode the brackets of a marker set as the user name.
   const text = url.toString()
   const masked = hadUserInfo ? text.replace('//', `//${REDACTED}@`) : text
