@@ -453,6 +453,17 @@ t.test('the console in chromium', { skip, timeout: 260_000 }, async (t) => {
       page.getByRole('button', { name: 'Download save' }).click(),
     ])
     t.equal(readFileSync(await save.path(), 'utf8'), '{"level":12}', 'the cloud save downloads as stored')
+
+    // ---- revoke sessions: confirmed in place, then the app API refuses the player's token ----
+    await page.getByRole('button', { name: 'Revoke sessions' }).click()
+    await page.getByRole('button', { name: 'Confirm revoke sessions' }).click()
+    await page.getByRole('status').filter({ hasText: 'Sessions revoked' }).waitFor()
+    const signedOut = await appApi(server.base, 'POST', '/user-management/check-auth', {
+      userId: dora.id,
+      sessionToken: dora.accessToken,
+    })
+    t.equal(signedOut.body.authStatus, 'INVALID_TOKEN', "the player's session is revoked")
+    t.ok(await page.getByRole('button', { name: 'Revoke sessions' }).isDisabled(), 'nothing left to revoke')
     t.same(problems, [], 'no CSP violation, no script error')
 
     // ---- a viewer: no owner pages, and no write button that works on the new ones ----

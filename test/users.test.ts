@@ -180,6 +180,57 @@ eachDialect(t, async (t, dialect) => {
     )
   })
 
+  t.test('an operator signs a user out on every device; their other data and other users stay', async (t) => {
+    const user = await createUser(ctx, { includeRefreshToken: true })
+    const phone = (
+      await call({ method: 'POST', url: '/user-management/signin', payload: { anonymousToken: user.anonymousToken } })
+    ).json()
+    const bystander = await createUser(ctx)
+    t.equal((await admin({ method: 'GET', url: `/users/${user.userId}` })).json().activeSessions, 2)
+
+    const revoked = await admin({ method: 'POST', url: `/users/${user.userId}/revoke-sessions` })
+    t.equal(revoked.statusCode, 200)
+    t.match(revoked.json(), { userId: user.userId, activeSessions: 0, banned: false })
+    for (const token of [user.accessToken, phone.accessToken]) {
+      t.equal(
+        (await call({ method: 'POST', url: CHECK, payload: { userId: user.userId, sessionToken: token } })).json()
+          .authStatus,
+        'INVALID_TOKEN',
+        'each device is signed out',
+      )
+    }
+    assertError(
+      t,
+      await call({ method: 'POST', url: '/user-management/signin', payload: { refreshToken: user.refreshToken } }),
+      401,
+      'SESSION_REQUIRED',
+    )
+    t.equal(
+      (
+        await call({ method: 'POST', url: CHECK, payload: { userId: bystander.userId }, headers: bearer(bystander) })
+      ).json().authStatus,
+      'AUTHENTICATED',
+      "another user's session is untouched",
+    )
+    const back = await call({
+      method: 'POST',
+      url: '/user-management/signin',
+      payload: { anonymousToken: user.anonymousToken },
+    })
+    t.equal(back.statusCode, 200, 'the player can sign in again')
+    t.equal(
+      (await admin({ method: 'POST', url: `/users/${user.userId}/revoke-sessions` })).statusCode,
+      200,
+      'idempotent',
+    )
+    assertError(
+      t,
+      await admin({ method: 'POST', url: `/users/${UNKNOWN_USER}/revoke-sessions` }),
+      404,
+      'USER_NOT_FOUND',
+    )
+  })
+
   t.test('a ban refuses every request and revokes nothing; unban restores', async (t) => {
     const user = await createUser(ctx)
     const banned = await admin({ method: 'POST', url: `/users/${user.userId}/ban`, payload: { reason: 'cheating' } })

@@ -10,7 +10,7 @@ import {
   UserExportSchema,
   UserIdParamsSchema,
 } from '../../schemas/users.js'
-import { deleteUser, getAdminUser, searchUsers, setBan } from './service.js'
+import { deleteUser, getAdminUser, revokeUserSessions, searchUsers, setBan } from './service.js'
 import { exportUser } from './export.js'
 
 const tags = ['Admin', 'Users']
@@ -91,6 +91,20 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => setBan(app.db, request.params.userId, null, app.clock.now()),
+  )
+
+  app.post(
+    '/users/:userId/revoke-sessions',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Sign a user out on every device',
+        params: UserIdParamsSchema,
+        response: { 200: AdminUserSchema, ...adminErrors },
+      },
+    },
+    async (request) => revokeUserSessions(app.db, request.params.userId, app.clock.now()),
   )
 
   app.delete(

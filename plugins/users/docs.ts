@@ -171,6 +171,14 @@ export const docs: OperationDocs = {
     parameters: { userId: EX.userId },
     response: user,
   },
+  [`POST ${ADMIN}/{userId}/revoke-sessions`]: {
+    description:
+      'Signs the user out on every device: every session and refresh token is revoked, so each later call that sends one ' +
+      'is 401 `SESSION_REQUIRED` and a refresh is refused. The player may sign in again (a ban is what keeps them out). ' +
+      'Idempotent; answers the stored user, with `activeSessions` 0. 404 `USER_NOT_FOUND`.',
+    parameters: { userId: EX.userId },
+    response: user,
+  },
   [`DELETE ${ADMIN}/{userId}`]: {
     description:
       'Deletes the user and everything stored about them (sessions, profile, scores, saves, values, feedback, logs...) ' +

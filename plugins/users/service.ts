@@ -8,7 +8,7 @@ import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../core/pagination.js'
 import type { PublicPlayerEvents, UserDeletionEvents } from '../core/events.js'
-import { activeSessionCounts, resolveAccessToken } from '../core/session-store.js'
+import { activeSessionCounts, resolveAccessToken, revokeAllSessions } from '../core/session-store.js'
 import { hashToken } from '../core/secrets.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
 import type { AdminUser, CheckAuthResponse, LinkedProvider } from '../../schemas/users.js'
@@ -412,6 +412,16 @@ export async function setBan(db: Db, userId: string, ban: { reason?: string } | 
     .where('id', '=', userId)
     .executeTakeFirst()
   if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
+  return getAdminUser(db, userId, now)
+}
+
+/**
+ * Signs the user out on every device: each session (and its refresh token) is revoked. The account
+ * itself is untouched, so the player can sign in again; a ban is what keeps them out.
+ */
+export async function revokeUserSessions(db: Db, userId: string, now: number): Promise<AdminUser> {
+  if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+  await revokeAllSessions(db, userId, now)
   return getAdminUser(db, userId, now)
 }
 

@@ -89,6 +89,30 @@ function Ban({ user, reload }: { user: AdminUser; reload: () => void }) {
   )
 }
 
+function SignOut({ user, reload }: { user: AdminUser; reload: () => void }) {
+  const action = useAction()
+  return (
+    <section aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Sign out</h2>
+      <div class="panel">
+        <p>
+          {user.activeSessions} active session{user.activeSessions === 1 ? '' : 's'}. Revoking signs the player out on
+          every device; they can sign in again unless banned.
+        </p>
+        <ConfirmButton
+          label="Revoke sessions"
+          disabled={action.busy || user.activeSessions === 0}
+          onConfirm={() =>
+            action.run(() => api('POST', `/users/${user.userId}/revoke-sessions`), 'Sessions revoked').then(reload)
+          }
+        />
+      </div>
+      <ErrorNote error={action.error} />
+      <Notice text={action.notice} />
+    </section>
+  )
+}
+
 function Delete({ user }: { user: AdminUser }) {
   const [typed, setTyped] = useState('')
   const action = useAction()
@@ -250,6 +274,7 @@ export default function Player({ params }: PageProps) {
             </dl>
           </section>
           <Ban user={user} reload={loaded.reload} />
+          <SignOut user={user} reload={loaded.reload} />
           <PlayerData userId={userId} />
           <Unlocks userId={userId} />
           <ValuesPanel userId={userId} />
