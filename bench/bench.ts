@@ -32,11 +32,12 @@ import { maxTarget, printTargets, ratioTarget, timesTarget, type Target } from '
 
 const USAGE = `usage: npm run bench -- [options]
 
-  --db sqlite|mysql|both   database(s) for Outpost (default sqlite); mysql uses a fresh outpost_bench
-                           database at --mysql-url
+  --db sqlite|mysql|both   database(s) for Outpost (default sqlite); mysql uses a fresh database
+                           outpost_bench_<pid> at --mysql-url, dropped at the end
   --workers N              WORKERS for Outpost (default: not set, the server's own default)
   --peer php, --php        also run the PHP server (nginx + php-fpm, ${PHP_WORKERS} workers, SQLite) side by side
   --php-dir DIR            the PHP server's source (default $PHP_SERVER_DIR or ../shared/peers/horizon-simple-server)
+  --server-dir DIR         run the Outpost built in DIR (DIR/dist/server.js; default this checkout)
   --scenarios a,b          scenarios to run (default all: ${SCENARIO_NAMES.join(', ')});
                            the PHP peer runs mixed, lb-submit and save unless --scenarios names others
   --duration S             seconds per scenario (default 10; 8 with --targets)
@@ -56,6 +57,7 @@ const { values: args } = parseArgs({
     peer: { type: 'string' },
     php: { type: 'boolean', default: false },
     'php-dir': { type: 'string' },
+    'server-dir': { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
     users: { type: 'string', default: '1000' },
@@ -83,22 +85,34 @@ const userCount = Number(args.users)
 const phpDir = resolve(
   args['php-dir'] ?? process.env.PHP_SERVER_DIR ?? join(root, '../shared/peers/horizon-simple-server'),
 )
+/** Another checkout's build can be measured with this one's bench (a branch against main, say). */
+const serverDir = resolve(args['server-dir'] ?? root)
 const workDir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
 let nextPort = 18000 + randomInt(0, 1000)
 
 type Db = 'sqlite' | 'mysql'
 
-async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
+/**
+ * A database of its own per run, dropped at the end: two benches on one MariaDB (the machine is
+ * shared) would otherwise drop each other's tables mid-run.
+ */
+const MYSQL_DB = `outpost_bench_${process.pid}`
+
+function mysqlConnection(url: string) {
   const parsed = new URL(url)
-  const conn = {
+  return {
     host: parsed.hostname,
     port: Number(parsed.port || 3306),
     user: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
   }
+}
+
+async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
+  const conn = mysqlConnection(url)
   const admin = await createConnection(conn)
-  await admin.query('DROP DATABASE IF EXISTS outpost_bench')
-  await admin.query('CREATE DATABASE outpost_bench CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci')
+  await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
+  await admin.query(`CREATE DATABASE ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
   await admin.end()
   return {
     DB_DRIVER: 'mysql',
@@ -106,13 +120,21 @@ async function freshMysqlDatabase(url: string): Promise<Record<string, string>> 
     DB_PORT: String(conn.port),
     DB_USER: conn.user,
     DB_PASS: conn.password,
-    DB_NAME: 'outpost_bench',
+    DB_NAME: MYSQL_DB,
     DB_POOL_SIZE: '16',
   }
 }
 
+async function dropMysqlDatabase(url: string) {
+  const admin = await createConnection(mysqlConnection(url))
+  await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
+  await admin.end()
+}
+
 interface Outpost {
   server: Server
+  /** Stops the server and drops its MariaDB database. */
+  stop: () => Promise<void>
   label: string
   dbEnv: Record<string, string>
   log: string
@@ -138,10 +160,20 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
   }
   const log = join(dir, 'server.log')
   const nodeArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
-  const server = await startNode(join(root, 'dist/server.js'), [], { cwd: root, env, port, logFile: log, nodeArgs })
+  const server = await startNode(join(serverDir, 'dist/server.js'), [], {
+    cwd: serverDir,
+    env,
+    port,
+    logFile: log,
+    nodeArgs,
+  })
   // With several workers /health answers as soon as the first one listens: give the rest a moment.
   if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))
-  return { server, label: `outpost ${db} w=${workers ?? 'default'}`, dbEnv, log }
+  const stop = async () => {
+    await server.stop()
+    if (db === 'mysql') await dropMysqlDatabase(args['mysql-url']!)
+  }
+  return { server, label: `outpost ${db} w=${workers ?? 'default'}`, dbEnv, log, stop }
 }
 
 const tail = (file: string) => () => {
@@ -199,8 +231,12 @@ async function benchOutpost(db: Db, workers: string | undefined, names: string[]
     }
     if (db === 'sqlite')
       process.stdout.write(`database size: ${(statSync(outpost.dbEnv.DB_PATH!).size / 2 ** 20).toFixed(1)} MB\n`)
+  } catch (error) {
+    // The temp dir goes at the end of the run: the server's own account of the failure goes with the error.
+    ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
+    throw error
   } finally {
-    await outpost.server.stop()
+    await outpost.stop()
   }
   return results
 }
@@ -434,7 +470,7 @@ async function runScaleOnly() {
     })
     printTargets(targets)
   } finally {
-    await outpost.server.stop()
+    await outpost.stop()
   }
 }
 
