@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -88,6 +88,8 @@ const phpDir = resolve(
 /** Another checkout's build can be measured with this one's bench (a branch against main, say). */
 const serverDir = resolve(args['server-dir'] ?? root)
 const workDir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
+// Also on ^C: the servers' databases and logs in it are of no use after the run.
+process.once('exit', () => rmSync(workDir, { recursive: true, force: true }))
 let nextPort = 18000 + randomInt(0, 1000)
 
 type Db = 'sqlite' | 'mysql'
@@ -111,6 +113,13 @@ function mysqlConnection(url: string) {
 async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
   const conn = mysqlConnection(url)
   const admin = await createConnection(conn)
+  // Those of benches that were killed before they could drop theirs (their pid is gone).
+  const [rows] = await admin.query("SHOW DATABASES LIKE 'outpost\\_bench\\_%'")
+  for (const row of rows as Array<Record<string, string>>) {
+    const name = Object.values(row)[0]!
+    const pid = Number(/^outpost_bench_(\d+)$/.exec(name)?.[1])
+    if (pid && !existsSync(`/proc/${pid}`)) await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+  }
   await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
   await admin.query(`CREATE DATABASE ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
   await admin.end()

@@ -132,10 +132,11 @@ export function waitForExit(child: ChildProcess, signal: NodeJS.Signals, graceMs
 /** Every process the bench started, killed when the bench itself exits, even on an error or ^C. */
 const started = new Set<ChildProcess>()
 process.once('exit', () => {
-  // The whole tree: php-fpm's and nginx's workers would outlive a killed master.
+  // The whole tree, listed first and killed master first: php-fpm's and nginx's workers would
+  // outlive a killed master, and a master that sees a worker die starts another.
   for (const child of started)
     if (child.exitCode === null)
-      for (const pid of processTree(child.pid!).reverse())
+      for (const pid of processTree(child.pid!))
         try {
           process.kill(pid, 'SIGKILL')
         } catch {
