@@ -488,6 +488,9 @@ async function runScaleOnly() {
       resultsDir: join(root, 'bench/results'),
     })
     printTargets(targets)
+  } catch (error) {
+    ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
+    throw error
   } finally {
     await outpost.stop()
   }
@@ -504,6 +507,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`)
+  // fetch's own message ("fetch failed") hides the reason in `cause`.
+  const cause = (error as Error).cause
+  process.stderr.write(`${(error as Error).stack}\n${cause ? `cause: ${String(cause)}\n` : ''}`)
   process.exit(1)
 })

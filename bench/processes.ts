@@ -173,6 +173,10 @@ export async function startNode(
   )
   const url = `http://127.0.0.1:${options.port}`
   await waitForHttp(`${url}${healthPath}`, () => child.exitCode === null, script)
+  let stopping = false
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`!!! ${script} exited mid-run (code ${code}, signal ${signal})\n`)
+  })
   const tree = watchTree(() => [child.pid!])
   return {
     children: [child],
@@ -182,6 +186,7 @@ export async function startNode(
     peakProcesses: tree.peakProcesses,
     resetPeak: tree.resetPeak,
     stop: async () => {
+      stopping = true
       tree.stop()
       await waitForExit(child, 'SIGTERM')
     },

@@ -145,6 +145,13 @@ export async function runScale(options: ScaleOptions): Promise<Target[]> {
     sizeMb = Number(size.rows[0]?.bytes ?? 0) / 2 ** 20
   }
 
+  // The SQLite fill blocks this process's event loop for longer than the server's keep-alive timeout,
+  // so fetch never saw the server close its pooled connection and the first request on it fails
+  // ("other side closed"). One retried request clears the stale connection.
+  await fetch(`${url}/health`)
+    .catch(() => fetch(`${url}/health`))
+    .then((res) => res.arrayBuffer())
+
   const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' }
   const get = (path: string) => fetch(`${url}/api/v1/app${path}`, { headers })
   // The best score belongs to the highest index; desc board, so user n-1 is first and user 0 last.
