@@ -34,7 +34,8 @@ const USAGE = `usage: npm run bench -- [options]
 
   --db sqlite|mysql|both   database(s) for Outpost (default sqlite); mysql uses a fresh database
                            outpost_bench_<pid> at --mysql-url, dropped at the end
-  --workers N              WORKERS for Outpost (default: not set, the server's own default)
+  --workers N              WORKERS for Outpost (default: not set, the server's own default); with
+                           --targets, what the default-workers runs use instead of the default
   --peer php, --php        also run the PHP server (nginx + php-fpm, ${PHP_WORKERS} workers, SQLite) side by side
   --php-dir DIR            the PHP server's source (default $PHP_SERVER_DIR or ../shared/peers/horizon-simple-server)
   --server-dir DIR         run the Outpost built in DIR (DIR/dist/server.js; default this checkout)
@@ -319,21 +320,39 @@ const find = (results: Result[], server: string, scenario: string) =>
 /** A result's rps only when it ran clean: a run with errors measures the errors. */
 const cleanRps = (r: Result | undefined) => (r && !r.errors && !r.non2xx ? r.rps : undefined)
 
-function comparisons(results: Result[]): Target[] {
-  const out: Target[] = []
+interface Comparison {
+  scenario: string
+  first: string
+  second: string
+  /** rps of the first over the second; null when either run had errors. */
+  rps: number | null
+  /** Server CPU per request of the second over the first: how much less work the first does. */
+  cpu: number
+}
+
+/** MariaDB beside SQLite, and Outpost beside the PHP peer, scenario by scenario. */
+function comparisons(results: Result[]): Comparison[] {
+  const out: Comparison[] = []
   const outposts = [...new Set(results.filter((r) => r.server.startsWith('outpost')).map((r) => r.server))]
   const sqlite = outposts.find((s) => s.includes('sqlite'))
   const mysql = outposts.find((s) => s.includes('mysql'))
-  for (const scenario of SCENARIO_NAMES) {
-    if (sqlite && mysql) {
-      const [a, b] = [find(results, mysql, scenario), find(results, sqlite, scenario)]
-      if (a && b) out.push(ratioTarget(`${scenario}: ${mysql} / ${sqlite}`, cleanRps(a), cleanRps(b), 0))
+  const pairs: Array<[string | undefined, string | undefined]> = [
+    [mysql, sqlite],
+    [sqlite ?? mysql, `php w=${PHP_WORKERS}`],
+  ]
+  for (const scenario of SCENARIO_NAMES)
+    for (const [first, second] of pairs) {
+      const [a, b] = [first && find(results, first, scenario), second && find(results, second, scenario)]
+      if (!a || !b || first === second) continue
+      const [x, y] = [cleanRps(a), cleanRps(b)]
+      out.push({
+        scenario,
+        first: first!,
+        second: second!,
+        rps: x !== undefined && y ? x / y : null,
+        cpu: b.cpuPerRequestMs / a.cpuPerRequestMs,
+      })
     }
-    const php = find(results, `php w=${PHP_WORKERS}`, scenario)
-    const base = sqlite ?? mysql
-    const ours = base && find(results, base, scenario)
-    if (php && ours) out.push(timesTarget(`${scenario}: ${base} / php`, cleanRps(ours), cleanRps(php), 0))
-  }
   return out
 }
 
@@ -372,8 +391,10 @@ async function runTargets() {
   const before = await measureCeiling('ceiling before')
   const results: Result[] = [before]
   const single = 'outpost sqlite w=1'
-  const sqlite = 'outpost sqlite w=default'
-  const mysql = 'outpost mysql w=default'
+  // "Default workers" leaves WORKERS unset; --workers stands in for the default (to try `auto`, say).
+  const many = args.workers
+  const sqlite = `outpost sqlite w=${many ?? 'default'}`
+  const mysql = `outpost mysql w=${many ?? 'default'}`
   const php = `php w=${PHP_WORKERS}`
   // A phase that fails (MariaDB down, nginx missing) leaves its targets unmeasured; the others still run.
   const phase = async (what: string, run: () => Promise<Result[]>) => {
@@ -388,8 +409,8 @@ async function runTargets() {
   const after = await measureCeiling('ceiling after')
   results.push(after)
   const ceiling = { rps: (before.rps + after.rps) / 2 }
-  await phase(sqlite, () => benchOutpost('sqlite', undefined, ['mixed', 'lb-submit'], ceiling.rps))
-  await phase(mysql, () => benchOutpost('mysql', undefined, ['mixed', 'lb-submit'], ceiling.rps))
+  await phase(sqlite, () => benchOutpost('sqlite', many, ['mixed', 'lb-submit'], ceiling.rps))
+  await phase(mysql, () => benchOutpost('mysql', many, ['mixed', 'lb-submit'], ceiling.rps))
   await phase(php, () => benchPhp(['mixed', 'lb-submit'], ceiling.rps))
   for (const result of results) if (result.ratio !== null) result.ratio = result.rps / ceiling.rps
 
@@ -452,8 +473,21 @@ async function runTargets() {
   }
   printResults(results, info)
   printTargets(targets)
+  // Not a target, but the steadier reading on a shared machine: the scheduler shares the CPU per
+  // process, so the PHP peer's 12 processes get more of it than one Node process when others are busy.
+  const efficiency: Record<string, number> = {}
+  for (const scenario of ['mixed', 'lb-submit']) {
+    const [ours, theirs] = [r(sqlite, scenario), r(php, scenario)]
+    if (ours && theirs) efficiency[scenario] = theirs.cpuPerRequestMs / ours.cpuPerRequestMs
+  }
+  if (Object.keys(efficiency).length)
+    process.stdout.write(
+      `server CPU per request, PHP / Outpost (SQLite, default workers): ${Object.entries(efficiency)
+        .map(([name, x]) => `${name} ${x.toFixed(1)}×`)
+        .join(', ')}\n`,
+    )
   process.stdout.write('The 1M-entry board targets are a separate run: npm run bench -- --scale 1000000 [--db mysql]\n')
-  writeJson('targets', { meta: info, results, targets })
+  writeJson('targets', { meta: info, results, targets, cpuPerRequestPhpOverOutpost: efficiency })
 }
 
 async function runBench() {
@@ -469,10 +503,11 @@ async function runBench() {
   const info = { db: args.db, workers: args.workers ?? 'default', ...meta() }
   printResults(results, info)
   const ratios = comparisons(results)
-  if (ratios.length) {
-    process.stdout.write('\nside by side (rps of the first over the second):\n')
-    for (const t of ratios) process.stdout.write(`  ${t.target}: ${t.measured}\n`)
-  }
+  if (ratios.length) process.stdout.write('\nside by side:\n')
+  for (const c of ratios)
+    process.stdout.write(
+      `  ${c.scenario}: ${c.first} / ${c.second}: ${c.rps === null ? 'rps not comparable (errors)' : `${c.rps.toFixed(2)}× the rps`}, CPU per request ${c.second} / ${c.first}: ${c.cpu.toFixed(2)}×\n`,
+    )
   writeJson(`bench-${args.db}`, { meta: info, results, ratios })
 }
 
