@@ -31,23 +31,26 @@ import { maxTarget, printTargets, ratioTarget, timesTarget, type Target } from '
  */
 
 const USAGE = `usage: npm run bench -- [options]
-
   --db sqlite|mysql|both   database(s) for Outpost (default sqlite); mysql uses a fresh database
-                           outpost_bench_<pid> at --mysql-url, dropped at the end
+                           outpost_bench_<pid> at --mysql-url, dropped at the end; both runs
+                           the scenarios on each and prints the MariaDB/SQLite ratios
   --workers N              WORKERS for Outpost (default: not set, the server's own default); with
                            --targets, what the default-workers runs use instead of the default
-  --peer php, --php        also run the PHP server (nginx + php-fpm, ${PHP_WORKERS} workers, SQLite) side by side
-  --php-dir DIR            the PHP server's source (default $PHP_SERVER_DIR or ../shared/peers/horizon-simple-server)
+  --peer php, --php        also run the PHP server side by side (README, Performance)
+  --php-dir DIR            the PHP server's source (default \$PHP_SERVER_DIR or
+                           ../shared/peers/horizon-simple-server)
   --server-dir DIR         run the Outpost built in DIR (DIR/dist/server.js; default this checkout)
-  --scenarios a,b          scenarios to run (default all: ${SCENARIO_NAMES.join(', ')});
-                           the PHP peer runs mixed, lb-submit and save unless --scenarios names others
+  --scenarios a,b          scenarios to run (default all: health, config-all, signup, lb-submit,
+                           lb-top, lb-rank, lb-around, save, load, mixed); the PHP peer runs
+                           mixed, lb-submit and save unless --scenarios names others
   --duration S             seconds per scenario (default 10; 8 with --targets)
   --connections N          autocannon connections (default 32)
   --users N                players seeded on every server (default 1000)
-  --targets                run everything the issue's targets need and print them with ✓/✗
-  --scale N                fill the default board with N entries and time single requests (with --db)
-  --mysql-url URL          default $BENCH_MYSQL_URL or mysql://root@127.0.0.1:3306/test
+  --targets                run everything the performance targets need, print them with ✓/✗
+  --scale N                fill the default board with N entries, time single requests (with --db)
+  --mysql-url URL          default \$BENCH_MYSQL_URL or mysql://root@127.0.0.1:3306/test
   --profile                write a V8 CPU profile of the server to bench/results/profiles
+                           (node dist/bench/profile-summary.js FILE sums its self time by package)
   --help                   this text
 `
 
