@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -7,7 +6,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { createConnection } from 'mysql2/promise'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
-import { startNode, type Server } from './processes.js'
+import { freePort, startNode, type Server } from './processes.js'
 import { runScale } from './scale.js'
 import {
   ADMIN_KEY,
@@ -94,7 +93,6 @@ const serverDir = resolve(args['server-dir'] ?? root)
 const workDir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
 // Also on ^C: the servers' databases and logs in it are of no use after the run.
 process.once('exit', () => rmSync(workDir, { recursive: true, force: true }))
-let nextPort = 18000 + randomInt(0, 1000)
 
 type Db = 'sqlite' | 'mysql'
 
@@ -160,7 +158,7 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
     db === 'mysql'
       ? await freshMysqlDatabase(args['mysql-url']!)
       : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
-  const port = nextPort++
+  const port = await freePort()
   const env: Record<string, string> = {
     ...dbEnv,
     API_KEY,
@@ -198,7 +196,7 @@ const tail = (file: string) => () => {
 }
 
 async function measureCeiling(label = 'ceiling'): Promise<Result> {
-  const port = nextPort++
+  const port = await freePort()
   const ceiling = await startNode(join(root, 'dist/bench/ceiling.js'), [String(port), API_KEY], {
     cwd: root,
     env: {},
@@ -256,7 +254,7 @@ async function benchOutpost(db: Db, workers: string | undefined, names: string[]
 
 async function benchPhp(names: string[], ceilingRps: number) {
   const dir = mkdtempSync(join(workDir, 'php-'))
-  const php = await startPhpPeer({ sourceDir: phpDir, dir, port: nextPort++, apiKey: API_KEY })
+  const php = await startPhpPeer({ sourceDir: phpDir, dir, port: await freePort(), apiKey: API_KEY })
   const label = `php w=${PHP_WORKERS}`
   const results: Result[] = []
   try {

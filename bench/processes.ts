@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 
 /**
  * Servers under test as child processes, with their CPU and memory read from /proc. A server may
@@ -95,6 +96,21 @@ export function watchTree(roots: () => number[]) {
     },
     stop: () => clearInterval(timer),
   }
+}
+
+/**
+ * A port nobody listens on now, from the kernel. A guessed one could be taken by another server on
+ * this shared machine, and the bench would then measure that server.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
 }
 
 /**
