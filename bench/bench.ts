@@ -523,6 +523,7 @@ async function runScaleOnly() {
       entries: Number(args.scale),
       resultsDir: join(root, 'bench/results'),
     })
+    targets.push(maxTarget('peak RSS per Outpost process', outpost.server.peakRss() / 2 ** 20, 250, 'MB'))
     printTargets(targets)
   } catch (error) {
     ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
