@@ -61,7 +61,9 @@ export async function seed(server: Server, flavour: Flavour, userCount: number):
       const signup = flavour === 'php' ? { type: 'ANONYMOUS', username: `Bench ${i}` } : { username: `Bench ${i}` }
       const user = await api(server, 'POST', `${APP}/user-management/signup`, signup)
       users.push(user.userId)
-      await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score: randomInt(0, 1_000_000) })
+      // The same scores on every server, spread over the board (7919 is prime, so no two players tie).
+      const score = (i * 7919) % 1_000_000
+      await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score })
       await api(server, 'POST', `${APP}/cloud-save/save`, { userId: user.userId, saveData: saveData('seed') })
     },
   )
