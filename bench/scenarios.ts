@@ -8,7 +8,7 @@ import type { Server } from './processes.js'
  * - signup: the PHP server takes only `{ type: 'ANONYMOUS', username }`;
  * - leaderboard/top: the PHP server requires a `userId` query parameter (it does not use it);
  * - cloud-save/save: the PHP server answers `{ success, dataSizeBytes }`, without a version, so its
- *   saves cannot be checked for lost writes (a later version cannot be told from an earlier one);
+ *   saves are checked for lost writes by time instead (see verifySavesByTime);
  * - remote config: the PHP server has no admin API; its keys are written into its database.
  */
 
@@ -128,15 +128,23 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
     const s = ctx.submit as { userId: string; score: number } | undefined
     if (s && status === 200) best.set(s.userId, Math.max(best.get(s.userId) ?? 0, s.score))
   }
+  /** Every save by player, with when it was sent and acknowledged: the PHP server answers no version. */
+  const timeline = new Map<string, Array<{ nonce: string; sent: number; acked: number | null }>>()
   const save = (ctx: Ctx) => {
     const userId = pick()
     const nonce = randomBytes(8).toString('hex')
-    ctx.save = { userId, nonce }
+    const entry = { nonce, sent: performance.now(), acked: null as number | null }
+    ctx.save = { userId, nonce, entry }
+    if (flavour === 'php') timeline.set(userId, [...(timeline.get(userId) ?? []), entry])
     return post(`${APP}/cloud-save/save`, { userId, saveData: saveData(nonce) })
   }
   const onSave = (status: number, body: string, ctx: Ctx) => {
-    const s = ctx.save as { userId: string; nonce: string } | undefined
-    if (!s || status !== 200 || flavour === 'php') return
+    const s = ctx.save as { userId: string; nonce: string; entry: { acked: number | null } } | undefined
+    if (!s || status !== 200) return
+    if (flavour === 'php') {
+      s.entry.acked = performance.now()
+      return
+    }
     const { version } = JSON.parse(body) as { version: number }
     const known = saves.get(s.userId)
     if (!known || version > known.version) saves.set(s.userId, { version, nonce: s.nonce })
@@ -158,7 +166,7 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
   // may be ahead of the last one seen. A save is lost when the store is behind what was acknowledged,
   // or at the same version with other data.
   const verifySaves = async (server: Server): Promise<Check> => {
-    if (flavour === 'php') return { text: 'saves not checked (the PHP server answers no version)', lost: null }
+    if (flavour === 'php') return verifySavesByTime(server)
     let lost = 0
     let ahead = 0
     for (const [userId, { version, nonce }] of saves) {
@@ -170,6 +178,24 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
       text: `${saves.size} saves checked, ${lost} lost (${ahead} overtaken by unacknowledged in-flight saves)`,
       lost,
     }
+  }
+
+  // Without versions, by time: a save is lost when the store holds a save that was acknowledged
+  // before another acknowledged save of the same player was even sent (that one must have replaced
+  // it), or holds none of the player's saves although one was acknowledged.
+  const verifySavesByTime = async (server: Server): Promise<Check> => {
+    let lost = 0
+    let checked = 0
+    for (const [userId, entries] of timeline) {
+      const acked = entries.filter((e) => e.acked !== null)
+      if (!acked.length) continue
+      checked++
+      const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId })
+      const stored = entries.find((e) => String(res.saveData).includes(`"nonce":"${e.nonce}"`))
+      const lastSent = Math.max(...acked.map((e) => e.sent))
+      if (!stored || (stored.acked !== null && stored.acked < lastSent)) lost++
+    }
+    return { text: `${checked} saves checked by time (no versions), ${lost} lost`, lost }
   }
 
   const mixedTable: Array<[number, (ctx: Ctx) => Req, Scenario['onResponse']]> = [
