@@ -136,7 +136,7 @@ export async function waitForHttp(url: string, alive: () => boolean, what: strin
 export function waitForExit(child: ChildProcess, signal: NodeJS.Signals, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), graceMs)
+    const force = setTimeout(() => killTree(child.pid!), graceMs)
     child.once('exit', () => {
       clearTimeout(force)
       resolve()
@@ -148,17 +148,21 @@ export function waitForExit(child: ChildProcess, signal: NodeJS.Signals, graceMs
 /** Every process the bench started, killed when the bench itself exits, even on an error or ^C. */
 const started = new Set<ChildProcess>()
 process.once('exit', () => {
-  // The whole tree, listed first and killed master first: php-fpm's and nginx's workers would
-  // outlive a killed master, and a master that sees a worker die starts another.
-  for (const child of started)
-    if (child.exitCode === null)
-      for (const pid of processTree(child.pid!))
-        try {
-          process.kill(pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
+  for (const child of started) if (child.exitCode === null) killTree(child.pid!)
 })
+
+/**
+ * SIGKILL to a process and all its descendants, listed first and killed master first: php-fpm's and
+ * nginx's workers would outlive a killed master, and a master that sees a worker die starts another.
+ */
+function killTree(pid: number) {
+  for (const each of processTree(pid))
+    try {
+      process.kill(each, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+}
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
     process.stderr.write(`\n${signal}: stopping the servers\n`)
