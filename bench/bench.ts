@@ -522,8 +522,8 @@ async function runScaleOnly() {
       dbEnv: outpost.dbEnv,
       entries: Number(args.scale),
       resultsDir: join(root, 'bench/results'),
+      peakRss: outpost.server.peakRss,
     })
-    targets.push(maxTarget('peak RSS per Outpost process', outpost.server.peakRss() / 2 ** 20, 250, 'MB'))
     printTargets(targets)
   } catch (error) {
     ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`

@@ -19,6 +19,8 @@ export interface ScaleOptions {
   dbEnv: Record<string, string>
   entries: number
   resultsDir: string
+  /** The largest resident set of any one server process so far, in bytes. */
+  peakRss: () => number
 }
 
 const SAMPLES = 200
@@ -201,6 +203,7 @@ export async function runScale(options: ScaleOptions): Promise<Target[]> {
     `scale-${config.DB_DRIVER}-${n}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
   )
   const targets = scaleTargets(config.DB_DRIVER, results)
+  targets.push(maxTarget('peak RSS per Outpost process', options.peakRss() / 2 ** 20, 250, 'MB'))
   writeFileSync(
     file,
     JSON.stringify(
