@@ -1,119 +1,129 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes, randomInt } from 'node:crypto'
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { createConnection } from 'mysql2/promise'
+import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
+import { freePort, startNode, type Server } from './processes.js'
 import { runScale } from './scale.js'
+import {
+  ADMIN_KEY,
+  API_KEY,
+  REMOTE_CONFIG,
+  runScenario,
+  scenarios,
+  seed,
+  SCENARIO_NAMES,
+  type Flavour,
+  type Result,
+} from './scenarios.js'
+import { maxTarget, printTargets, ratioTarget, timesTarget, type Target } from './targets.js'
 
 /**
  * `npm run bench`: Outpost in a child process (rate limit off), seeded through its API, then each
- * scenario under autocannon, beside a ceiling server measured in the same run. Prints one table and
- * writes it as JSON under bench/results/. Every loop here is bounded in time and count.
+ * scenario under autocannon, beside a ceiling server measured in the same run, and optionally beside
+ * the PHP server it replaces. Prints one table and writes it as JSON under bench/results/.
+ * `--targets` runs what the issue's targets need and judges them. Every loop here is bounded in time
+ * and count.
  */
 
-const API_KEY = 'bench-api-key-0123456789'
-const ADMIN_KEY = 'bench-admin-key-0123456789'
-const APP = '/api/v1/app'
-const root = fileURLToPath(new URL('../../', import.meta.url))
+const USAGE = `usage: npm run bench -- [options]
+  --db sqlite|mysql|both   database(s) for Outpost (default sqlite); mysql uses a fresh database
+                           outpost_bench_<pid> at --mysql-url, dropped at the end; both runs
+                           the scenarios on each and prints the MariaDB/SQLite ratios
+  --workers N              WORKERS for Outpost (default: not set, the server's own default); with
+                           --targets, what the default-workers runs use instead of the default
+  --peer php, --php        also run the PHP server side by side (README, Performance)
+  --php-dir DIR            the PHP server's source (default \$PHP_SERVER_DIR or
+                           ../shared/peers/horizon-simple-server)
+  --server-dir DIR         run the Outpost built in DIR (DIR/dist/server.js; default this checkout)
+  --scenarios a,b          scenarios to run (default all: health, config-all, signup, lb-submit,
+                           lb-top, lb-rank, lb-around, save, load, mixed); the PHP peer runs
+                           mixed, lb-submit and save unless --scenarios names others
+  --duration S             seconds per scenario (default 10; 8 with --targets)
+  --connections N          autocannon connections (default 32)
+  --users N                players seeded on every server (default 1000)
+  --targets                run everything the performance targets need, print them with ✓/✗
+  --scale N                fill the default board with N entries, time single requests (with --db)
+  --mysql-url URL          default \$BENCH_MYSQL_URL or mysql://root@127.0.0.1:3306/test
+  --profile                write a V8 CPU profile of the server to bench/results/profiles
+                           (node dist/bench/profile-summary.js FILE sums its self time by package)
+  --help                   this text
+`
 
 const { values: args } = parseArgs({
   options: {
     db: { type: 'string', default: 'sqlite' },
-    duration: { type: 'string', default: '10' },
+    workers: { type: 'string' },
+    peer: { type: 'string' },
+    php: { type: 'boolean', default: false },
+    'php-dir': { type: 'string' },
+    'server-dir': { type: 'string' },
+    duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
     users: { type: 'string', default: '1000' },
     scenarios: { type: 'string', default: '' },
+    targets: { type: 'boolean', default: false },
     scale: { type: 'string', default: '' },
     'mysql-url': { type: 'string', default: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test' },
-    /** Write a V8 CPU profile of the server (open it in Chrome DevTools or speedscope). */
     profile: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 })
-const duration = Number(args.duration)
-const connections = Number(args.connections)
+if (args.help) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
+if (args.peer !== undefined && args.peer !== 'php') throw new Error(`unknown peer ${args.peer} (only php)`)
+if (!['sqlite', 'mysql', 'both'].includes(args.db!)) throw new Error(`--db is sqlite, mysql or both, not ${args.db}`)
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const runOptions = {
+  duration: Number(args.duration ?? (args.targets ? 8 : 10)),
+  connections: Number(args.connections),
+}
 const userCount = Number(args.users)
+const phpDir = resolve(
+  args['php-dir'] ?? process.env.PHP_SERVER_DIR ?? join(root, '../shared/peers/horizon-simple-server'),
+)
+/** Another checkout's build can be measured with this one's bench (a branch against main, say). */
+const serverDir = resolve(args['server-dir'] ?? root)
+const workDir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
+// Also on ^C: the servers' databases and logs in it are of no use after the run.
+process.once('exit', () => rmSync(workDir, { recursive: true, force: true }))
 
-interface Server {
-  child: ChildProcess
-  url: string
-  /** CPU time the process has used so far, in milliseconds (user + system). */
-  cpuMs: () => number
-  peakRss: () => number
-  resetPeak: () => void
-  stop: () => Promise<void>
-}
+type Db = 'sqlite' | 'mysql'
 
-/** Starts a node script and resolves once it listens; samples its resident memory every 100 ms. */
-async function startProcess(
-  script: string,
-  scriptArgs: string[],
-  env: Record<string, string>,
-  port: number,
-  logFile: string,
-  nodeArgs: string[] = [],
-): Promise<Server> {
-  // The server's log goes to a file: an unread pipe would fill up and stall the server mid-run.
-  const log = openSync(logFile, 'a')
-  const child = spawn(process.execPath, [...nodeArgs, script, ...scriptArgs], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', log, log],
-  })
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`)
-    try {
-      await fetch(`${url}/health`)
-      break
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-  let peak = 0
-  const sample = () => {
-    try {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-      peak = Math.max(peak, kb * 1024)
-    } catch {
-      // the process is gone
-    }
-  }
-  const timer = setInterval(sample, 100)
-  const ticksPerMs = 100 / 1000 // USER_HZ is 100 on Linux
-  const cpuMs = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerMs
-  }
-  return {
-    child,
-    url,
-    cpuMs,
-    peakRss: () => (sample(), peak),
-    resetPeak: () => (peak = 0),
-    stop: async () => {
-      clearInterval(timer)
-      child.kill('SIGTERM')
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))
-    },
-  }
-}
+/**
+ * A database of its own per run, dropped at the end: two benches on one MariaDB (the machine is
+ * shared) would otherwise drop each other's tables mid-run.
+ */
+const MYSQL_DB = `outpost_bench_${process.pid}`
 
-async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
+function mysqlConnection(url: string) {
   const parsed = new URL(url)
-  const conn = {
+  return {
     host: parsed.hostname,
     port: Number(parsed.port || 3306),
     user: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
   }
+}
+
+async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
+  const conn = mysqlConnection(url)
   const admin = await createConnection(conn)
-  await admin.query('DROP DATABASE IF EXISTS outpost_bench')
-  await admin.query('CREATE DATABASE outpost_bench CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci')
+  // Those of benches that were killed before they could drop theirs (their pid is gone).
+  const [rows] = await admin.query("SHOW DATABASES LIKE 'outpost\\_bench\\_%'")
+  for (const row of rows as Array<Record<string, string>>) {
+    const name = Object.values(row)[0]!
+    const pid = Number(/^outpost_bench_(\d+)$/.exec(name)?.[1])
+    if (pid && !existsSync(`/proc/${pid}`)) await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+  }
+  await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
+  await admin.query(`CREATE DATABASE ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
   await admin.end()
   return {
     DB_DRIVER: 'mysql',
@@ -121,207 +131,152 @@ async function freshMysqlDatabase(url: string): Promise<Record<string, string>> 
     DB_PORT: String(conn.port),
     DB_USER: conn.user,
     DB_PASS: conn.password,
-    DB_NAME: 'outpost_bench',
+    DB_NAME: MYSQL_DB,
     DB_POOL_SIZE: '16',
   }
 }
 
-async function api(server: Server, method: string, path: string, body?: unknown, admin = false) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', [admin ? 'x-admin-key' : 'x-api-key']: admin ? ADMIN_KEY : API_KEY },
-    body: body === undefined ? undefined : JSON.stringify(body),
+async function dropMysqlDatabase(url: string) {
+  const admin = await createConnection(mysqlConnection(url))
+  await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
+  await admin.end()
+}
+
+interface Outpost {
+  server: Server
+  /** Stops the server and drops its MariaDB database. */
+  stop: () => Promise<void>
+  label: string
+  dbEnv: Record<string, string>
+  log: string
+}
+
+/** Outpost on a fresh database; `workers` undefined leaves WORKERS unset (the server's default). */
+async function startOutpost(db: Db, workers: string | undefined): Promise<Outpost> {
+  const dir = mkdtempSync(join(workDir, `outpost-${db}-`))
+  const dbEnv =
+    db === 'mysql'
+      ? await freshMysqlDatabase(args['mysql-url']!)
+      : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
+  const port = await freePort()
+  const env: Record<string, string> = {
+    ...dbEnv,
+    API_KEY,
+    ADMIN_API_KEY: ADMIN_KEY,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    ...(workers === undefined ? {} : { WORKERS: workers }),
+  }
+  const log = join(dir, 'server.log')
+  const nodeArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
+  const server = await startNode(join(serverDir, 'dist/server.js'), [], {
+    cwd: serverDir,
+    env,
+    port,
+    logFile: log,
+    nodeArgs,
   })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`)
-  return text ? JSON.parse(text) : null
-}
-
-/** Runs `work` over `items` with `parallel` workers. */
-async function pool<T>(items: T[], parallel: number, work: (item: T) => Promise<void>) {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < items.length) await work(items[next++]!)
-    }),
-  )
-}
-
-const SAVE_BYTES = 2048
-const saveData = (nonce: string) => JSON.stringify({ nonce, blob: 'x'.repeat(SAVE_BYTES - 40) }).slice(0, SAVE_BYTES)
-
-interface Seeded {
-  users: string[]
-}
-
-async function seed(server: Server): Promise<Seeded> {
-  const users: string[] = []
-  await pool(
-    Array.from({ length: userCount }, (_, i) => i),
-    16,
-    async (i) => {
-      const user = await api(server, 'POST', `${APP}/user-management/signup`, { username: `Bench ${i}` })
-      users.push(user.userId)
-      await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score: randomInt(0, 1_000_000) })
-      await api(server, 'POST', `${APP}/cloud-save/save`, { userId: user.userId, saveData: saveData('seed') })
-    },
-  )
-  for (let i = 0; i < 8; i++)
-    await api(server, 'PUT', `/api/v1/admin/remote-config/game.setting${i}`, { value: `value-${i}` }, true)
-  return { users }
-}
-
-type Req = { method: string; path: string; body?: string; headers: Record<string, string> }
-type Ctx = Record<string, unknown>
-
-interface Scenario {
-  name: string
-  /** Builds the next request; `ctx` is per connection (one request in flight at a time). */
-  next: (ctx: Ctx) => Req
-  onResponse?: (status: number, body: string, ctx: Ctx) => void
-  verify?: (server: Server) => Promise<string>
-}
-
-// A fresh headers object per request: autocannon writes content-length into the one it is given,
-// and a shared object would then send a POST's length on the next GET.
-const get = (path: string): Req => ({ method: 'GET', path, headers: { 'x-api-key': API_KEY } })
-const post = (path: string, body: unknown): Req => ({
-  method: 'POST',
-  path,
-  body: JSON.stringify(body),
-  headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
-})
-
-function scenarios(seeded: Seeded): Scenario[] {
-  const pick = () => seeded.users[randomInt(0, seeded.users.length)]!
-  const best = new Map<string, number>()
-  const saves = new Map<string, { version: number; nonce: string }>()
-
-  const submit = (ctx: Ctx) => {
-    const userId = pick()
-    const score = randomInt(0, 2_000_000)
-    ctx.submit = { userId, score }
-    return post(`${APP}/leaderboard/submit`, { userId, score })
+  // With several workers /health answers as soon as the first one listens: give the rest a moment.
+  if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))
+  const stop = async () => {
+    await server.stop()
+    if (db === 'mysql') await dropMysqlDatabase(args['mysql-url']!)
   }
-  const onSubmit = (status: number, _body: string, ctx: Ctx) => {
-    const s = ctx.submit as { userId: string; score: number } | undefined
-    if (s && status === 200) best.set(s.userId, Math.max(best.get(s.userId) ?? 0, s.score))
-  }
-  const save = (ctx: Ctx) => {
-    const userId = pick()
-    const nonce = randomBytes(8).toString('hex')
-    ctx.save = { userId, nonce }
-    return post(`${APP}/cloud-save/save`, { userId, saveData: saveData(nonce) })
-  }
-  const onSave = (status: number, body: string, ctx: Ctx) => {
-    const s = ctx.save as { userId: string; nonce: string } | undefined
-    if (!s || status !== 200) return
-    const { version } = JSON.parse(body) as { version: number }
-    const known = saves.get(s.userId)
-    if (!known || version > known.version) saves.set(s.userId, { version, nonce: s.nonce })
-  }
-  const top = () => get(`${APP}/leaderboard/top?limit=10`)
-  const rank = () => get(`${APP}/leaderboard/rank?userId=${pick()}`)
-  const load = () => post(`${APP}/cloud-save/load`, { userId: pick() })
-  const configAll = () => get(`${APP}/remote-config/all`)
-
-  const verifySubmits = async (server: Server) => {
-    let lost = 0
-    for (const [userId, score] of best) {
-      const res = await api(server, 'GET', `${APP}/leaderboard/rank?userId=${userId}`)
-      if (res.score < score) lost++
-    }
-    return `${best.size} users checked, ${lost} lost best scores`
-  }
-  // Requests still in flight when a run ends are written but never acknowledged: the stored version
-  // may be ahead of the last one seen. A save is lost when the store is behind what was acknowledged,
-  // or at the same version with other data.
-  const verifySaves = async (server: Server) => {
-    let lost = 0
-    let ahead = 0
-    for (const [userId, { version, nonce }] of saves) {
-      const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId })
-      if (res.version < version || (res.version === version && !String(res.saveData).includes(nonce))) lost++
-      else if (res.version > version) ahead++
-    }
-    return `${saves.size} saves checked, ${lost} lost (${ahead} overtaken by unacknowledged in-flight saves)`
-  }
-
-  const mixedTable: Array<[number, (ctx: Ctx) => Req, Scenario['onResponse']]> = [
-    [30, top, undefined],
-    [20, submit, onSubmit],
-    [20, load, undefined],
-    [15, save, onSave],
-    [10, configAll, undefined],
-    [5, rank, undefined],
-  ]
-  return [
-    { name: 'health', next: () => get('/health') },
-    { name: 'config-all', next: configAll },
-    { name: 'signup', next: () => post(`${APP}/user-management/signup`, {}) },
-    { name: 'lb-submit', next: submit, onResponse: onSubmit, verify: verifySubmits },
-    { name: 'lb-top', next: top },
-    { name: 'lb-rank', next: rank },
-    { name: 'lb-around', next: () => get(`${APP}/leaderboard/around?userId=${pick()}&range=10`) },
-    { name: 'save', next: save, onResponse: onSave, verify: verifySaves },
-    { name: 'load', next: load },
-    {
-      name: 'mixed',
-      next: (ctx) => {
-        let roll = randomInt(0, 100)
-        for (const [weight, make, onResponse] of mixedTable) {
-          if (roll < weight) {
-            ctx.onResponse = onResponse
-            return make(ctx)
-          }
-          roll -= weight
-        }
-        throw new Error('weights must add up to 100')
-      },
-      onResponse: (status, body, ctx) => (ctx.onResponse as Scenario['onResponse'])?.(status, body, ctx),
-      verify: async (server) => `${await verifySubmits(server)}; ${await verifySaves(server)}`,
-    },
-  ]
+  return { server, label: `outpost ${db} w=${workers ?? 'default'}`, dbEnv, log, stop }
 }
 
-interface Result {
-  scenario: string
-  rps: number
-  p50: number
-  p99: number
-  non2xx: number
-  errors: number
-  ratio: number | null
-  /** Server CPU milliseconds per request: steadier than rps on a machine that is busy elsewhere. */
-  cpuPerRequestMs: number
-  peakRssMb: number
-  check?: string
+const tail = (file: string) => () => {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-5).join('\n').slice(0, 2000)
+  } catch {
+    return '(no log)'
+  }
 }
 
-/** Non-2xx answers of the current scenario, by status and body start: printed when there are any. */
-const failures = new Map<string, number>()
-
-async function hammer(url: string, scenario: Scenario): Promise<autocannon.Result> {
-  failures.clear()
-  return autocannon({
-    url,
-    connections,
-    duration,
-    requests: [
-      {
-        setupRequest: (_req: unknown, context: Ctx) => scenario.next(context) as never,
-        onResponse: (status: number, body: string, context: Ctx) => {
-          if (status >= 300)
-            failures.set(`${status} ${body.slice(0, 120)}`, (failures.get(`${status} ${body.slice(0, 120)}`) ?? 0) + 1)
-          scenario.onResponse?.(status, body, context)
-        },
-      } as never,
-    ],
+async function measureCeiling(label = 'ceiling'): Promise<Result> {
+  const port = await freePort()
+  const ceiling = await startNode(join(root, 'dist/bench/ceiling.js'), [String(port), API_KEY], {
+    cwd: root,
+    env: {},
+    port,
+    logFile: join(workDir, 'ceiling.log'),
   })
+  try {
+    const cpuBefore = ceiling.cpuMs()
+    const run = await autocannon({ url: `${ceiling.url}/ceiling`, ...runOptions, headers: { 'x-api-key': API_KEY } })
+    process.stdout.write(`${label}: ${run.requests.average.toFixed(0)} rps, p99 ${run.latency.p99} ms\n`)
+    return {
+      server: label,
+      scenario: 'ceiling',
+      rps: run.requests.average,
+      p50: run.latency.p50,
+      p99: run.latency.p99,
+      non2xx: run.non2xx,
+      errors: run.errors + run.timeouts,
+      ratio: null,
+      cpuPerRequestMs: (ceiling.cpuMs() - cpuBefore) / Math.max(1, run.requests.total),
+      peakRssMb: ceiling.peakRss() / 2 ** 20,
+      processes: 1,
+    }
+  } finally {
+    await ceiling.stop()
+  }
 }
 
-function printTable(results: Result[], meta: Record<string, unknown>) {
+/** Seeds Outpost on `db` and runs `names` in order. */
+async function benchOutpost(db: Db, workers: string | undefined, names: string[], ceilingRps: number) {
+  const outpost = await startOutpost(db, workers)
+  const results: Result[] = []
+  try {
+    process.stdout.write(`${outpost.label}: seeding ${userCount} users…\n`)
+    const seeded = await seed(outpost.server, 'outpost', userCount)
+    const all = scenarios(seeded, 'outpost')
+    for (const name of names) {
+      const scenario = all.find((s) => s.name === name)
+      if (!scenario) throw new Error(`unknown scenario ${name}`)
+      results.push(
+        await runScenario(outpost.server, outpost.label, scenario, runOptions, ceilingRps, tail(outpost.log)),
+      )
+    }
+    if (db === 'sqlite')
+      process.stdout.write(`database size: ${(statSync(outpost.dbEnv.DB_PATH!).size / 2 ** 20).toFixed(1)} MB\n`)
+  } catch (error) {
+    // The temp dir goes at the end of the run: the server's own account of the failure goes with the error.
+    ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
+    throw error
+  } finally {
+    await outpost.stop()
+  }
+  return results
+}
+
+async function benchPhp(names: string[], ceilingRps: number) {
+  const dir = mkdtempSync(join(workDir, 'php-'))
+  const php = await startPhpPeer({ sourceDir: phpDir, dir, port: await freePort(), apiKey: API_KEY })
+  const label = `php w=${PHP_WORKERS}`
+  const results: Result[] = []
+  try {
+    process.stdout.write(`${label}: seeding ${userCount} users…\n`)
+    const flavour: Flavour = 'php'
+    const seeded = await seed(php, flavour, userCount)
+    seedPhpRemoteConfig(php.dbPath, REMOTE_CONFIG)
+    const all = scenarios(seeded, flavour)
+    for (const name of names) {
+      const scenario = all.find((s) => s.name === name)
+      if (!scenario) throw new Error(`unknown scenario ${name}`)
+      results.push(await runScenario(php, label, scenario, runOptions, ceilingRps, tail(join(dir, 'php-fpm.log'))))
+    }
+  } finally {
+    await php.stop()
+  }
+  return results
+}
+
+function printResults(results: Result[], meta: Record<string, unknown>) {
   const rows = results.map((r) => [
+    r.server,
     r.scenario,
     r.rps.toFixed(0),
     `${r.p50} ms`,
@@ -331,8 +286,21 @@ function printTable(results: Result[], meta: Record<string, unknown>) {
     r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`,
     `${(r.cpuPerRequestMs * 1000).toFixed(0)} µs`,
     `${r.peakRssMb.toFixed(0)} MB`,
+    String(r.processes),
   ])
-  const head = ['scenario', 'rps', 'p50', 'p99', 'non-2xx', 'errors', 'of ceiling', 'cpu/req', 'peak RSS']
+  const head = [
+    'server',
+    'scenario',
+    'rps',
+    'p50',
+    'p99',
+    'non-2xx',
+    'errors',
+    'of ceiling',
+    'cpu/req',
+    'peak RSS',
+    'procs',
+  ]
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   process.stdout.write(
@@ -342,122 +310,242 @@ function printTable(results: Result[], meta: Record<string, unknown>) {
   )
   process.stdout.write(`${line(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`)
   for (const row of rows) process.stdout.write(`${line(row)}\n`)
-  for (const r of results) if (r.check) process.stdout.write(`check ${r.scenario}: ${r.check}\n`)
+  for (const r of results) if (r.check) process.stdout.write(`check ${r.server} ${r.scenario}: ${r.check}\n`)
+  process.stdout.write(
+    'cpu/req sums every process of the server; peak RSS is the largest one process reached (per worker); procs the most processes seen.\n',
+  )
+}
+
+const find = (results: Result[], server: string, scenario: string) =>
+  results.find((r) => r.server === server && r.scenario === scenario)
+/** A result's rps only when it ran clean: a run with errors measures the errors. */
+const cleanRps = (r: Result | undefined) => (r && !r.errors && !r.non2xx ? r.rps : undefined)
+
+interface Comparison {
+  scenario: string
+  first: string
+  second: string
+  /** rps of the first over the second; null when either run had errors. */
+  rps: number | null
+  /** Server CPU per request of the second over the first: how much less work the first does. */
+  cpu: number
+}
+
+/** MariaDB beside SQLite, and Outpost beside the PHP peer, scenario by scenario. */
+function comparisons(results: Result[]): Comparison[] {
+  const out: Comparison[] = []
+  const outposts = [...new Set(results.filter((r) => r.server.startsWith('outpost')).map((r) => r.server))]
+  const sqlite = outposts.find((s) => s.includes('sqlite'))
+  const mysql = outposts.find((s) => s.includes('mysql'))
+  const pairs: Array<[string | undefined, string | undefined]> = [
+    [mysql, sqlite],
+    [sqlite ?? mysql, `php w=${PHP_WORKERS}`],
+  ]
+  for (const scenario of SCENARIO_NAMES)
+    for (const [first, second] of pairs) {
+      const [a, b] = [first && find(results, first, scenario), second && find(results, second, scenario)]
+      if (!a || !b || first === second) continue
+      const [x, y] = [cleanRps(a), cleanRps(b)]
+      out.push({
+        scenario,
+        first: first!,
+        second: second!,
+        rps: x !== undefined && y ? x / y : null,
+        cpu: b.cpuPerRequestMs / a.cpuPerRequestMs,
+      })
+    }
+  return out
+}
+
+function writeJson(kind: string, data: unknown) {
+  mkdirSync(join(root, 'bench/results'), { recursive: true })
+  const file = join(root, 'bench/results', `${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
+  writeFileSync(file, JSON.stringify(data, null, 2))
+  process.stdout.write(`\nwritten: ${file}\n`)
+}
+
+const meta = () => ({
+  connections: runOptions.connections,
+  duration: `${runOptions.duration} s`,
+  users: userCount,
+  node: process.version,
+  cpus: 2,
+})
+
+/** The single-worker scenarios the targets name, with the least share of the ceiling each must reach. */
+const SINGLE_WORKER: Array<[string, number]> = [
+  ['config-all', 0.6],
+  ['mixed', 0.3],
+  ['load', 0.4],
+  ['lb-top', 0.6],
+  ['lb-rank', 0.3],
+  ['save', 0.3],
+  ['lb-around', 0.25],
+  ['lb-submit', 0.2],
+  ['signup', 0.15],
+]
+
+async function runTargets() {
+  const started = Date.now()
+  // The ceiling before and after the single-worker set, which the targets divide by their mean:
+  // on a shared machine the load of others drifts within minutes.
+  const before = await measureCeiling('ceiling before')
+  const results: Result[] = [before]
+  const single = 'outpost sqlite w=1'
+  // "Default workers" leaves WORKERS unset; --workers stands in for the default (to try `auto`, say).
+  const many = args.workers
+  const sqlite = `outpost sqlite w=${many ?? 'default'}`
+  const mysql = `outpost mysql w=${many ?? 'default'}`
+  const php = `php w=${PHP_WORKERS}`
+  // A phase that fails (MariaDB down, nginx missing) leaves its targets unmeasured; the others still run.
+  const phase = async (what: string, run: () => Promise<Result[]>) => {
+    try {
+      results.push(...(await run()))
+    } catch (error) {
+      process.stderr.write(`!!! ${what} failed: ${(error as Error).stack}\n`)
+    }
+  }
+  const singleNames = SINGLE_WORKER.map(([name]) => name)
+  await phase(single, () => benchOutpost('sqlite', '1', singleNames, before.rps))
+  const after = await measureCeiling('ceiling after')
+  results.push(after)
+  const ceiling = { rps: (before.rps + after.rps) / 2 }
+  await phase(sqlite, () => benchOutpost('sqlite', many, ['mixed', 'lb-submit'], ceiling.rps))
+  await phase(mysql, () => benchOutpost('mysql', many, ['mixed', 'lb-submit'], ceiling.rps))
+  await phase(php, () => benchPhp(['mixed', 'lb-submit'], ceiling.rps))
+  for (const result of results) if (result.ratio !== null) result.ratio = result.rps / ceiling.rps
+
+  const r = (server: string, scenario: string) => find(results, server, scenario)
+  const targets: Target[] = []
+  for (const [name, min] of SINGLE_WORKER)
+    targets.push(ratioTarget(`1 worker, SQLite: ${name} / ceiling`, cleanRps(r(single, name)), ceiling.rps, min))
+  targets.push(maxTarget('1 worker, SQLite: mixed p99', r(single, 'mixed')?.p99, 15, 'ms'))
+  const mixedDefault = r(sqlite, 'mixed')
+  targets.push(
+    ratioTarget('default workers, SQLite: mixed / 1-worker ceiling', cleanRps(mixedDefault), ceiling.rps, 0.45),
+  )
+  targets.push({
+    target: 'default workers, SQLite mixed: errors, non-2xx, lost writes',
+    measured: mixedDefault
+      ? `${mixedDefault.errors} errors, ${mixedDefault.non2xx} non-2xx, ${mixedDefault.lost ?? '?'} lost`
+      : 'not measured',
+    threshold: '0, 0, 0',
+    met: mixedDefault ? !mixedDefault.errors && !mixedDefault.non2xx && mixedDefault.lost === 0 : null,
+  })
+  targets.push(
+    ratioTarget('MariaDB / SQLite (default workers): mixed', cleanRps(r(mysql, 'mixed')), cleanRps(mixedDefault), 0.6),
+  )
+  targets.push(maxTarget('MariaDB (default workers): mixed p99', r(mysql, 'mixed')?.p99, 20, 'ms'))
+  targets.push(
+    ratioTarget(
+      'MariaDB / SQLite (default workers): lb-submit',
+      cleanRps(r(mysql, 'lb-submit')),
+      cleanRps(r(sqlite, 'lb-submit')),
+      0.7,
+    ),
+  )
+  targets.push(
+    timesTarget(
+      'Outpost (SQLite, default workers) / PHP: mixed',
+      cleanRps(mixedDefault),
+      cleanRps(r(php, 'mixed')),
+      10,
+    ),
+  )
+  targets.push(
+    timesTarget(
+      'Outpost (SQLite, default workers) / PHP: lb-submit',
+      cleanRps(r(sqlite, 'lb-submit')),
+      cleanRps(r(php, 'lb-submit')),
+      5,
+    ),
+  )
+  const outpostRuns = results.filter((x) => x.server.startsWith('outpost'))
+  const worst = outpostRuns.reduce<Result | undefined>((w, x) => (!w || x.peakRssMb > w.peakRssMb ? x : w), undefined)
+  targets.push({
+    ...maxTarget('peak RSS per Outpost process, every scenario', worst?.peakRssMb, 250, 'MB'),
+    ...(worst ? { measured: `${worst.peakRssMb.toFixed(0)} MB (${worst.server} ${worst.scenario})` } : {}),
+  })
+
+  const info = {
+    ...meta(),
+    seconds: Math.round((Date.now() - started) / 1000),
+    ceiling: `${ceiling.rps.toFixed(0)} rps (mean of ${before.rps.toFixed(0)} before and ${after.rps.toFixed(0)} after the 1-worker set)`,
+  }
+  printResults(results, info)
+  printTargets(targets)
+  // Not a target, but the steadier reading on a shared machine: the scheduler shares the CPU per
+  // process, so the PHP peer's 12 processes get more of it than one Node process when others are busy.
+  const efficiency: Record<string, number> = {}
+  for (const scenario of ['mixed', 'lb-submit']) {
+    const [ours, theirs] = [r(sqlite, scenario), r(php, scenario)]
+    if (ours && theirs) efficiency[scenario] = theirs.cpuPerRequestMs / ours.cpuPerRequestMs
+  }
+  if (Object.keys(efficiency).length)
+    process.stdout.write(
+      `server CPU per request, PHP / Outpost (SQLite, default workers): ${Object.entries(efficiency)
+        .map(([name, x]) => `${name} ${x.toFixed(1)}×`)
+        .join(', ')}\n`,
+    )
+  process.stdout.write('The 1M-entry board targets are a separate run: npm run bench -- --scale 1000000 [--db mysql]\n')
+  writeJson('targets', { meta: info, results, targets, cpuPerRequestPhpOverOutpost: efficiency })
+}
+
+async function runBench() {
+  const selected = args.scenarios ? args.scenarios.split(',') : [...SCENARIO_NAMES]
+  const ceiling = await measureCeiling()
+  const results: Result[] = [ceiling]
+  const dbs: Db[] = args.db === 'both' ? ['sqlite', 'mysql'] : [args.db as Db]
+  for (const db of dbs) results.push(...(await benchOutpost(db, args.workers, selected, ceiling.rps)))
+  if (args.php || args.peer === 'php') {
+    const names = args.scenarios ? selected : ['mixed', 'lb-submit', 'save']
+    results.push(...(await benchPhp(names, ceiling.rps)))
+  }
+  const info = { db: args.db, workers: args.workers ?? 'default', ...meta() }
+  printResults(results, info)
+  const ratios = comparisons(results)
+  if (ratios.length) process.stdout.write('\nside by side:\n')
+  for (const c of ratios)
+    process.stdout.write(
+      `  ${c.scenario}: ${c.first} / ${c.second}: ${c.rps === null ? 'rps not comparable (errors)' : `${c.rps.toFixed(2)}× the rps`}, CPU per request ${c.second} / ${c.first}: ${c.cpu.toFixed(2)}×\n`,
+    )
+  writeJson(`bench-${args.db}`, { meta: info, results, ratios })
+}
+
+async function runScaleOnly() {
+  if (args.db === 'both') throw new Error('--scale runs on one database: --db sqlite or --db mysql')
+  const outpost = await startOutpost(args.db as Db, args.workers)
+  try {
+    const targets = await runScale({
+      url: outpost.server.url,
+      apiKey: API_KEY,
+      dbEnv: outpost.dbEnv,
+      entries: Number(args.scale),
+      resultsDir: join(root, 'bench/results'),
+      peakRss: outpost.server.peakRss,
+    })
+    printTargets(targets)
+  } catch (error) {
+    ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
+    throw error
+  } finally {
+    await outpost.stop()
+  }
 }
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-bench-'))
-  const dbEnv =
-    args.db === 'mysql'
-      ? await freshMysqlDatabase(args['mysql-url']!)
-      : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
-  const port = 18000 + randomInt(0, 1000)
-  const env = {
-    ...dbEnv,
-    API_KEY,
-    ADMIN_API_KEY: ADMIN_KEY,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_ENABLED: 'false',
-    LOG_LEVEL: 'warn',
-  }
-  const serverLog = join(dir, 'server.log')
-  const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
-  const server = await startProcess(join(root, 'dist/server.js'), [], env, port, serverLog, profile)
   try {
-    if (args.scale) {
-      await runScale({
-        url: server.url,
-        apiKey: API_KEY,
-        dbEnv,
-        entries: Number(args.scale),
-        resultsDir: join(root, 'bench/results'),
-      })
-      return
-    }
-    const ceilingPort = port + 1000
-    const ceiling = await startProcess(
-      join(root, 'dist/bench/ceiling.js'),
-      [String(ceilingPort), API_KEY],
-      {},
-      ceilingPort,
-      join(dir, 'ceiling.log'),
-    )
-    process.stdout.write(`seeding ${userCount} users…\n`)
-    const seeded = await seed(server)
-    const ceilingCpuBefore = ceiling.cpuMs()
-    const ceilingRun = await autocannon({
-      url: `${ceiling.url}/ceiling`,
-      connections,
-      duration,
-      headers: { 'x-api-key': API_KEY },
-    })
-    const ceilingCpu = (ceiling.cpuMs() - ceilingCpuBefore) / Math.max(1, ceilingRun.requests.total)
-    await ceiling.stop()
-    const ceilingRps = ceilingRun.requests.average
-    const results: Result[] = [
-      {
-        scenario: 'ceiling',
-        rps: ceilingRps,
-        p50: ceilingRun.latency.p50,
-        p99: ceilingRun.latency.p99,
-        non2xx: ceilingRun.non2xx,
-        errors: ceilingRun.errors,
-        ratio: null,
-        cpuPerRequestMs: ceilingCpu,
-        peakRssMb: ceiling.peakRss() / 2 ** 20,
-      },
-    ]
-    const selected = args.scenarios ? args.scenarios.split(',') : null
-    for (const scenario of scenarios(seeded)) {
-      if (selected && !selected.includes(scenario.name)) continue
-      server.resetPeak()
-      const cpuBefore = server.cpuMs()
-      const run = await hammer(server.url, scenario)
-      const cpuPerRequestMs = (server.cpuMs() - cpuBefore) / Math.max(1, run.requests.total)
-      const result: Result = {
-        scenario: scenario.name,
-        rps: run.requests.average,
-        p50: run.latency.p50,
-        p99: run.latency.p99,
-        non2xx: run.non2xx,
-        errors: run.errors + run.timeouts,
-        ratio: run.requests.average / ceilingRps,
-        cpuPerRequestMs,
-        peakRssMb: server.peakRss() / 2 ** 20,
-      }
-      if (scenario.verify) result.check = await scenario.verify(server)
-      if (result.non2xx || result.errors) {
-        process.stderr.write(`!!! ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors\n`)
-        for (const [what, count] of failures) process.stderr.write(`    ${count} × ${what}\n`)
-        process.stderr.write('server log tail:\n')
-        process.stderr.write(`${readFileSync(serverLog, 'utf8').split('\n').slice(-5).join('\n').slice(0, 2000)}\n`)
-      }
-      results.push(result)
-      process.stdout.write(`${scenario.name}: ${result.rps.toFixed(0)} rps, p99 ${result.p99} ms\n`)
-    }
-    const meta = {
-      db: args.db,
-      connections,
-      duration: `${duration} s`,
-      users: userCount,
-      node: process.version,
-      cpus: 2,
-    }
-    printTable(results, meta)
-    mkdirSync(join(root, 'bench/results'), { recursive: true })
-    const file = join(root, 'bench/results', `bench-${args.db}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-    writeFileSync(file, JSON.stringify({ meta, results }, null, 2))
-    process.stdout.write(`\nwritten: ${file}\n`)
-    if (args.db === 'sqlite')
-      process.stdout.write(`database size: ${(statSync(join(dir, 'bench.db')).size / 2 ** 20).toFixed(1)} MB\n`)
+    if (args.scale) await runScaleOnly()
+    else if (args.targets) await runTargets()
+    else await runBench()
   } finally {
-    await server.stop()
-    rmSync(dir, { recursive: true, force: true })
+    rmSync(workDir, { recursive: true, force: true })
   }
 }
 
 main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`)
+  // fetch's own message ("fetch failed") hides the reason in `cause`.
+  const cause = (error as Error).cause
+  process.stderr.write(`${(error as Error).stack}\n${cause ? `cause: ${String(cause)}\n` : ''}`)
   process.exit(1)
 })

@@ -1,0 +1,214 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+
+/**
+ * Servers under test as child processes, with their CPU and memory read from /proc. A server may
+ * fork (Outpost's workers, php-fpm's pool, nginx's workers): every figure is taken over the whole
+ * process tree under the one we started.
+ */
+
+export interface Server {
+  /** The processes we started; the first one is the one the server's figures start from. */
+  children: ChildProcess[]
+  url: string
+  /** CPU time the whole tree has used so far, in milliseconds (user + system). */
+  cpuMs: () => number
+  /** The largest resident set of any one process of the tree since the last reset, in bytes. */
+  peakRss: () => number
+  /** The most processes seen in the tree at once since the last reset. */
+  peakProcesses: () => number
+  resetPeak: () => void
+  stop: () => Promise<void>
+}
+
+const TICKS_PER_MS = 100 / 1000 // USER_HZ is 100 on Linux
+
+/** The pid and all its descendants. `children` files exist on every kernel since 4.2 (CONFIG_PROC_CHILDREN). */
+export function processTree(pid: number): number[] {
+  const all = [pid]
+  for (let i = 0; i < all.length && all.length < 1000; i++) {
+    let tasks: string[]
+    try {
+      tasks = readdirSync(`/proc/${all[i]}/task`)
+    } catch {
+      continue // the process is gone
+    }
+    for (const tid of tasks) {
+      const file = `/proc/${all[i]}/task/${tid}/children`
+      if (!existsSync(file)) continue
+      try {
+        for (const child of readFileSync(file, 'utf8').split(' ')) if (child.trim()) all.push(Number(child))
+      } catch {
+        // the thread is gone
+      }
+    }
+  }
+  return all
+}
+
+function rssBytes(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
+  } catch {
+    return 0
+  }
+}
+
+function cpuOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    // utime + stime of the process, plus cutime + cstime: the CPU of children it has waited for,
+    // so a worker that exits mid-run still counts.
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_MS
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Watches the tree under `roots`: peak RSS of any one process and the number of processes every
+ * 100 ms. CPU is summed over the live tree when asked.
+ */
+export function watchTree(roots: () => number[]) {
+  let peak = 0
+  let peakCount = 0
+  const sample = () => {
+    const pids = roots().flatMap(processTree)
+    peakCount = Math.max(peakCount, pids.length)
+    for (const pid of pids) peak = Math.max(peak, rssBytes(pid))
+  }
+  const timer = setInterval(sample, 100)
+  return {
+    cpuMs: () => {
+      // A child's own time and its parent's cutime never both count: cutime only grows once the
+      // child has exited, and then it is no longer in the tree.
+      return roots()
+        .flatMap(processTree)
+        .reduce((sum, pid) => sum + cpuOf(pid), 0)
+    },
+    peakRss: () => (sample(), peak),
+    peakProcesses: () => (sample(), peakCount),
+    resetPeak: () => {
+      peak = 0
+      peakCount = 0
+    },
+    stop: () => clearInterval(timer),
+  }
+}
+
+/**
+ * A port nobody listens on now, from the kernel. A guessed one could be taken by another server on
+ * this shared machine, and the bench would then measure that server.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Polls `url` until it answers (any status, or a 2xx with `ok`), or throws when `alive` says the
+ * process died. A proxy answers 502 before its backend is up, hence `ok`.
+ */
+export async function waitForHttp(url: string, alive: () => boolean, what: string, options: { ok?: boolean } = {}) {
+  const tries = 300
+  for (let i = 0; i < tries; i++) {
+    if (!alive()) throw new Error(`${what} exited before it listened`)
+    try {
+      const res = await fetch(url)
+      await res.arrayBuffer()
+      if (res.ok || !options.ok) return
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  throw new Error(`${what} did not answer at ${url} within ${tries / 10} s`)
+}
+
+export function waitForExit(child: ChildProcess, signal: NodeJS.Signals, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const force = setTimeout(() => killTree(child.pid!), graceMs)
+    child.once('exit', () => {
+      clearTimeout(force)
+      resolve()
+    })
+    child.kill(signal)
+  })
+}
+
+/** Every process the bench started, killed when the bench itself exits, even on an error or ^C. */
+const started = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of started) if (child.exitCode === null) killTree(child.pid!)
+})
+
+/**
+ * SIGKILL to a process and all its descendants, listed first and killed master first: php-fpm's and
+ * nginx's workers would outlive a killed master, and a master that sees a worker die starts another.
+ */
+function killTree(pid: number) {
+  for (const each of processTree(pid))
+    try {
+      process.kill(each, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the servers\n`)
+    process.exit(130)
+  })
+
+export function track(child: ChildProcess) {
+  started.add(child)
+  child.once('exit', () => started.delete(child))
+  return child
+}
+
+/** Starts a node script and resolves once `healthPath` answers. */
+export async function startNode(
+  script: string,
+  scriptArgs: string[],
+  options: { cwd: string; env: Record<string, string>; port: number; logFile: string; nodeArgs?: string[] },
+  healthPath = '/health',
+): Promise<Server> {
+  // The server's log goes to a file: an unread pipe would fill up and stall the server mid-run.
+  const log = openSync(options.logFile, 'a')
+  const child = track(
+    spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...scriptArgs], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', log, log],
+    }),
+  )
+  const url = `http://127.0.0.1:${options.port}`
+  await waitForHttp(`${url}${healthPath}`, () => child.exitCode === null, script)
+  let stopping = false
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`!!! ${script} exited mid-run (code ${code}, signal ${signal})\n`)
+  })
+  const tree = watchTree(() => [child.pid!])
+  return {
+    children: [child],
+    url,
+    cpuMs: tree.cpuMs,
+    peakRss: tree.peakRss,
+    peakProcesses: tree.peakProcesses,
+    resetPeak: tree.resetPeak,
+    stop: async () => {
+      stopping = true
+      tree.stop()
+      await waitForExit(child, 'SIGTERM')
+    },
+  }
+}
