@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Transaction } from 'kysely'
 import type { Database, Db } from './types.js'
 import { isRetryableConflict } from './dialect.js'
+import { runPreparedDirectly } from './prepared.js'
 
 const ATTEMPTS = 4
 
@@ -16,7 +17,10 @@ export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>
   if (db.isTransaction) return work(db as Transaction<Database>)
   return retryOnConflict(async () => {
     let open: Transaction<Database> | undefined
-    const result = await db.transaction().execute((trx) => work((open = trx)))
+    const result = await db.transaction().execute((trx) => {
+      const leave = runPreparedDirectly(db, (open = trx))
+      return work(trx).finally(leave)
+    })
     const steps = commitSteps.get(open!)
     if (steps) for (const step of steps) step()
     return result

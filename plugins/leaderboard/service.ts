@@ -215,22 +215,27 @@ export async function submitScore(db: Db, events: BoardEvents, input: SubmitInpu
     }
     const improved = isNew || stored !== current.score
     const entry: SortKey = { rank_score: current.rank_score, reached_at: current.reached_at, user_id: input.userId }
-    if (improved) {
-      entry.rank_score = rankScoreOf(board, stored)
-      entry.reached_at = now
-      const written = await writeEntry.execute(trx, {
-        ...key,
-        score: stored,
-        rankScore: entry.rank_score,
-        metadata,
-        now,
-      })
-      if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
-      const wasCounted = !isNew && current.hidden === 0
-      await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
-      events.boardChanged(trx, board.id)
+    if (!improved) {
+      const position = await positionOf(trx, board.id, period, entry)
+      return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
     }
-    const position = await positionOf(trx, board.id, period, entry)
+    entry.rank_score = rankScoreOf(board, stored)
+    entry.reached_at = now
+    const written = await writeEntry.execute(trx, {
+      ...key,
+      score: stored,
+      rankScore: entry.rank_score,
+      metadata,
+      now,
+    })
+    if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
+    const wasCounted = !isNew && current.hidden === 0
+    // The position is read before the count tree moves the entry (allowing for its old score, which
+    // the tree still holds), and the tree is written last: its top rows are shared by every entry of
+    // the period, and on MySQL their row locks are held from this write to the commit, one round trip.
+    const position = await positionOf(trx, board.id, period, entry, wasCounted ? current.rank_score : undefined)
+    await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
+    events.boardChanged(trx, board.id)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
   })
 }
