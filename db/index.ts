@@ -157,6 +157,17 @@ class OutpostSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE_SIZE = 1024
 
 /**
+ * WAL pages after which a commit copies the log back into the database file (SQLite's default is
+ * 1000, about 4 MB). The copy runs on the request thread and ends in two fsyncs, and it writes each
+ * page once however often it changed since the last one: a score submit changes about 8 pages, most
+ * of them the same few (the count tree's top rows, the hot index pages), so at the default a busy
+ * server copied and synced the same pages several times a second. At 10,000 pages (40 MB of log at
+ * most) a bench measured save at 142 → 129 µs of CPU per request and its p99 at 46–62 → 24 ms,
+ * score submits at 427–507 → 351–401 µs.
+ */
+const WAL_CHECKPOINT_PAGES = 10_000
+
+/**
  * better-sqlite3 behind Kysely, with its prepared statements kept: Kysely prepares every query anew,
  * and preparing costs about as much as running a typical indexed query. Queries are built from a
  * fixed set of shapes, so a small map by SQL text catches them all. Reuse is safe because the driver
@@ -210,6 +221,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   const sqlite = new SQLite(config.DB_PATH)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
   sqlite.pragma('foreign_keys = ON')
   const statements = withStatementCache(sqlite)
