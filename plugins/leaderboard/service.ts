@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database, Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
 import { affected, forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
@@ -366,47 +366,60 @@ export async function rankOf(db: Db, boardKey: string, userId: string, which: Pe
 }
 
 /** Up to `range` entries ranked just before the given one, nearest first. */
-const entriesAbove = preparedFamily(
-  (range: number) => (db, p: BoardPeriod & SortKey) =>
-    visible(db, p.boardId, p.period)
-      .where('rank_score', '<=', p.rank_score)
-      .where((eb) =>
-        eb.or([
-          eb('rank_score', '<', p.rank_score),
-          eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
-          eb.and([
-            eb('rank_score', '=', p.rank_score),
-            eb('reached_at', '=', p.reached_at),
-            eb('user_id', '<', p.user_id),
-          ]),
+const entriesAbove = (db: Db, p: BoardPeriod & SortKey, range: number) =>
+  visible(db, p.boardId, p.period)
+    .where('rank_score', '<=', p.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('rank_score', '<', p.rank_score),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
+        eb.and([
+          eb('rank_score', '=', p.rank_score),
+          eb('reached_at', '=', p.reached_at),
+          eb('user_id', '<', p.user_id),
         ]),
-      )
-      .orderBy('rank_score', 'desc')
-      .orderBy('reached_at', 'desc')
-      .orderBy('user_id', 'desc')
-      .limit(range),
-)
+      ]),
+    )
+    .orderBy('rank_score', 'desc')
+    .orderBy('reached_at', 'desc')
+    .orderBy('user_id', 'desc')
+    .limit(range)
 
 /** Up to `range` entries ranked just after the given one, nearest first. */
-const entriesBelow = preparedFamily(
-  (range: number) => (db, p: BoardPeriod & SortKey) =>
-    visible(db, p.boardId, p.period)
-      .where('rank_score', '>=', p.rank_score)
-      .where((eb) =>
-        eb.or([
-          eb('rank_score', '>', p.rank_score),
-          eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
-          eb.and([
-            eb('rank_score', '=', p.rank_score),
-            eb('reached_at', '=', p.reached_at),
-            eb('user_id', '>', p.user_id),
-          ]),
+const entriesBelow = (db: Db, p: BoardPeriod & SortKey, range: number) =>
+  visible(db, p.boardId, p.period)
+    .where('rank_score', '>=', p.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('rank_score', '>', p.rank_score),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
+        eb.and([
+          eb('rank_score', '=', p.rank_score),
+          eb('reached_at', '=', p.reached_at),
+          eb('user_id', '>', p.user_id),
         ]),
+      ]),
+    )
+    .orderBy('rank_score')
+    .orderBy('reached_at')
+    .orderBy('user_id')
+    .limit(range)
+
+/**
+ * Both neighbourhoods in one statement (each a keyset seek, wrapped so that it keeps its own ORDER BY
+ * and LIMIT), in board order: the `range` entries before the given one, then the `range` after it.
+ */
+const entriesAround = preparedFamily(
+  (range: number) => (db, p: BoardPeriod & SortKey) =>
+    db
+      .selectFrom(entriesAbove(db, p, range).as('above'))
+      .select([...entryColumns, sql<number>`1`.as('before')])
+      .unionAll(
+        db.selectFrom(entriesBelow(db, p, range).as('below')).select([...entryColumns, sql<number>`0`.as('before')]),
       )
       .orderBy('rank_score')
       .orderBy('reached_at')
-      .orderBy('user_id')
-      .limit(range),
+      .orderBy('user_id'),
 )
 
 /** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
@@ -420,13 +433,14 @@ export async function aroundOf(db: Db, boardKey: string, userId: string, range: 
     await playerEntry(db, board, null, userId)
     return { leaderboardKey: board.board_key, entries: [] }
   }
-  const [position, above, below] = await Promise.all([
+  const [position, neighbours] = await Promise.all([
     positionOf(db, board.id, period, me),
-    entriesAbove(range).all(db, { boardId: board.id, period, ...me }),
-    entriesBelow(range).all(db, { boardId: board.id, period, ...me }),
+    entriesAround(range).all(db, { boardId: board.id, period, ...me }),
   ])
+  const above = neighbours.filter((r) => Number(r.before) === 1)
+  const below = neighbours.filter((r) => Number(r.before) === 0)
   const rows: EntryRow[] = [
-    ...above.reverse().map((r, i) => ({ ...r, position: position - above.length + i })),
+    ...above.map((r, i) => ({ ...r, position: position - above.length + i })),
     { ...me, position },
     ...below.map((r, i) => ({ ...r, position: position + i + 1 })),
   ]
