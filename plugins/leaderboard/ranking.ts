@@ -147,7 +147,12 @@ const position = preparedFamily((levels: number) => (db, p: Values) => {
   const better =
     levels === 0 ? sql`0` : sql`(select coalesce(sum(n), 0) from (${sql.join(ranges, sql` union all `)}) as better)`
   const ties = sql`(select count(*) from leaderboard_entries where board_id = ${p.boardId} and period = ${p.period} and hidden = 0 and rank_score = ${p.rankScore} and (reached_at < ${p.reachedAt} or (reached_at = ${p.reachedAt} and user_id < ${p.userId})))`
-  const query = sql<{ n: number | string }>`select ${better} + ${ties} as n`
+  // The period's total rides along (one primary-key read): the rank answer shows it.
+  const total = sql`(select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = 0 and prefix = 0)`
+  const query = sql<{
+    n: number | string
+    total: number | string | null
+  }>`select ${better} + ${ties} as n, ${total} as total`
   return { compile: () => query.compile(db) }
 })
 
@@ -157,6 +162,17 @@ const position = preparedFamily((levels: number) => (db, p: Values) => {
  * is taken off when it is better than the entry's.
  */
 export async function positionOf(db: Db, boardId: string, period: string, entry: SortKey, uncounted?: number) {
+  return (await positionAndTotal(db, boardId, period, entry, uncounted)).position
+}
+
+/** `positionOf`, and the number of visible entries in the period, in the same statement. */
+export async function positionAndTotal(
+  db: Db,
+  boardId: string,
+  period: string,
+  entry: SortKey,
+  uncounted?: number,
+): Promise<{ position: number; total: number }> {
   const ranges = betterRanges(entry.rank_score)
   const values: Values = {
     boardId,
@@ -172,7 +188,7 @@ export async function positionOf(db: Db, boardId: string, period: string, entry:
   })
   const row = await position(ranges.length).first(db, values)
   const stale = uncounted !== undefined && uncounted < entry.rank_score ? 1 : 0
-  return Number(row?.n ?? 0) - stale + 1
+  return { position: Number(row?.n ?? 0) - stale + 1, total: Number(row?.total ?? 0) }
 }
 
 /**

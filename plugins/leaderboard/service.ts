@@ -16,6 +16,7 @@ import {
   applyCounts,
   countDeltas,
   periodKey,
+  positionAndTotal,
   positionOf,
   previousPeriodKey,
   totalEntries,
@@ -348,10 +349,13 @@ export async function rankOf(db: Db, boardKey: string, userId: string, which: Pe
   const board = await activeBoard(db, boardKey)
   const period = readPeriod(board, which, now)
   const { username, row } = await playerEntry(db, board, period, userId)
-  const [profiles, total, position] = await Promise.all([
+  const [profiles, { position, total }] = await Promise.all([
     publicProfiles(db, [userId]),
-    period === null ? 0 : totalEntries(db, board.id, period),
-    row && period !== null ? positionOf(db, board.id, period, row) : 0,
+    period === null
+      ? { position: 0, total: 0 }
+      : row
+        ? positionAndTotal(db, board.id, period, row)
+        : totalEntries(db, board.id, period).then((n) => ({ position: 0, total: n })),
   ])
   return {
     leaderboardKey: board.board_key,
