@@ -19,6 +19,7 @@ import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
 import { boundedPool, type PoolUsage } from './bounded-pool.js'
+import { startCheckpointer } from './checkpointer.js'
 
 /**
  * What the metrics want to hear of the database (plugins/core/metrics.ts): failed queries, told
@@ -158,7 +159,8 @@ const STATEMENT_CACHE_SIZE = 1024
 
 /**
  * WAL pages after which a commit copies the log back into the database file (SQLite's default is
- * 1000, about 4 MB). The copy runs on the request thread and ends in two fsyncs, and it writes each
+ * 1000, about 4 MB), should the checkpoint thread (checkpointer.ts) not keep the log shorter. The
+ * copy runs on the request thread and ends in two fsyncs, and it writes each
  * page once however often it changed since the last one: a score submit changes about 8 pages, most
  * of them the same few (the count tree's top rows, the hot index pages), so at the default a busy
  * server copied and synced the same pages several times a second. At 10,000 pages (40 MB of log at
@@ -174,10 +176,13 @@ const WAL_CHECKPOINT_PAGES = 10_000
  * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-function withStatementCache(database: SQLite.Database) {
+function withStatementCache(database: SQLite.Database, onClose: () => void) {
   const statements = new Map<string, SQLite.Statement>()
   return {
-    close: () => database.close(),
+    close: () => {
+      onClose()
+      database.close()
+    },
     prepare(sqlText: string) {
       let statement = statements.get(sqlText)
       if (!statement) {
@@ -224,7 +229,8 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
   sqlite.pragma('foreign_keys = ON')
-  const statements = withStatementCache(sqlite)
+  const stopCheckpointer = config.DB_PATH === ':memory:' ? () => {} : startCheckpointer(config.DB_PATH)
+  const statements = withStatementCache(sqlite, stopCheckpointer)
   const db = new Kysely<Database>({
     dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)),
     log,
