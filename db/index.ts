@@ -19,6 +19,7 @@ import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
 import { boundedPool, type PoolUsage } from './bounded-pool.js'
+import { startCheckpointer } from './checkpointer.js'
 
 /**
  * What the metrics want to hear of the database (plugins/core/metrics.ts): failed queries, told
@@ -157,16 +158,31 @@ class OutpostSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE_SIZE = 1024
 
 /**
+ * WAL pages after which a commit copies the log back into the database file (SQLite's default is
+ * 1000, about 4 MB), should the checkpoint thread (checkpointer.ts) not keep the log shorter. The
+ * copy runs on the request thread and ends in two fsyncs, and it writes each
+ * page once however often it changed since the last one: a score submit changes about 8 pages, most
+ * of them the same few (the count tree's top rows, the hot index pages), so at the default a busy
+ * server copied and synced the same pages several times a second. At 10,000 pages (40 MB of log at
+ * most) a bench measured save at 142 → 129 µs of CPU per request and its p99 at 46–62 → 24 ms,
+ * score submits at 427–507 → 351–401 µs.
+ */
+const WAL_CHECKPOINT_PAGES = 10_000
+
+/**
  * better-sqlite3 behind Kysely, with its prepared statements kept: Kysely prepares every query anew,
  * and preparing costs about as much as running a typical indexed query. Queries are built from a
  * fixed set of shapes, so a small map by SQL text catches them all. Reuse is safe because the driver
  * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-function withStatementCache(database: SQLite.Database) {
+function withStatementCache(database: SQLite.Database, onClose: () => void) {
   const statements = new Map<string, SQLite.Statement>()
   return {
-    close: () => database.close(),
+    close: () => {
+      onClose()
+      database.close()
+    },
     prepare(sqlText: string) {
       let statement = statements.get(sqlText)
       if (!statement) {
@@ -210,9 +226,11 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   const sqlite = new SQLite(config.DB_PATH)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
   sqlite.pragma('foreign_keys = ON')
-  const statements = withStatementCache(sqlite)
+  const stopCheckpointer = config.DB_PATH === ':memory:' ? () => {} : startCheckpointer(config.DB_PATH)
+  const statements = withStatementCache(sqlite, stopCheckpointer)
   const db = new Kysely<Database>({
     dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)),
     log,

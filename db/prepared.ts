@@ -10,7 +10,8 @@ import { affected, isMysql } from './dialect.js'
  * dialect with placeholders in place of its values, so a request only fills the values in. On
  * SQLite, when no transaction holds the connection, it runs the cached statement directly: the
  * driver's lock exists only to keep other queries out of an open transaction, and synchronous code
- * cannot interleave with anything. Inside a transaction (or on MySQL) it goes through Kysely as usual.
+ * cannot interleave with anything. Inside a transaction that `inTransaction` opened it runs directly
+ * too (see `runPreparedDirectly`); in any other (and on MySQL) it goes through Kysely as usual.
  *
  * Values must be scalars that Kysely passes through as bound parameters (strings, numbers, null):
  * an `in` list or a LIMIT is part of the query's shape, so key such variants in a `preparedFamily`.
@@ -29,6 +30,22 @@ const direct = new WeakMap<Db, SqliteDirect>()
 
 export function registerSqliteDirect(db: Db, sqlite: SqliteDirect): void {
   direct.set(db, sqlite)
+}
+
+/** Open transactions on a SQLite database, with the connection's statement runner. */
+const openTransactions = new WeakMap<Db, SqliteDirect['run']>()
+
+/**
+ * Lets the prepared queries of `trx`, a transaction just opened on `db`, run on the connection
+ * directly until the returned function is called (before the commit). The transaction holds the
+ * driver's lock meanwhile, so nothing else can run on the connection; going through Kysely again for
+ * each statement would only add promise hops. Does nothing on MySQL.
+ */
+export function runPreparedDirectly(db: Db, trx: Db): () => void {
+  const sqlite = direct.get(db)
+  if (!sqlite) return () => {}
+  openTransactions.set(trx, sqlite.run)
+  return () => openTransactions.delete(trx)
 }
 
 interface Compiled {
@@ -57,6 +74,8 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
   async function execute(db: Db, values: P): Promise<QueryResult<R>> {
     const { sql, slots } = compiledFor(db)
     const parameters = slots.map((slot) => (slot instanceof Placeholder ? values[slot.name as keyof P] : slot))
+    const inOpenTransaction = openTransactions.get(db)
+    if (inOpenTransaction) return inOpenTransaction(sql, parameters)
     const sqliteDirect = direct.get(db)
     if (sqliteDirect && !sqliteDirect.inTransaction()) return sqliteDirect.run(sql, parameters)
     return db.executeQuery<R>(CompiledQuery.raw(sql, parameters))

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Transaction } from 'kysely'
 import type { Database, Db } from './types.js'
 import { isRetryableConflict } from './dialect.js'
+import { runPreparedDirectly } from './prepared.js'
 
 const ATTEMPTS = 4
 
@@ -16,7 +17,10 @@ export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>
   if (db.isTransaction) return work(db as Transaction<Database>)
   return retryOnConflict(async () => {
     let open: Transaction<Database> | undefined
-    const result = await db.transaction().execute((trx) => work((open = trx)))
+    const result = await db.transaction().execute((trx) => {
+      const leave = runPreparedDirectly(db, (open = trx))
+      return work(trx).finally(leave)
+    })
     const steps = commitSteps.get(open!)
     if (steps) for (const step of steps) step()
     return result
@@ -72,24 +76,38 @@ interface RequestScope {
   afterCommit: Array<() => Promise<void>>
 }
 const requestTransaction = new AsyncLocalStorage<RequestScope>()
+/** Admin write requests between their start and their end: the storage is on only while there are any. */
+let openRequestTransactions = 0
 
 /**
  * Runs `work` (a request handler) in a new transaction that every use of the request-scoped database
  * (`requestDb`) inside it joins, retried whole on deadlock. Work started inside it that outlives it
  * (a background task) falls back to the plain database once the transaction has ended.
+ *
+ * On Node 20 an AsyncLocalStorage that has run once installs promise hooks for the whole process:
+ * every await of every request then pays for them (300,000 awaits took 17 ms before the first run and
+ * 52 ms after it; the bench seeds through admin writes, so every request after paid). The storage
+ * is therefore switched off again when the last admin write has ended, so app requests pay nothing
+ * unless one is running at that moment. Switching it off forgets the scopes of work still alive,
+ * which then sees the plain database: what it would see anyway, since each scope's `trx` is null by then.
  */
 export async function runInRequestTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  let scope: RequestScope | undefined
-  const result = await inTransaction(db, async (trx) => {
-    const attempt: RequestScope = (scope = { trx, afterCommit: [] })
-    try {
-      return await requestTransaction.run(attempt, () => work(trx))
-    } finally {
-      attempt.trx = null
-    }
-  })
-  for (const step of scope?.afterCommit ?? []) await step()
-  return result
+  openRequestTransactions++
+  try {
+    let scope: RequestScope | undefined
+    const result = await inTransaction(db, async (trx) => {
+      const attempt: RequestScope = (scope = { trx, afterCommit: [] })
+      try {
+        return await requestTransaction.run(attempt, () => work(trx))
+      } finally {
+        attempt.trx = null
+      }
+    })
+    for (const step of scope?.afterCommit ?? []) await step()
+    return result
+  } finally {
+    if (--openRequestTransactions === 0) requestTransaction.disable()
+  }
 }
 
 /** `db`, or the transaction of the admin write request this code runs for. */

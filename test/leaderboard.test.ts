@@ -329,8 +329,16 @@ eachDialect(t, async (t, dialect) => {
 
     await createBoard(ctx, 'latest', { updateStrategy: 'latest' })
     await submit(ctx, 'latest', a.userId, 500)
-    t.match((await submit(ctx, 'latest', a.userId, 20)).json(), { score: 20, improved: true })
-    t.match((await submit(ctx, 'latest', a.userId, 20)).json(), { score: 20, improved: false })
+    await submit(ctx, 'latest', b.userId, 300)
+    // The position is read before the count tree drops the old 500: it must not count it.
+    t.match(
+      (await submit(ctx, 'latest', a.userId, 20)).json(),
+      { score: 20, improved: true, position: 2 },
+      'a worse latest score ranks under the other player',
+    )
+    t.match((await submit(ctx, 'latest', a.userId, 20)).json(), { score: 20, improved: false, position: 2 })
+    t.match((await submit(ctx, 'latest', a.userId, 400)).json(), { score: 400, improved: true, position: 1 })
+    t.equal((await call({ method: 'GET', url: `${board('latest')}/rank?userId=${a.userId}` })).json().position, 1)
 
     await createBoard(ctx, 'coins', { updateStrategy: 'increment' })
     await submit(ctx, 'coins', a.userId, 5)

@@ -4,6 +4,7 @@ import { createDb } from '../db/index.js'
 import type { Db } from '../db/types.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { prepared, preparedCounterUpsert, preparedFamily } from '../db/prepared.js'
+import { inTransaction } from '../db/transaction.js'
 import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'
 
 /**
@@ -25,6 +26,12 @@ const addUser = (db: Db, id: string, username: string) =>
 
 const nameById = prepared((db, p: { id: string }) =>
   db.selectFrom('users').select(['id', 'username']).where('id', '=', p.id),
+)
+
+const insertUser = prepared((db, p: { id: string; username: string }) =>
+  db
+    .insertInto('users')
+    .values({ id: p.id, username: p.username, is_anonymous: 1, is_verified: 0, created_at: 1, updated_at: 1 }),
 )
 
 const firstNames = preparedFamily(
@@ -100,6 +107,43 @@ eachDialect(t, async (t, dialect) => {
         }),
       )
       t.equal(await nameById.first(db, { id: rolledBack }), undefined, 'a rolled-back row is never read')
+    },
+  )
+
+  t.test(
+    'in a transaction of inTransaction (on SQLite run on the connection directly) prepared writes commit or roll back with it',
+    async (t) => {
+      const db = await database(t, dialect)
+      const kept = randomUUID()
+      const rolledBack = randomUUID()
+      let outsideRead: Promise<unknown> | undefined
+      const order: string[] = []
+      await inTransaction(db, async (trx) => {
+        await insertUser.execute(trx, { id: kept, username: 'Kept' })
+        t.same(await nameById.first(trx, { id: kept }), { id: kept, username: 'Kept' }, 'read in the transaction')
+        outsideRead = nameById.first(db, { id: kept }).then((row) => {
+          order.push('outside read')
+          return row
+        })
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        order.push('commit')
+      })
+      const seen = await outsideRead
+      if (dialect === 'sqlite') {
+        t.same(order, ['commit', 'outside read'], 'SQLite: the plain read waited for the transaction')
+        t.same(seen, { id: kept, username: 'Kept' })
+      } else {
+        t.equal(seen, undefined, 'MySQL: the read saw the committed state, without the row')
+      }
+      await t.rejects(
+        inTransaction(db, async (trx) => {
+          await insertUser.execute(trx, { id: rolledBack, username: 'Gone' })
+          t.ok(await nameById.first(trx, { id: rolledBack }), 'written in the transaction')
+          throw new Error('roll back')
+        }),
+      )
+      t.equal(await nameById.first(db, { id: rolledBack }), undefined, 'a rolled-back prepared write is gone')
+      t.same(await nameById.first(db, { id: kept }), { id: kept, username: 'Kept' }, 'the committed one stays')
     },
   )
 

@@ -42,6 +42,7 @@ import * as m0081 from './0081_create_google_codes.js'
 import * as m0083 from './0083_create_operators.js'
 import * as m0084 from './0084_create_operator_sessions.js'
 import * as m0085 from './0085_create_audit_log.js'
+import * as m0090 from './0090_leaderboard_counts_without_rowid.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -91,4 +92,5 @@ export const migrations: Record<string, Migration> = {
   '0083_create_operators': m0083,
   '0084_create_operator_sessions': m0084,
   '0085_create_audit_log': m0085,
+  '0090_leaderboard_counts_without_rowid': m0090,
 }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import cookie from '@fastify/cookie'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from './errors.js'
 import { ADMIN_PREFIX, surfaceOf } from './paths.js'
 import { secretChecker } from './secrets.js'
@@ -116,8 +116,7 @@ export default fp(
       }
     })
 
-    app.addHook('onRequest', async (request, reply) => {
-      if (surfaceOf(request) !== 'admin') return
+    const checkAdmin = async (request: FastifyRequest, reply: FastifyReply) => {
       const actor = await identify(request)
       await app.limitAdmin(
         request,
@@ -155,6 +154,12 @@ export default fp(
           requiredRole: access.role,
         })
       }
+    }
+    // A callback hook that returns at once off the admin surface: an async one would cost every app
+    // request a promise.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (surfaceOf(request) !== 'admin') return done()
+      checkAdmin(request, reply).then(() => done(), done)
     })
   },
   { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db'] },

@@ -65,6 +65,7 @@ export default fp(
         'Accept',
         'X-Request-Id',
       ],
+      // Joined once here: @fastify/cors joins a list again on every request.
       exposedHeaders: [
         'ETag',
         'Retry-After',
@@ -73,7 +74,7 @@ export default fp(
         'x-ratelimit-reset',
         'X-Cloud-Save-Revision',
         'X-Request-Id',
-      ],
+      ].join(', '),
       maxAge: 600,
     })
 

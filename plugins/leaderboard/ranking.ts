@@ -109,34 +109,6 @@ export function betterRanges(rankScore: number): Array<[number, number, number]>
   return ranges
 }
 
-/** The sum of n over one primary-key range of count rows per level, for 1 to 6 levels. */
-const sumOfRanges = preparedFamily((levels: number) => (db, p: Values) => {
-  // Joined by UNION ALL: SQLite reads an OR of such ranges by scanning every count row of the
-  // board period instead.
-  const parts = Array.from(
-    { length: levels },
-    (_, i) =>
-      sql`select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = ${p[`l${i}`]} and prefix >= ${p[`f${i}`]} and prefix <= ${p[`t${i}`]}`,
-  )
-  const query = sql<{
-    n: number | string
-  }>`select coalesce(sum(n), 0) as n from (${sql.join(parts, sql` union all `)}) as better`
-  return { compile: () => query.compile(db) }
-})
-
-export async function countBetter(db: Db, boardId: string, period: string, rankScore: number) {
-  const ranges = betterRanges(rankScore)
-  if (ranges.length === 0) return 0
-  const values: Values = { boardId, period }
-  ranges.forEach(([level, from, to], i) => {
-    values[`l${i}`] = level
-    values[`f${i}`] = from
-    values[`t${i}`] = to
-  })
-  const row = await sumOfRanges(ranges.length).first(db, values)
-  return Number(row?.n ?? 0)
-}
-
 const total = prepared((db, p: { boardId: string; period: string }) =>
   db
     .selectFrom('leaderboard_counts')
@@ -158,27 +130,65 @@ export interface SortKey {
   user_id: string
 }
 
-/** 1-based position of a visible entry: better scores from the tree, then the ties before it. */
-const tiesBefore = prepared((db, p: { boardId: string; period: string } & SortKey) =>
-  db
-    .selectFrom('leaderboard_entries')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('board_id', '=', p.boardId)
-    .where('period', '=', p.period)
-    .where('hidden', '=', 0)
-    .where('rank_score', '=', p.rank_score)
-    .where((eb) =>
-      eb.or([
-        eb('reached_at', '<', p.reached_at),
-        eb.and([eb('reached_at', '=', p.reached_at), eb('user_id', '<', p.user_id)]),
-      ]),
-    ),
-)
+/**
+ * 1-based position of a visible entry, in one statement: the entries with a better score summed from
+ * the tree (one primary-key range of count rows per level, at most 6 levels), plus the entries with
+ * the same score ordered before it, found by an index seek on (rank_score, reached_at, user_id).
+ * One statement per number of levels (0 to 6).
+ */
+const position = preparedFamily((levels: number) => (db, p: Values) => {
+  // The ranges are joined by UNION ALL: SQLite reads an OR of such ranges by scanning every count
+  // row of the board period instead.
+  const ranges = Array.from(
+    { length: levels },
+    (_, i) =>
+      sql`select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = ${p[`l${i}`]} and prefix >= ${p[`f${i}`]} and prefix <= ${p[`t${i}`]}`,
+  )
+  const better =
+    levels === 0 ? sql`0` : sql`(select coalesce(sum(n), 0) from (${sql.join(ranges, sql` union all `)}) as better)`
+  const ties = sql`(select count(*) from leaderboard_entries where board_id = ${p.boardId} and period = ${p.period} and hidden = 0 and rank_score = ${p.rankScore} and (reached_at < ${p.reachedAt} or (reached_at = ${p.reachedAt} and user_id < ${p.userId})))`
+  // The period's total rides along (one primary-key read): the rank answer shows it.
+  const total = sql`(select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = 0 and prefix = 0)`
+  const query = sql<{
+    n: number | string
+    total: number | string | null
+  }>`select ${better} + ${ties} as n, ${total} as total`
+  return { compile: () => query.compile(db) }
+})
 
-export async function positionOf(db: Db, boardId: string, period: string, entry: SortKey) {
-  const better = await countBetter(db, boardId, period, entry.rank_score)
-  const ties = await tiesBefore.first(db, { boardId, period, ...entry })
-  return better + Number(ties?.n ?? 0) + 1
+/**
+ * The position of `entry`. `uncounted` names a rank score the tree still counts for this entry but
+ * should not (its old score, when the caller moves the entry in the tree only after this read): it
+ * is taken off when it is better than the entry's.
+ */
+export async function positionOf(db: Db, boardId: string, period: string, entry: SortKey, uncounted?: number) {
+  return (await positionAndTotal(db, boardId, period, entry, uncounted)).position
+}
+
+/** `positionOf`, and the number of visible entries in the period, in the same statement. */
+export async function positionAndTotal(
+  db: Db,
+  boardId: string,
+  period: string,
+  entry: SortKey,
+  uncounted?: number,
+): Promise<{ position: number; total: number }> {
+  const ranges = betterRanges(entry.rank_score)
+  const values: Values = {
+    boardId,
+    period,
+    rankScore: entry.rank_score,
+    reachedAt: entry.reached_at,
+    userId: entry.user_id,
+  }
+  ranges.forEach(([level, from, to], i) => {
+    values[`l${i}`] = level
+    values[`f${i}`] = from
+    values[`t${i}`] = to
+  })
+  const row = await position(ranges.length).first(db, values)
+  const stale = uncounted !== undefined && uncounted < entry.rank_score ? 1 : 0
+  return { position: Number(row?.n ?? 0) - stale + 1, total: Number(row?.total ?? 0) }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database, Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
 import { affected, forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
@@ -16,6 +16,7 @@ import {
   applyCounts,
   countDeltas,
   periodKey,
+  positionAndTotal,
   positionOf,
   previousPeriodKey,
   totalEntries,
@@ -215,22 +216,27 @@ export async function submitScore(db: Db, events: BoardEvents, input: SubmitInpu
     }
     const improved = isNew || stored !== current.score
     const entry: SortKey = { rank_score: current.rank_score, reached_at: current.reached_at, user_id: input.userId }
-    if (improved) {
-      entry.rank_score = rankScoreOf(board, stored)
-      entry.reached_at = now
-      const written = await writeEntry.execute(trx, {
-        ...key,
-        score: stored,
-        rankScore: entry.rank_score,
-        metadata,
-        now,
-      })
-      if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
-      const wasCounted = !isNew && current.hidden === 0
-      await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
-      events.boardChanged(trx, board.id)
+    if (!improved) {
+      const position = await positionOf(trx, board.id, period, entry)
+      return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
     }
-    const position = await positionOf(trx, board.id, period, entry)
+    entry.rank_score = rankScoreOf(board, stored)
+    entry.reached_at = now
+    const written = await writeEntry.execute(trx, {
+      ...key,
+      score: stored,
+      rankScore: entry.rank_score,
+      metadata,
+      now,
+    })
+    if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
+    const wasCounted = !isNew && current.hidden === 0
+    // The position is read before the count tree moves the entry (allowing for its old score, which
+    // the tree still holds), and the tree is written last: its top rows are shared by every entry of
+    // the period, and on MySQL their row locks are held from this write to the commit, one round trip.
+    const position = await positionOf(trx, board.id, period, entry, wasCounted ? current.rank_score : undefined)
+    await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
+    events.boardChanged(trx, board.id)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
   })
 }
@@ -343,10 +349,13 @@ export async function rankOf(db: Db, boardKey: string, userId: string, which: Pe
   const board = await activeBoard(db, boardKey)
   const period = readPeriod(board, which, now)
   const { username, row } = await playerEntry(db, board, period, userId)
-  const [profiles, total, position] = await Promise.all([
+  const [profiles, { position, total }] = await Promise.all([
     publicProfiles(db, [userId]),
-    period === null ? 0 : totalEntries(db, board.id, period),
-    row && period !== null ? positionOf(db, board.id, period, row) : 0,
+    period === null
+      ? { position: 0, total: 0 }
+      : row
+        ? positionAndTotal(db, board.id, period, row)
+        : totalEntries(db, board.id, period).then((n) => ({ position: 0, total: n })),
   ])
   return {
     leaderboardKey: board.board_key,
@@ -361,47 +370,60 @@ export async function rankOf(db: Db, boardKey: string, userId: string, which: Pe
 }
 
 /** Up to `range` entries ranked just before the given one, nearest first. */
-const entriesAbove = preparedFamily(
-  (range: number) => (db, p: BoardPeriod & SortKey) =>
-    visible(db, p.boardId, p.period)
-      .where('rank_score', '<=', p.rank_score)
-      .where((eb) =>
-        eb.or([
-          eb('rank_score', '<', p.rank_score),
-          eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
-          eb.and([
-            eb('rank_score', '=', p.rank_score),
-            eb('reached_at', '=', p.reached_at),
-            eb('user_id', '<', p.user_id),
-          ]),
+const entriesAbove = (db: Db, p: BoardPeriod & SortKey, range: number) =>
+  visible(db, p.boardId, p.period)
+    .where('rank_score', '<=', p.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('rank_score', '<', p.rank_score),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '<', p.reached_at)]),
+        eb.and([
+          eb('rank_score', '=', p.rank_score),
+          eb('reached_at', '=', p.reached_at),
+          eb('user_id', '<', p.user_id),
         ]),
-      )
-      .orderBy('rank_score', 'desc')
-      .orderBy('reached_at', 'desc')
-      .orderBy('user_id', 'desc')
-      .limit(range),
-)
+      ]),
+    )
+    .orderBy('rank_score', 'desc')
+    .orderBy('reached_at', 'desc')
+    .orderBy('user_id', 'desc')
+    .limit(range)
 
 /** Up to `range` entries ranked just after the given one, nearest first. */
-const entriesBelow = preparedFamily(
-  (range: number) => (db, p: BoardPeriod & SortKey) =>
-    visible(db, p.boardId, p.period)
-      .where('rank_score', '>=', p.rank_score)
-      .where((eb) =>
-        eb.or([
-          eb('rank_score', '>', p.rank_score),
-          eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
-          eb.and([
-            eb('rank_score', '=', p.rank_score),
-            eb('reached_at', '=', p.reached_at),
-            eb('user_id', '>', p.user_id),
-          ]),
+const entriesBelow = (db: Db, p: BoardPeriod & SortKey, range: number) =>
+  visible(db, p.boardId, p.period)
+    .where('rank_score', '>=', p.rank_score)
+    .where((eb) =>
+      eb.or([
+        eb('rank_score', '>', p.rank_score),
+        eb.and([eb('rank_score', '=', p.rank_score), eb('reached_at', '>', p.reached_at)]),
+        eb.and([
+          eb('rank_score', '=', p.rank_score),
+          eb('reached_at', '=', p.reached_at),
+          eb('user_id', '>', p.user_id),
         ]),
+      ]),
+    )
+    .orderBy('rank_score')
+    .orderBy('reached_at')
+    .orderBy('user_id')
+    .limit(range)
+
+/**
+ * Both neighbourhoods in one statement (each a keyset seek, wrapped so that it keeps its own ORDER BY
+ * and LIMIT), in board order: the `range` entries before the given one, then the `range` after it.
+ */
+const entriesAround = preparedFamily(
+  (range: number) => (db, p: BoardPeriod & SortKey) =>
+    db
+      .selectFrom(entriesAbove(db, p, range).as('above'))
+      .select([...entryColumns, sql<number>`1`.as('before')])
+      .unionAll(
+        db.selectFrom(entriesBelow(db, p, range).as('below')).select([...entryColumns, sql<number>`0`.as('before')]),
       )
       .orderBy('rank_score')
       .orderBy('reached_at')
-      .orderBy('user_id')
-      .limit(range),
+      .orderBy('user_id'),
 )
 
 /** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
@@ -415,13 +437,14 @@ export async function aroundOf(db: Db, boardKey: string, userId: string, range: 
     await playerEntry(db, board, null, userId)
     return { leaderboardKey: board.board_key, entries: [] }
   }
-  const [position, above, below] = await Promise.all([
+  const [position, neighbours] = await Promise.all([
     positionOf(db, board.id, period, me),
-    entriesAbove(range).all(db, { boardId: board.id, period, ...me }),
-    entriesBelow(range).all(db, { boardId: board.id, period, ...me }),
+    entriesAround(range).all(db, { boardId: board.id, period, ...me }),
   ])
+  const above = neighbours.filter((r) => Number(r.before) === 1)
+  const below = neighbours.filter((r) => Number(r.before) === 0)
   const rows: EntryRow[] = [
-    ...above.reverse().map((r, i) => ({ ...r, position: position - above.length + i })),
+    ...above.map((r, i) => ({ ...r, position: position - above.length + i })),
     { ...me, position },
     ...below.map((r, i) => ({ ...r, position: position + i + 1 })),
   ]
