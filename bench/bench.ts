@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomInt } from 'node:crypto'
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +29,10 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string', default: '' },
     scale: { type: 'string', default: '' },
     'mysql-url': { type: 'string', default: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test' },
+    /** The MySQL database the run drops and creates: benches run side by side each need their own. */
+    'mysql-db': { type: 'string', default: 'outpost_bench' },
+    /** WORKERS for the server (default: the server's own default). CPU and RSS then cover every worker. */
+    workers: { type: 'string', default: '' },
     /** Write a V8 CPU profile of the server (open it in Chrome DevTools or speedscope). */
     profile: { type: 'boolean', default: false },
   },
@@ -73,21 +77,33 @@ async function startProcess(
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
+  // With WORKERS > 1 the server is a cluster primary and its workers: CPU is summed over them all,
+  // and the peak RSS is that of the largest single process (the budget is per worker).
   let peak = 0
   const sample = () => {
-    try {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-      peak = Math.max(peak, kb * 1024)
-    } catch {
-      // the process is gone
+    for (const pid of processTree(child.pid!)) {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+        peak = Math.max(peak, kb * 1024)
+      } catch {
+        // the process is gone
+      }
     }
   }
   const timer = setInterval(sample, 100)
   const ticksPerMs = 100 / 1000 // USER_HZ is 100 on Linux
   const cpuMs = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerMs
+    let ticks = 0
+    for (const pid of processTree(child.pid!)) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+        ticks += Number(fields[11]) + Number(fields[12])
+      } catch {
+        // the process is gone
+      }
+    }
+    return ticks / ticksPerMs
   }
   return {
     child,
@@ -103,6 +119,20 @@ async function startProcess(
   }
 }
 
+/** A process and its children (a cluster primary's workers), from /proc/<pid>/task/<tid>/children. */
+function processTree(pid: number): number[] {
+  const children: number[] = []
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const listed = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim()
+      if (listed) children.push(...listed.split(' ').map(Number))
+    }
+  } catch {
+    // the process is gone
+  }
+  return [pid, ...children]
+}
+
 async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
   const parsed = new URL(url)
   const conn = {
@@ -112,8 +142,10 @@ async function freshMysqlDatabase(url: string): Promise<Record<string, string>> 
     password: decodeURIComponent(parsed.password),
   }
   const admin = await createConnection(conn)
-  await admin.query('DROP DATABASE IF EXISTS outpost_bench')
-  await admin.query('CREATE DATABASE outpost_bench CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci')
+  const name = args['mysql-db']!
+  if (!/^\w+$/.test(name)) throw new Error(`--mysql-db: not a plain database name: ${name}`)
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+  await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
   await admin.end()
   return {
     DB_DRIVER: 'mysql',
@@ -121,7 +153,7 @@ async function freshMysqlDatabase(url: string): Promise<Record<string, string>> 
     DB_PORT: String(conn.port),
     DB_USER: conn.user,
     DB_PASS: conn.password,
-    DB_NAME: 'outpost_bench',
+    DB_NAME: name,
     DB_POOL_SIZE: '16',
   }
 }
@@ -360,6 +392,7 @@ async function main() {
     HOST: '127.0.0.1',
     RATE_LIMIT_ENABLED: 'false',
     LOG_LEVEL: 'warn',
+    ...(args.workers && { WORKERS: args.workers }),
   }
   const serverLog = join(dir, 'server.log')
   const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
@@ -443,6 +476,7 @@ async function main() {
       users: userCount,
       node: process.version,
       cpus: 2,
+      workers: args.workers || 'default',
     }
     printTable(results, meta)
     mkdirSync(join(root, 'bench/results'), { recursive: true })

@@ -11,14 +11,21 @@ import {
   ValueNode,
   sql,
   type DialectAdapter,
+  type Driver,
   type LimitNode,
   type QueryCompiler,
-  type SqliteDialectConfig,
 } from 'kysely'
 import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
 import { boundedPool, type PoolUsage } from './bounded-pool.js'
+import {
+  OutpostSqliteDriver,
+  runStatement,
+  SYNC_BUSY_WAIT_MS,
+  whenNotBusy,
+  type SqliteHandle,
+} from './sqlite-driver.js'
 
 /**
  * What the metrics want to hear of the database (plugins/core/metrics.ts): failed queries, told
@@ -78,7 +85,10 @@ type DbConfig = Pick<
   | 'DB_QUERY_TIMEOUT_MS'
 >
 
-/** SQLite's wait for another process's write lock: 5 s, never longer than DB_QUERY_TIMEOUT_MS. */
+/**
+ * The longest a statement waits for another process's write lock: 5 s, never longer than
+ * DB_QUERY_TIMEOUT_MS. The wait is asynchronous (sqlite-driver.ts): the event loop goes on meanwhile.
+ */
 const busyTimeoutMs = (config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>) => Math.min(5000, config.DB_QUERY_TIMEOUT_MS)
 const MIGRATION_LOCK_WAIT_MS = 120_000
 
@@ -95,10 +105,6 @@ export const MIGRATION_QUERY_TIMEOUT_MS = 2 * 3600 * 1000
  * SQLite's busy wait: better-sqlite3 is synchronous, and a busy wait would stall the event loop.
  */
 class MigrationLockingSqliteAdapter extends SqliteAdapter {
-  constructor(private readonly busyTimeoutMs: number) {
-    super()
-  }
-
   override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
     const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS
     await sql`pragma busy_timeout = 0`.execute(db)
@@ -113,7 +119,7 @@ class MigrationLockingSqliteAdapter extends SqliteAdapter {
         }
       }
     } finally {
-      await sql.raw(`pragma busy_timeout = ${this.busyTimeoutMs}`).execute(db)
+      await sql.raw(`pragma busy_timeout = ${SYNC_BUSY_WAIT_MS}`).execute(db)
     }
   }
   override async releaseMigrationLock(db: Kysely<any>): Promise<void> {
@@ -140,14 +146,17 @@ class OutpostSqliteQueryCompiler extends SqliteQueryCompiler {
 
 class OutpostSqliteDialect extends SqliteDialect {
   constructor(
-    config: SqliteDialectConfig,
-    private readonly busyTimeoutMs: number,
+    private readonly handle: SqliteHandle,
+    private readonly busyWaitMs: number,
   ) {
-    super(config)
+    super({ database: handle })
   }
 
+  override createDriver(): Driver {
+    return new OutpostSqliteDriver(this.handle, this.busyWaitMs)
+  }
   override createAdapter(): DialectAdapter {
-    return new MigrationLockingSqliteAdapter(this.busyTimeoutMs)
+    return new MigrationLockingSqliteAdapter()
   }
   override createQueryCompiler(): QueryCompiler {
     return new OutpostSqliteQueryCompiler()
@@ -163,10 +172,13 @@ const STATEMENT_CACHE_SIZE = 1024
  * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-function withStatementCache(database: SQLite.Database) {
+function withStatementCache(database: SQLite.Database): SqliteHandle {
   const statements = new Map<string, SQLite.Statement>()
   return {
     close: () => database.close(),
+    get inTransaction() {
+      return database.inTransaction
+    },
     prepare(sqlText: string) {
       let statement = statements.get(sqlText)
       if (!statement) {
@@ -210,20 +222,15 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   const sqlite = new SQLite(config.DB_PATH)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
+  sqlite.pragma(`busy_timeout = ${SYNC_BUSY_WAIT_MS}`)
   sqlite.pragma('foreign_keys = ON')
   const statements = withStatementCache(sqlite)
-  const db = new Kysely<Database>({
-    dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)),
-    log,
-  })
+  const waitMs = busyTimeoutMs(config)
+  const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect(statements, waitMs), log })
   registerSqliteDirect(db, {
     inTransaction: () => sqlite.inTransaction,
-    run(sqlText, parameters) {
-      const statement = statements.prepare(sqlText)
-      if (statement.reader) return { rows: statement.all(parameters) }
-      return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) }
-    },
+    // The fast path of prepared.ts waits for another process's write lock as Kysely's path does.
+    run: (sqlText, parameters) => whenNotBusy(() => runStatement(statements, sqlText, parameters), waitMs),
   })
   return db
 }

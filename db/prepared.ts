@@ -22,7 +22,8 @@ class Placeholder {
 /** What `createDb` registers for a SQLite database: the connection's cached statements. */
 export interface SqliteDirect {
   inTransaction(): boolean
-  run(sqlText: string, parameters: readonly unknown[]): QueryResult<any>
+  /** A promise only when the statement had to wait for another process's write lock. */
+  run(sqlText: string, parameters: readonly unknown[]): QueryResult<any> | Promise<QueryResult<any>>
 }
 
 const direct = new WeakMap<Db, SqliteDirect>()
