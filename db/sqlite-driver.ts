@@ -89,7 +89,6 @@ class Connection implements DatabaseConnection {
     return whenNotBusy(() => runStatement(this.handle, compiled.sql, compiled.parameters), this.waitMs)
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used with SQLite here')
   }
