@@ -38,6 +38,7 @@ async function startCluster(t: Test, env: Record<string, string>) {
       WORKERS: '2',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_SECOND: String(LIMIT),
+      ADMIN_RATE_LIMIT_PER_SECOND: String(LIMIT),
       // Each request below names its own client address, so that only the limit test shares one.
       TRUST_PROXY: '127.0.0.1',
       ...env,
@@ -192,6 +193,20 @@ eachDialect(t, async (t, dialect) => {
     t.equal(statuses.filter((s) => s !== 429).length, LIMIT)
     for (let i = 0; i < 50 && cluster.servedBy(path).size < 2; i++) await new Promise((r) => setTimeout(r, 20))
     t.equal(cluster.servedBy(path).size, 2, 'and both workers took part')
+  })
+
+  t.test('the admin limit counts across the workers too, per credential', async (t) => {
+    const path = `${ADMIN}/gift-codes`
+    const statuses = await Promise.all(
+      Array.from({ length: 4 * LIMIT }, () =>
+        onNewConnection(`${cluster.base}${path}?limit=1`, { 'x-admin-key': ADMIN_KEY, 'x-forwarded-for': '10.9.9.9' }),
+      ),
+    )
+    t.equal(statuses.filter((s) => s === 429).length, 3 * LIMIT, 'exactly the requests past the limit are refused')
+    for (let i = 0; i < 50 && cluster.servedBy(path).size < 2; i++) await new Promise((r) => setTimeout(r, 20))
+    t.equal(cluster.servedBy(path).size, 2, 'and both workers took part')
+    // The admin calls of the next tests start in a fresh window.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
   })
 
   t.test('a single-use gift code redeemed by 20 players at once: exactly one succeeds', async (t) => {

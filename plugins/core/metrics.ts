@@ -391,7 +391,8 @@ export default fp(
             'cache hits and misses, sign-ups, sign-ins, score submits, validated runs and crash reports. With ' +
             'METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 UNAUTHORIZED without it); ' +
             'without it only callers on the loopback address are answered (403 FORBIDDEN), judged by the socket ' +
-            'address, never by X-Forwarded-For. No API key, no rate limit.',
+            'address, never by X-Forwarded-For. No API key, no rate limit. With WORKERS > 1 the answer is the sum over ' +
+            'all workers of the instance; `outpost_metrics_workers` says how many answered and how many were left out.',
           security: [],
           produces: ['text/plain'],
           response: {
