@@ -47,23 +47,28 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
   let started = false
   let deathsInARow = 0
 
-  function counter(request: CounterRequest): Promise<{ current: number; ttl: number }> {
+  /** One counter update, answered at once: the plugin's store calls back synchronously. */
+  function count(request: CounterRequest): { current: number; ttl: number } {
     const mode = `${request.continueExceeding}/${request.exponentialBackoff}`
     let store = stores.get(mode)
     if (!store) {
       store = new LocalStore(request.continueExceeding, request.exponentialBackoff, COUNTER_KEYS)
       stores.set(mode, store)
     }
-    return new Promise((resolve, reject) =>
-      store[request.op](
-        request.key,
-        // Copied now: the store hands out its live counter, which the next update changes before the
-        // reply is written.
-        (error, result) => (error ? reject(error) : resolve({ current: result!.current, ttl: result!.ttl })),
-        request.timeWindow,
-        request.max,
-      ),
+    let answer: { current: number; ttl: number } | undefined
+    let failure: Error | null = null
+    store[request.op](
+      request.key,
+      (error, result) => {
+        // Copied now: the store hands out its live counter, which the next update changes.
+        if (error) failure = error
+        else answer = { current: result!.current, ttl: result!.ttl }
+      },
+      request.timeWindow,
+      request.max,
     )
+    if (failure || !answer) throw failure ?? new Error('the counter store did not answer')
+    return answer
   }
 
   /** Every worker's metrics, summed; a worker that is restarting or does not answer in time is left out. */
@@ -85,7 +90,8 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
     const channel = new Channel((message, done) => {
       worker.send(message, undefined, {}, done)
     })
-    channel.handle('rate-limit', counter)
+    // A worker's batch of counter updates (rate-limit.ts), answered in order.
+    channel.handle('rate-limit', (requests: CounterRequest[]) => requests.map(count))
     channel.handle('instance-metrics', instanceMetrics)
     worker.on('message', (message) => channel.receive(message))
     channels.set(worker, channel)
