@@ -127,9 +127,10 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
         { worker: worker.process.pid, code, signal, restartInMs: delay },
         'worker died unexpectedly: starting a new one',
       )
+      // Not unref'd: when every worker has died, this timer is what keeps the primary alive to restart them.
       setTimeout(() => {
         if (!stopping) fork()
-      }, delay).unref()
+      }, delay)
     })
 
     /**
