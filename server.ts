@@ -62,6 +62,16 @@ type LogStream = Awaited<ReturnType<typeof terminalLogStream>>
  * the primary, which has already run the migrations, and the port is shared with the other workers).
  */
 async function startServer(config: Config, logStream: LogStream, channel?: Channel) {
+  // The primary asks its workers to stop (its own SIGTERM); a worker whose primary has gone stops too.
+  // Either may come while the app is still being built: it is remembered and done once it can be.
+  let stopAsked = false
+  let stop = () => {
+    stopAsked = true
+  }
+  if (channel) {
+    channel.handle('shutdown', () => stop())
+    process.on('disconnect', () => stop())
+  }
   const app = await buildApp({
     config: channel ? { ...config, MIGRATE_ON_START: false } : config,
     logStream,
@@ -75,14 +85,10 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
     else app.log.info({ signal }, 'shutting down')
     await app.close()
   })
-  if (channel) {
-    // The primary asks its workers to stop (its own SIGTERM); a worker whose primary has gone stops too.
-    const stop = () => {
-      if (!closing) void grace.close()
-    }
-    channel.handle('shutdown', stop)
-    process.on('disconnect', stop)
+  stop = () => {
+    if (!closing) void grace.close()
   }
+  if (stopAsked) return stop()
   await app.listen({ host: config.HOST, port: config.PORT })
   // A worker's start is announced by the primary, once for all of them.
   if (channel) return

@@ -42,6 +42,8 @@ export interface RunningPrimary {
 /** Forks the workers and resolves when every one listens; rejects if one dies before it does. */
 export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPrimary> {
   const channels = new Map<Worker, Channel>()
+  /** When each worker began to listen (a worker still starting has no entry). */
+  const listeningSince = new Map<Worker, number>()
   const stores = new Map<string, CounterStore>()
   let stopping = false
   let started = false
@@ -85,8 +87,12 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
     return { text }
   }
 
+  /** The port the workers got; a replacement listens on it even when PORT=0 let the system pick it. */
+  let listeningPort: number | undefined
+
   function fork(): Worker {
-    const worker = cluster.fork()
+    // With every worker dead the cluster has closed the shared socket, and PORT=0 would pick a new one.
+    const worker = cluster.fork(listeningPort === undefined ? undefined : { PORT: String(listeningPort) })
     const channel = new Channel((message, done) => {
       worker.send(message, undefined, {}, done)
     })
@@ -101,8 +107,9 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
   return new Promise((resolve, reject) => {
     let listening = 0
     cluster.on('listening', (worker, address) => {
-      ;(worker as Worker & { listeningSince?: number }).listeningSince = Date.now()
+      listeningSince.set(worker, Date.now())
       log.info({ worker: worker.process.pid }, 'worker listening')
+      listeningPort ??= address.port
       if (!started && ++listening === workers) {
         started = true
         resolve({ port: address.port })
@@ -120,7 +127,8 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
         reject(new Error(`a worker exited during the start (code ${code ?? '-'}, signal ${signal ?? '-'})`))
         return
       }
-      const ranMs = Date.now() - ((worker as Worker & { listeningSince?: number }).listeningSince ?? Date.now())
+      const ranMs = Date.now() - (listeningSince.get(worker) ?? Date.now())
+      listeningSince.delete(worker)
       deathsInARow = ranMs >= HEALTHY_AFTER_MS ? 1 : deathsInARow + 1
       const delay = Math.min(RESTART_DELAY_MAX_MS, RESTART_DELAY_MS * 2 ** (deathsInARow - 1))
       log.error(
@@ -141,7 +149,12 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
       if (stopping) return
       stopping = true
       log.info({ signal }, 'shutting down the workers')
-      for (const channel of channels.values()) channel.request('shutdown', null, SHUTDOWN_WAIT_MS).catch(() => {})
+      for (const [worker, channel] of channels) {
+        // A worker still starting may not listen to its channel yet: a signal reaches it either way
+        // (before it has installed its shutdown it just ends; it has served nothing yet).
+        if (!listeningSince.has(worker)) worker.process.kill('SIGTERM')
+        else channel.request('shutdown', null, SHUTDOWN_WAIT_MS).catch(() => {})
+      }
       const deadline = setTimeout(() => {
         log.error('workers still running after the shutdown wait: killing them')
         for (const worker of channels.keys()) worker.process.kill('SIGKILL')
