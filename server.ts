@@ -1,4 +1,5 @@
 import cluster from 'node:cluster'
+import { createServer, type AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
@@ -112,8 +113,24 @@ async function startPrimary(config: Config, logStream: LogStream, workers: numbe
       await db.destroy()
     }
   }
-  const { port } = await runPrimary({ workers, log })
+  // PORT=0: the primary picks the free port once, and every worker, a replacement too, listens on it.
+  // (node:cluster would share one random port among the first workers, but hand a new one to
+  // replacements started after every worker had died.)
+  const env = config.PORT === 0 ? { PORT: String(await freePort(config.HOST)) } : undefined
+  const { port } = await runPrimary({ workers, log, env })
   announce(log, config, port, workers)
+}
+
+/** A port free on `host` now, as the system picks one for a listen on port 0. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen({ host, port: 0 }, () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 }
 
 function announce(log: FastifyBaseLogger, config: Config, port: number, workers = 1) {

@@ -32,6 +32,8 @@ const SHUTDOWN_WAIT_MS = 15_000
 export interface PrimaryOptions {
   workers: number
   log: Logger
+  /** Settings every worker gets on top of the primary's environment (the port picked for PORT=0). */
+  env?: Record<string, string>
 }
 
 export interface RunningPrimary {
@@ -40,7 +42,7 @@ export interface RunningPrimary {
 }
 
 /** Forks the workers and resolves when every one listens; rejects if one dies before it does. */
-export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPrimary> {
+export function runPrimary({ workers, log, env }: PrimaryOptions): Promise<RunningPrimary> {
   const channels = new Map<Worker, Channel>()
   /** When each worker began to listen (a worker still starting has no entry). */
   const listeningSince = new Map<Worker, number>()
@@ -87,12 +89,8 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
     return { text }
   }
 
-  /** The port the workers got; a replacement listens on it even when PORT=0 let the system pick it. */
-  let listeningPort: number | undefined
-
   function fork(): Worker {
-    // With every worker dead the cluster has closed the shared socket, and PORT=0 would pick a new one.
-    const worker = cluster.fork(listeningPort === undefined ? undefined : { PORT: String(listeningPort) })
+    const worker = cluster.fork(env)
     const channel = new Channel((message, done) => {
       worker.send(message, undefined, {}, done)
     })
@@ -109,7 +107,6 @@ export function runPrimary({ workers, log }: PrimaryOptions): Promise<RunningPri
     cluster.on('listening', (worker, address) => {
       listeningSince.set(worker, Date.now())
       log.info({ worker: worker.process.pid }, 'worker listening')
-      listeningPort ??= address.port
       if (!started && ++listening === workers) {
         started = true
         resolve({ port: address.port })
