@@ -2,9 +2,13 @@ import { spawn } from 'node:child_process'
 import { get } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { ADMIN, ADMIN_KEY, API_KEY, APP, eachDialect, freshDatabase } from './helpers/app.js'
+import { ADMIN, ADMIN_KEY, API_KEY, APP, eachDialect, freshDatabase, testConfig } from './helpers/app.js'
 import { startSmtp } from './helpers/smtp.js'
 import { migrations } from '../db/migrations/index.js'
+import { buildApp } from '../app.js'
+import { Channel } from '../plugins/core/cluster.js'
+import { PRIMARY_COUNTER_TIMEOUT_MS } from '../plugins/core/rate-limit.js'
+import { INSTANCE_METRICS_TIMEOUT_MS } from '../plugins/core/metrics.js'
 
 /**
  * WORKERS=2: the compiled server as `npm start` runs it, a cluster primary and two workers sharing
@@ -299,3 +303,49 @@ eachDialect(t, async (t, dialect) => {
     }
   })
 })
+
+t.test(
+  'a worker whose primary does not answer: requests pass uncounted within the bound, said once in the log',
+  async (t) => {
+    const logged: string[] = []
+    // A channel whose messages go nowhere: the primary has stalled.
+    const silent = new Channel((_message, done) => done(null))
+    const app = await buildApp({
+      config: testConfig({
+        ...(await freshDatabase(t, 'sqlite')),
+        RATE_LIMIT_ENABLED: 'true',
+        RATE_LIMIT_PER_SECOND: '1',
+        LOG_LEVEL: 'warn',
+      }),
+      cluster: silent,
+      logStream: { write: (line: string) => void logged.push(line) },
+    })
+    t.teardown(() => app.close())
+    const request = () =>
+      app.inject({ method: 'GET', url: `${APP}/remote-config/all`, headers: { 'x-api-key': API_KEY } })
+    // The first request also loads the route's content: not timed.
+    t.equal((await request()).statusCode, 200)
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now()
+      const answer = await request()
+      const ms = performance.now() - started
+      t.equal(answer.statusCode, 200, 'passes although past the limit of 1 per second')
+      t.ok(ms < PRIMARY_COUNTER_TIMEOUT_MS + 500, `within the counter bound (${ms.toFixed(0)} ms)`)
+    }
+    const outages = logged.filter((line) => line.includes("the cluster primary's rate-limit counters is not answering"))
+    t.equal(outages.length, 1, 'the outage is logged once')
+
+    const started = performance.now()
+    const metrics = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })
+    t.equal(metrics.statusCode, 200, "a scrape gets this worker's own metrics")
+    t.match(
+      metrics.body,
+      /http_requests_total\{route="\/api\/v1\/app\/remote-config\/all",method="GET",status="200"\} 4/,
+    )
+    t.ok(performance.now() - started < INSTANCE_METRICS_TIMEOUT_MS + 1000, 'after the bounded wait for the sum')
+    t.ok(
+      logged.some((line) => line.includes('the cluster primary did not sum the metrics')),
+      'and the log says why',
+    )
+  },
+)
