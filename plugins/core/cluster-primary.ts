@@ -37,7 +37,7 @@ export interface PrimaryOptions {
 }
 
 export interface RunningPrimary {
-  /** The port the workers share (the one picked by the system when PORT=0). */
+  /** The port the workers share (for PORT=0, the free one the primary picked). */
   port: number
 }
 
