@@ -23,6 +23,7 @@ import eventsPlugin from './plugins/core/events.js'
 import consolePlugin from './plugins/core/console.js'
 import loggingPlugin, { requestIdOf } from './plugins/core/logging.js'
 import metricsPlugin from './plugins/core/metrics.js'
+import clusterPlugin, { type Channel } from './plugins/core/cluster.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import playerProfile from './plugins/player-profile/index.js'
@@ -48,6 +49,8 @@ export interface BuildOptions {
   db?: Db
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void }
+  /** In a cluster worker (WORKERS > 1): the channel to the primary, which keeps what the workers share. */
+  cluster?: Channel
 }
 
 function ajv(options: AjvOptions) {
@@ -72,7 +75,7 @@ function deadlineCheckInterval(config: Config): number {
  * The app factory: the server and every test build the app here, so validation, errors and hooks
  * are the same everywhere. The registration list below is the map of the house.
  */
-export async function buildApp({ config, clock, db, logStream }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, clock, db, logStream, cluster }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, ...(logStream && { stream: logStream }) },
     // One line per request, written by the logging plugin (probes at debug), instead of Fastify's two.
@@ -123,6 +126,7 @@ export async function buildApp({ config, clock, db, logStream }: BuildOptions): 
   })
 
   await app.register(configPlugin, { config })
+  await app.register(clusterPlugin, { channel: cluster })
   await app.register(loggingPlugin)
   await app.register(surfacesPlugin)
   await app.register(clockPlugin, { clock })

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { parseEnv } from 'node:util'
 import { Type, type Static } from '@sinclair/typebox'
 import envSchema from 'env-schema'
@@ -148,6 +149,13 @@ export const ConfigSchema = Type.Object({
     { default: 'info' },
   ),
   MIGRATE_ON_START: Bool(true, 'Run pending migrations when the server starts'),
+  WORKERS: Type.String({
+    pattern: '^(auto|[0-9]{1,3})$',
+    default: '1',
+    description:
+      'Server processes sharing the port (node:cluster): a number, or "auto" (or 0) for one per core. ' +
+      '1 runs the server in a single process, without a cluster primary',
+  }),
   CONSOLE_ENABLED: Bool(true, 'Serve the browser console at /console/ (it talks only to the admin API)'),
   METRICS_TOKEN: Type.Optional(
     Type.String({
@@ -178,6 +186,15 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
     throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
   }
   return config
+}
+
+/**
+ * How many worker processes WORKERS asks for: `auto` and 0 mean one per core the process may use
+ * (os.availableParallelism, which respects CPU affinity), and the count is at least 1.
+ */
+export function workerCount(workers: string, cores = availableParallelism()): number {
+  const asked = workers === 'auto' ? 0 : Number(workers)
+  return asked === 0 ? Math.max(1, cores) : asked
 }
 
 /** Turns Ajv's env error into the one line the operator needs: which variable, what is wrong. */

@@ -1,6 +1,14 @@
+import cluster from 'node:cluster'
+import { createServer, type AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
+import type { FastifyBaseLogger } from 'fastify'
+import { pino } from 'pino'
 import { buildApp } from './app.js'
-import { describeConfigError, ensureEnvFile, loadConfig, type Config } from './config.js'
+import { describeConfigError, ensureEnvFile, loadConfig, workerCount, type Config } from './config.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './db/index.js'
+import { migrateToLatest } from './db/migrate.js'
+import { primaryChannel, type Channel } from './plugins/core/cluster.js'
+import { runPrimary } from './plugins/core/cluster-primary.js'
 import { version } from './plugins/core/health.js'
 
 const ENV_FILE = '.env'
@@ -23,35 +31,116 @@ async function main() {
     process.exit(1)
   }
 
-  // A person at a terminal reads one coloured line per event; anything else (a file, a container's
-  // log driver, a log shipper) gets one JSON object per line.
-  // Loaded only then: a server writing JSON does not pay for pino-pretty's start-up.
-  const logStream = process.stdout.isTTY
+  const workers = workerCount(config.WORKERS)
+  const logStream = await terminalLogStream(workers > 1)
+  if (cluster.isWorker) await startServer(config, logStream, primaryChannel())
+  else if (workers > 1) await startPrimary(config, logStream, workers)
+  else await startServer(config, logStream)
+}
+
+/**
+ * A person at a terminal reads one coloured line per event; anything else (a file, a container's
+ * log driver, a log shipper) gets one JSON object per line.
+ * Loaded only then: a server writing JSON does not pay for pino-pretty's start-up.
+ */
+async function terminalLogStream(showPid: boolean) {
+  return process.stdout.isTTY
     ? (await import('pino-pretty')).default({
         colorize: true,
         singleLine: true,
         translateTime: 'SYS:HH:MM:ss.l',
-        // The request line's message already says method, path, status and time.
-        ignore: 'pid,hostname,method,url,statusCode,responseTimeMs',
+        // The request line's message already says method, path, status and time; the process id
+        // tells workers apart.
+        ignore: `${showPid ? '' : 'pid,'}hostname,method,url,statusCode,responseTimeMs`,
       })
     : undefined
-  const app = await buildApp({ config, logStream })
+}
+
+type LogStream = Awaited<ReturnType<typeof terminalLogStream>>
+
+/**
+ * One server: the whole of it when WORKERS=1, or one worker of a cluster (then `channel` leads to
+ * the primary, which has already run the migrations, and the port is shared with the other workers).
+ */
+async function startServer(config: Config, logStream: LogStream, channel?: Channel) {
+  // The primary asks its workers to stop (its own SIGTERM); a worker whose primary has gone stops too.
+  // Either may come while the app is still being built: it is remembered and done once it can be.
+  let stopAsked = false
+  let stop = () => {
+    stopAsked = true
+  }
+  if (channel) {
+    channel.handle('shutdown', () => stop())
+    process.on('disconnect', () => stop())
+  }
+  const app = await buildApp({
+    config: channel ? { ...config, MIGRATE_ON_START: false } : config,
+    logStream,
+    cluster: channel,
+  })
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool; force after 10 s.
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  let closing = false
+  const grace = closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    closing = true
     if (err) app.log.error({ err }, 'shutting down after an error')
     else app.log.info({ signal }, 'shutting down')
     await app.close()
   })
+  stop = () => {
+    if (!closing) void grace.close()
+  }
+  if (stopAsked) return stop()
   await app.listen({ host: config.HOST, port: config.PORT })
+  // A worker's start is announced by the primary, once for all of them.
+  if (channel) return
   // PORT=0 binds a free port: name the one the socket got.
   const address = app.server.address()
-  const base = publicBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
+  announce(app.log, config, typeof address === 'object' && address ? address.port : config.PORT)
+}
+
+/**
+ * The cluster primary (WORKERS > 1): it runs the migrations once, then forks the workers, which
+ * share the port. It serves no request itself (plugins/core/cluster-primary.ts).
+ */
+async function startPrimary(config: Config, logStream: LogStream, workers: number) {
+  const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)
+  if (config.MIGRATE_ON_START) {
+    const db = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+    try {
+      const applied = await migrateToLatest(db)
+      if (applied.length) log.info({ applied }, 'migrations applied')
+    } finally {
+      await db.destroy()
+    }
+  }
+  // PORT=0: the primary picks the free port once, and every worker, a replacement too, listens on it.
+  // (node:cluster would share one random port among the first workers, but hand a new one to
+  // replacements started after every worker had died.)
+  const env = config.PORT === 0 ? { PORT: String(await freePort(config.HOST)) } : undefined
+  const { port } = await runPrimary({ workers, log, env })
+  announce(log, config, port, workers)
+}
+
+/** A port free on `host` now, as the system picks one for a listen on port 0. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen({ host, port: 0 }, () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+function announce(log: FastifyBaseLogger, config: Config, port: number, workers = 1) {
+  const base = publicBaseUrl(config.HOST, port)
   const database = describeDatabase(config)
   const consoleUrl = config.CONSOLE_ENABLED ? `${base}/console/` : undefined
-  app.log.info(
-    { version, database, url: base, docs: `${base}/docs`, ...(consoleUrl && { console: consoleUrl }) },
+  log.info(
+    { version, database, workers, url: base, docs: `${base}/docs`, ...(consoleUrl && { console: consoleUrl }) },
     `Outpost listening on ${base}, API docs at ${base}/docs${consoleUrl ? `, console at ${consoleUrl}` : ''} ` +
-      `(version ${version}, database ${database})`,
+      `(version ${version}, database ${database}${workers > 1 ? `, ${workers} workers` : ''})`,
   )
 }
 

@@ -75,10 +75,14 @@ export function affected(result: WriteResult): number {
   )
 }
 
-/** MySQL chose this transaction as a deadlock victim, or a lock wait ran out: safe to run again. */
+/**
+ * MySQL chose this transaction as a deadlock victim, or a lock wait ran out: safe to run again.
+ * SQLite's busy answer is not retried here: the driver (sqlite-driver.ts) has already waited for the
+ * lock up to the query bound, and another round would outlast it.
+ */
 export function isRetryableConflict(error: unknown): boolean {
   const e = error as { errno?: number; code?: string }
-  return e?.errno === 1213 || e?.errno === 1205 || e?.code === 'SQLITE_BUSY'
+  return e?.errno === 1213 || e?.errno === 1205
 }
 
 /** In an upsert's update part, the value the conflicting new row carried for `column`. */

@@ -11,15 +11,16 @@ import {
   ValueNode,
   sql,
   type DialectAdapter,
+  type Driver,
   type LimitNode,
   type QueryCompiler,
-  type SqliteDialectConfig,
 } from 'kysely'
 import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerSqliteDirect } from './prepared.js'
 import { boundedPool, type PoolUsage } from './bounded-pool.js'
 import { startCheckpointer } from './checkpointer.js'
+import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
 
 /**
  * What the metrics want to hear of the database (plugins/core/metrics.ts): failed queries, told
@@ -79,7 +80,10 @@ type DbConfig = Pick<
   | 'DB_QUERY_TIMEOUT_MS'
 >
 
-/** SQLite's wait for another process's write lock: 5 s, never longer than DB_QUERY_TIMEOUT_MS. */
+/**
+ * The longest a statement waits for another process's write lock: 5 s, never longer than
+ * DB_QUERY_TIMEOUT_MS. The wait is asynchronous (sqlite-driver.ts): the event loop goes on meanwhile.
+ */
 const busyTimeoutMs = (config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>) => Math.min(5000, config.DB_QUERY_TIMEOUT_MS)
 const MIGRATION_LOCK_WAIT_MS = 120_000
 
@@ -96,10 +100,6 @@ export const MIGRATION_QUERY_TIMEOUT_MS = 2 * 3600 * 1000
  * SQLite's busy wait: better-sqlite3 is synchronous, and a busy wait would stall the event loop.
  */
 class MigrationLockingSqliteAdapter extends SqliteAdapter {
-  constructor(private readonly busyTimeoutMs: number) {
-    super()
-  }
-
   override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
     const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS
     await sql`pragma busy_timeout = 0`.execute(db)
@@ -114,7 +114,7 @@ class MigrationLockingSqliteAdapter extends SqliteAdapter {
         }
       }
     } finally {
-      await sql.raw(`pragma busy_timeout = ${this.busyTimeoutMs}`).execute(db)
+      await sql.raw(`pragma busy_timeout = ${SYNC_BUSY_WAIT_MS}`).execute(db)
     }
   }
   override async releaseMigrationLock(db: Kysely<any>): Promise<void> {
@@ -141,14 +141,17 @@ class OutpostSqliteQueryCompiler extends SqliteQueryCompiler {
 
 class OutpostSqliteDialect extends SqliteDialect {
   constructor(
-    config: SqliteDialectConfig,
-    private readonly busyTimeoutMs: number,
+    private readonly handle: SqliteHandle,
+    private readonly busyWaitMs: number,
   ) {
-    super(config)
+    super({ database: handle })
   }
 
+  override createDriver(): Driver {
+    return new OutpostSqliteDriver(this.handle, this.busyWaitMs)
+  }
   override createAdapter(): DialectAdapter {
-    return new MigrationLockingSqliteAdapter(this.busyTimeoutMs)
+    return new MigrationLockingSqliteAdapter()
   }
   override createQueryCompiler(): QueryCompiler {
     return new OutpostSqliteQueryCompiler()
@@ -176,12 +179,15 @@ const WAL_CHECKPOINT_PAGES = 10_000
  * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-function withStatementCache(database: SQLite.Database, onClose: () => void) {
+function withStatementCache(database: SQLite.Database, onClose: () => void): SqliteHandle {
   const statements = new Map<string, SQLite.Statement>()
   return {
     close: () => {
       onClose()
       database.close()
+    },
+    get inTransaction() {
+      return database.inTransaction
     },
     prepare(sqlText: string) {
       let statement = statements.get(sqlText)
@@ -227,21 +233,16 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
-  sqlite.pragma(`busy_timeout = ${busyTimeoutMs(config)}`)
+  sqlite.pragma(`busy_timeout = ${SYNC_BUSY_WAIT_MS}`)
   sqlite.pragma('foreign_keys = ON')
   const stopCheckpointer = config.DB_PATH === ':memory:' ? () => {} : startCheckpointer(config.DB_PATH)
   const statements = withStatementCache(sqlite, stopCheckpointer)
-  const db = new Kysely<Database>({
-    dialect: new OutpostSqliteDialect({ database: statements }, busyTimeoutMs(config)),
-    log,
-  })
+  const waitMs = busyTimeoutMs(config)
+  const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect(statements, waitMs), log })
   registerSqliteDirect(db, {
     inTransaction: () => sqlite.inTransaction,
-    run(sqlText, parameters) {
-      const statement = statements.prepare(sqlText)
-      if (statement.reader) return { rows: statement.all(parameters) }
-      return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) }
-    },
+    // A busy answer on the fast path of prepared.ts sends the statement through the driver, which waits.
+    run: (sqlText, parameters) => runStatement(statements, sqlText, parameters),
   })
   return db
 }

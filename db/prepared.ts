@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } from 'kysely'
 import type { Db } from './types.js'
 import { affected, isMysql } from './dialect.js'
+import { isBusy } from './sqlite-driver.js'
 
 /**
  * Queries for the hot paths, built with Kysely once and then run with new values.
@@ -23,6 +24,7 @@ class Placeholder {
 /** What `createDb` registers for a SQLite database: the connection's cached statements. */
 export interface SqliteDirect {
   inTransaction(): boolean
+  /** Runs one statement now; throws SQLITE_BUSY when another process holds the write lock. */
   run(sqlText: string, parameters: readonly unknown[]): QueryResult<any>
 }
 
@@ -77,7 +79,16 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
     const inOpenTransaction = openTransactions.get(db)
     if (inOpenTransaction) return inOpenTransaction(sql, parameters)
     const sqliteDirect = direct.get(db)
-    if (sqliteDirect && !sqliteDirect.inTransaction()) return sqliteDirect.run(sql, parameters)
+    if (sqliteDirect && !sqliteDirect.inTransaction()) {
+      try {
+        return sqliteDirect.run(sql, parameters)
+      } catch (error) {
+        // Another process holds the write lock. The wait for it goes through the driver, which holds
+        // the connection meanwhile: a statement retried here after a pause could otherwise run inside
+        // a transaction this process opened in that pause, and share its fate.
+        if (!isBusy(error)) throw error
+      }
+    }
     return db.executeQuery<R>(CompiledQuery.raw(sql, parameters))
   }
   return {

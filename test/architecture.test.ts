@@ -126,6 +126,7 @@ t.test('app.ts registers core, the 14 game features and operators, one plugin ea
   for (const name of features) t.ok(app.hasPlugin(name), `feature plugin '${name}'`)
   const core = [
     'config',
+    'cluster',
     'logging',
     'surfaces',
     'clock',

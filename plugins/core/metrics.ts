@@ -172,6 +172,8 @@ export class Metrics implements DbObserver {
       help: 'E-mails in the queue by status, read from the database when scraped (every instance reports the same queue)',
       labelNames: ['status'] as const,
       registers: [this.registry],
+      // Every worker reads the same queue: summed over the workers it would count each e-mail N times.
+      aggregator: 'first',
       async collect() {
         const source = emailQueue()
         if (!source) return
@@ -290,11 +292,31 @@ export class Metrics implements DbObserver {
   }
 }
 
-/** Sums the workers' `metricsJson()` into one exposition (for a node:cluster primary). */
-export async function aggregateWorkers(perWorker: Array<MetricObjectWithValues<MetricValue<string>>[]>) {
+/**
+ * Sums the workers' `metricsJson()` into one exposition (for a node:cluster primary), with
+ * `outpost_metrics_workers` saying how many workers answered and how many were left out (a worker
+ * that did not answer in time, or was restarting): a sum over fewer workers is labelled as such.
+ */
+export async function aggregateWorkers(
+  perWorker: Array<MetricObjectWithValues<MetricValue<string>>[]>,
+  missing = 0,
+): Promise<{ contentType: string; text: string }> {
   const registry = AggregatorRegistry.aggregate(perWorker)
+  const workers = new Gauge({
+    name: 'outpost_metrics_workers',
+    help: 'Workers of this instance whose metrics are in this answer (answered) and those left out (missing: no answer in time)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  })
+  workers.set({ state: 'answered' }, perWorker.length)
+  workers.set({ state: 'missing' }, missing)
   return { contentType: registry.contentType, text: await registry.metrics() }
 }
+
+/** How long a worker answering /metrics waits for the primary's sum over all workers. */
+export const INSTANCE_METRICS_TIMEOUT_MS = 3000
+/** How long the primary waits for each worker's part of the sum: one that answers later is left out. */
+export const WORKER_METRICS_TIMEOUT_MS = 1000
 
 /** A loopback socket address: 127.0.0.0/8 or ::1, also in IPv4-mapped form. */
 export function isLoopback(address: string | undefined): boolean {
@@ -315,6 +337,7 @@ export default fp(
     const metrics = new Metrics()
     app.decorate('metrics', metrics)
     const token = app.config.METRICS_TOKEN
+    const channel = app.cluster
     const tokenMatches = token ? secretChecker(token) : null
 
     // A callback hook: an async one would cost every request a promise.
@@ -370,7 +393,8 @@ export default fp(
             'cache hits and misses, sign-ups, sign-ins, score submits, validated runs and crash reports. With ' +
             'METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 UNAUTHORIZED without it); ' +
             'without it only callers on the loopback address are answered (403 FORBIDDEN), judged by the socket ' +
-            'address, never by X-Forwarded-For. No API key, no rate limit.',
+            'address, never by X-Forwarded-For. No API key, no rate limit. With WORKERS > 1 the answer is the sum over ' +
+            'all workers of the instance; `outpost_metrics_workers` says how many answered and how many were left out.',
           security: [],
           produces: ['text/plain'],
           response: {
@@ -381,11 +405,27 @@ export default fp(
         config: { public: true, probe: true },
         onRequest: guard,
       },
-      async (_request, reply) => {
-        const text = await metrics.text()
+      async (request, reply) => {
+        const text = channel ? await instanceText(request) : await metrics.text()
         return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text)
       },
     )
+
+    /**
+     * In a cluster worker, the primary gathers every worker's metrics (this one's included, through
+     * the `metrics` handler) and answers their sum. A primary that does not answer in time leaves
+     * this worker's own metrics, said in the log: a scrape then sees one worker rather than nothing.
+     */
+    if (channel) channel.handle('metrics', () => metrics.metricsJson())
+    async function instanceText(request: FastifyRequest): Promise<string> {
+      try {
+        const sum = await channel!.request<{ text: string }>('instance-metrics', null, INSTANCE_METRICS_TIMEOUT_MS)
+        return sum.text
+      } catch (err) {
+        request.log.warn({ err }, "the cluster primary did not sum the metrics: answering this worker's own")
+        return metrics.text()
+      }
+    }
   },
-  { name: 'metrics', dependencies: ['config', 'errors', 'surfaces'] },
+  { name: 'metrics', dependencies: ['config', 'errors', 'surfaces', 'cluster'] },
 )

@@ -5,6 +5,7 @@ import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import { RateLimitedError } from './errors.js'
 import { surfaceOf } from './paths.js'
+import type { Channel } from './cluster.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,13 +40,19 @@ type RedisStoreCtor = new (
 const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
 
 /**
- * Says when Redis stops answering and when it answers again, once each per outage: during an outage
- * every request fails, and a line per request would bury the log.
+ * Says when the counters' keeper (Redis, or the cluster primary) stops answering and when it answers
+ * again, once each per outage: during an outage every request fails, and a line per request would
+ * bury the log.
  */
-class RedisOutage {
+class CounterOutage {
   private failing = false
-  private connected = false
-  constructor(private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    /** What keeps the counters, as the log names it. */
+    private readonly keeper: string,
+    /** False until the keeper's first answer (a Redis client connecting). */
+    private connected: boolean,
+  ) {}
 
   /**
    * A counter update that fails before the client's first connection is ready is the start-up, not
@@ -58,14 +65,14 @@ class RedisOutage {
   failed(err: Error): void {
     if (this.failing) return
     this.failing = true
-    this.log.warn({ err }, 'rate-limit Redis is not answering: requests pass uncounted until it does')
+    this.log.warn({ err }, `${this.keeper} is not answering: requests pass uncounted until it does`)
   }
 
   answered(): void {
     this.connected = true
     if (!this.failing) return
     this.failing = false
-    this.log.info('rate-limit Redis answers again: requests are counted again')
+    this.log.info(`${this.keeper} answers again: requests are counted again`)
   }
 }
 
@@ -74,7 +81,7 @@ class WatchedStore implements FastifyRateLimitStore {
   constructor(
     private readonly inner: FastifyRateLimitStore,
     private readonly redis: Redis,
-    private readonly outage: RedisOutage,
+    private readonly outage: CounterOutage,
   ) {}
 
   incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
@@ -113,7 +120,97 @@ class WatchedStore implements FastifyRateLimitStore {
   }
 }
 
-function createRedis(url: string, outage: RedisOutage): Redis {
+/** How long a worker waits for the primary's counter before the request passes uncounted (as with Redis). */
+export const PRIMARY_COUNTER_TIMEOUT_MS = REDIS_COMMAND_TIMEOUT_MS
+
+/** What a worker asks the primary to do with one counter (see cluster-primary.ts). */
+export interface CounterRequest {
+  op: 'incr' | 'read'
+  key: string
+  timeWindow: number
+  max: number
+  continueExceeding: boolean
+  exponentialBackoff: boolean
+}
+
+/**
+ * The counter updates of one turn of the event loop, sent to the primary as one message: under load
+ * a worker takes many requests per turn, and one IPC round trip per request cost about as much CPU
+ * as serving a cached route.
+ */
+class CounterBatch {
+  private pending: Array<{ request: CounterRequest; callback: StoreCallback }> = []
+
+  constructor(
+    private readonly channel: Channel,
+    private readonly outage: CounterOutage,
+  ) {}
+
+  add(request: CounterRequest, callback: StoreCallback): void {
+    // The requests whose hooks run in this turn join; the batch leaves right after it (setImmediate).
+    if (this.pending.length === 0) setImmediate(() => this.send())
+    this.pending.push({ request, callback })
+  }
+
+  private send(): void {
+    const batch = this.pending
+    this.pending = []
+    this.channel
+      .request<Array<{ current: number; ttl: number }>>(
+        'rate-limit',
+        batch.map((item) => item.request),
+        PRIMARY_COUNTER_TIMEOUT_MS,
+      )
+      .then(
+        (results) => {
+          this.outage.answered()
+          batch.forEach((item, i) => item.callback(null, results[i]))
+        },
+        (error: Error) => {
+          this.outage.failed(error)
+          for (const item of batch) item.callback(error)
+        },
+      )
+  }
+}
+
+/**
+ * The counters of every worker of one instance, kept in the cluster primary: a worker asks it over
+ * IPC (in batches, see CounterBatch). The primary keeps them in the plugin's own in-memory store, so
+ * the limits count exactly as in a single process. A primary that does not answer within
+ * PRIMARY_COUNTER_TIMEOUT_MS lets the request pass, as a stalled Redis does.
+ */
+class PrimaryStore implements FastifyRateLimitStore {
+  constructor(
+    private readonly batch: CounterBatch,
+    private readonly mode: { continueExceeding: boolean; exponentialBackoff: boolean } = {
+      continueExceeding: false,
+      exponentialBackoff: false,
+    },
+  ) {}
+
+  incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
+    this.batch.add({ op: 'incr', key, timeWindow, max, ...this.mode }, callback)
+  }
+
+  read(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
+    this.batch.add({ op: 'read', key, timeWindow, max, ...this.mode }, callback)
+  }
+
+  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
+    // The plugin hands a child store its merged limit options, which its types leave out.
+    const { continueExceeding, exponentialBackoff } = routeOptions as {
+      continueExceeding?: boolean
+      exponentialBackoff?: boolean
+    }
+    return new PrimaryStore(this.batch, {
+      continueExceeding: continueExceeding === true,
+      exponentialBackoff: exponentialBackoff === true,
+    })
+  }
+}
+
+function createRedis(url: string, outage: CounterOutage): Redis {
   const redis = new Redis(url, {
     connectTimeout: 1000,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -135,7 +232,8 @@ function createRedis(url: string, outage: RedisOutage): Redis {
  * key and before routing. Which requests it counts is decided by the matched route's surface
  * (paths.ts), never by the raw target. The admin API has its own limit (`limitAdmin`). With
  * REDIS_URL the counters hold across instances; a Redis that is down or stalls lets requests pass
- * within REDIS_COMMAND_TIMEOUT_MS.
+ * within REDIS_COMMAND_TIMEOUT_MS. Without Redis, the workers of one instance (WORKERS > 1) share
+ * counters kept in the cluster primary, which fail open the same way.
  */
 export default fp(
   async (app) => {
@@ -145,8 +243,19 @@ export default fp(
       return
     }
     let store: (new () => FastifyRateLimitStore) | undefined
-    if (REDIS_URL) {
-      const outage = new RedisOutage(app.log)
+    const channel = app.cluster
+    if (channel && !REDIS_URL) {
+      // Several workers and no Redis: the primary keeps the counters (Redis, when set, holds them for
+      // every worker of every instance already).
+      const outage = new CounterOutage(app.log, "the cluster primary's rate-limit counters", true)
+      const batch = new CounterBatch(channel, outage)
+      store = class extends PrimaryStore {
+        constructor() {
+          super(batch)
+        }
+      }
+    } else if (REDIS_URL) {
+      const outage = new CounterOutage(app.log, 'rate-limit Redis', false)
       const redis = createRedis(REDIS_URL, outage)
       // Start counting from the first request: wait for the first connection, or its first failure
       // (the client's connect and command timeouts bound that wait; the server starts either way).
@@ -196,5 +305,5 @@ export default fp(
       if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces', 'metrics'] },
+  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces', 'metrics', 'cluster'] },
 )
