@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { ADMIN_KEY, API_KEY } from './helpers/app.js'
+import { freePort } from './helpers/ports.js'
 
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core) against the real
@@ -19,17 +19,6 @@ const ROOT = new URL('../../', import.meta.url).pathname
 const SHOTS = join(ROOT, 'test-output', 'screenshots')
 const PASSWORD = 'console-test-password-1'
 const STEP_MS = 10_000
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 interface Server {
   base: string

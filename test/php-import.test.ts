@@ -3,7 +3,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +14,7 @@ import { createDb } from '../db/index.js'
 import { main } from '../scripts/import-php.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { testConfig } from './helpers/app.js'
+import { freePort } from './helpers/ports.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const PHP_SERVER = process.env.PHP_SERVER_DIR ?? resolve(ROOT, '../shared/peers/horizon-simple-server')
@@ -32,17 +32,6 @@ function phpMissing(): string | undefined {
   if (!existsSync(join(PHP_SERVER, 'index.php')))
     return `the PHP server's source is not at ${PHP_SERVER} (PHP_SERVER_DIR)`
   return undefined
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolvePort(port))
-    })
-  })
 }
 
 interface PhpServer {
