@@ -5,7 +5,8 @@ import { parsePrometheus, valueOf, type Family } from './helpers/prometheus.js'
 import { startSmtp } from './helpers/smtp.js'
 import { createEmailUser, emailApp } from './fixtures/email.js'
 import { bearer, createUser } from './fixtures/users.js'
-import { aggregateWorkers, isLoopback, UNMATCHED_ROUTE } from '../plugins/core/metrics.js'
+import { aggregateWorkers, isLoopback, Metrics, UNMATCHED_ROUTE } from '../plugins/core/metrics.js'
+import { Counter, Histogram, Registry } from 'prom-client'
 import { createDb, poolUsage, type DbFailure } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 
@@ -257,3 +258,60 @@ t.test('each app has its own registry; a cluster primary sums the workers', asyn
   t.equal(valueOf(families, 'http_request_duration_seconds_count', health), 3)
   t.ok(families.has('process_resident_memory_bytes'))
 })
+
+t.test(
+  'request counts: the same exposition as prom-client Counter and Histogram over the same observations',
+  async (t) => {
+    const ours = new Metrics()
+    const reference = new Registry()
+    const labelNames = ['route', 'method', 'status'] as const
+    const counter = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status',
+      labelNames,
+      registers: [reference],
+    })
+    const histogram = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from the request to its answer, by route pattern, method and status',
+      labelNames,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [reference],
+    })
+    // On a bound, between bounds, below the first and above the last.
+    const seen: Array<[string, string, number, number]> = [
+      ['/a', 'GET', 200, 0.001],
+      ['/a', 'GET', 200, 0.0007],
+      ['/a', 'GET', 200, 0.03],
+      ['/a', 'GET', 404, 12],
+      ['/b/:id', 'POST', 200, 0.25],
+      ['/b/:id', 'POST', 200, 0.2500001],
+    ]
+    for (const [route, method, status, seconds] of seen) {
+      ours.requestAnswered(route, method, status, seconds)
+      const labels = { route, method, status: String(status) }
+      counter.inc(labels)
+      histogram.observe(labels, seconds)
+    }
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('http_request'))
+        .sort()
+    const expected = lines(await reference.metrics())
+    t.ok(expected.length > 40, 'the reference has every bucket line')
+    t.same(lines(await ours.registry.metrics()), expected)
+    const summed = await aggregateWorkers([await ours.metricsJson(), await ours.metricsJson()])
+    const families = parsePrometheus(summed.text)
+    t.equal(
+      valueOf(families, 'http_request_duration_seconds_bucket', {
+        route: '/a',
+        method: 'GET',
+        status: '200',
+        le: '0.001',
+      }),
+      4,
+    )
+    t.equal(valueOf(families, 'http_requests_total', { route: '/b/:id', method: 'POST', status: '200' }), 4)
+  },
+)

@@ -1,15 +1,24 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /**
- * A checker for one configured secret: compares presented values in constant time (both sides are
- * hashed to equal length first). The expected digest is computed once, not on every request.
+ * A checker for one configured secret: compares a presented value in time that depends only on the
+ * secret's length, never on how much of it matches or on the presented value's length. The value
+ * is written into a scratch buffer the secret's size (cut or zero-padded) and compared in constant
+ * time, and its byte length must match too. Hashing both sides would do the same at about 1 µs more
+ * per request (a SHA-256 object per call), and this runs on every app request.
  */
 export function secretChecker(expected: string): (presented: string | string[] | undefined) => boolean {
-  const want = createHash('sha256').update(expected).digest()
+  const want = Buffer.from(expected, 'utf8')
+  const scratch = Buffer.alloc(want.length)
   return (presented) => {
     const value = Array.isArray(presented) ? presented[0] : presented
     if (typeof value !== 'string') return false
-    return timingSafeEqual(createHash('sha256').update(value).digest(), want)
+    scratch.fill(0)
+    scratch.write(value, 'utf8')
+    // Both are computed before either decides, so a wrong length takes the same path as a wrong byte.
+    const sameBytes = timingSafeEqual(scratch, want)
+    const sameLength = Buffer.byteLength(value, 'utf8') === want.length
+    return sameBytes && sameLength
   }
 }
 
