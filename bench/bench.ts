@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { createConnection } from 'mysql2/promise'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
-import { freePort, startNode, type Server } from './processes.js'
+import { freePort, serverNodeFlags, startNode, type Server } from './processes.js'
 import { runScale } from './scale.js'
 import {
   ADMIN_KEY,
@@ -170,7 +170,10 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
     ...(workers === undefined ? {} : { WORKERS: workers }),
   }
   const log = join(dir, 'server.log')
-  const nodeArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []
+  const nodeArgs = [
+    ...serverNodeFlags(serverDir),
+    ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : []),
+  ]
   const server = await startNode(join(serverDir, 'dist/server.js'), [], {
     cwd: serverDir,
     env,

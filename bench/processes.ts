@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 
 /**
  * Servers under test as child processes, with their CPU and memory read from /proc. A server may
@@ -20,6 +21,17 @@ export interface Server {
   peakProcesses: () => number
   resetPeak: () => void
   stop: () => Promise<void>
+}
+
+/**
+ * The Node flags `npm start` runs the server with (package.json's start script, which the Dockerfile's
+ * CMD repeats), so the bench measures the server as it runs in production.
+ */
+export function serverNodeFlags(serverDir: string): string[] {
+  const start = String(JSON.parse(readFileSync(join(serverDir, 'package.json'), 'utf8')).scripts?.start ?? '')
+  const match = /^node((?:\s+--\S+)*)\s+dist\/server\.js$/.exec(start.trim())
+  if (!match) throw new Error(`package.json's start script is not "node [--flags] dist/server.js": ${start}`)
+  return match[1]!.trim().split(/\s+/).filter(Boolean)
 }
 
 const TICKS_PER_MS = 100 / 1000 // USER_HZ is 100 on Linux

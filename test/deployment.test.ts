@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parse } from 'yaml'
 import { ConfigSchema, loadConfig } from '../config.js'
 import { buildTestApp } from './helpers/app.js'
 import { parsePrometheus } from './helpers/prometheus.js'
+import { serverNodeFlags } from '../bench/processes.js'
 
 const root = new URL('../../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
@@ -96,7 +98,12 @@ t.test('Dockerfile: non-root, a data volume it can write, a health check, LTS No
   t.equal(workdirs.at(-1), '/app/data', 'the server runs in the data directory, where its .env lands')
   t.ok(runtime.indexOf('USER node') < runtime.lastIndexOf('WORKDIR /app/data'), 'entered as that user')
   t.match(runtime, /HEALTHCHECK [\s\S]*\/health\/live/, 'a HEALTHCHECK on /health/live')
-  t.match(runtime, /CMD \["node", "\/app\/dist\/server\.js"\]/)
+  // The container starts the server with the Node flags of `npm start`, which the bench uses too.
+  const cmd = /^CMD (\[.*\])$/m.exec(runtime)
+  t.ok(cmd, 'a CMD in exec form')
+  const flags = serverNodeFlags(fileURLToPath(root))
+  t.ok(flags.includes('--max-semi-space-size=8'), 'npm start bounds the young generation')
+  t.same(JSON.parse(cmd![1]!), ['node', ...flags, '/app/dist/server.js'], "the CMD runs npm start's command")
 })
 
 t.test('the Grafana dashboard charts metrics that /metrics serves', async (t) => {
@@ -159,7 +166,7 @@ t.test('every setting is documented in .env.example and the README', async (t) =
 
 t.test('npm scripts: the quick start and the test command', async (t) => {
   const pkg = JSON.parse(read('package.json'))
-  t.equal(pkg.scripts.start, 'node dist/server.js')
+  t.equal(pkg.scripts.start, 'node --max-semi-space-size=8 dist/server.js')
   t.match(pkg.scripts.prestart, /build/)
   t.ok(pkg.scripts.test)
   t.equal(pkg.engines.node, '^20.11 || ^22 || ^24', 'the supported Node lines')
