@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import cookie from '@fastify/cookie'
+import { fastifyCookie } from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from './errors.js'
 import { ADMIN_PREFIX, surfaceOf } from './paths.js'
@@ -56,10 +56,6 @@ export default fp(
     let operators: OperatorCredentials | null = null
     let operatorSeenAt = -Infinity
 
-    // Its onRequest hook parses the Cookie header (before the gate below runs) and its onSend hook
-    // writes Set-Cookie; requests without a Cookie header cost it nothing.
-    await app.register(cookie)
-
     const routes: Array<{ method: string; url: string; access: AdminAccess }> = []
     app.decorate('adminAuth', {
       useOperators(credentials: OperatorCredentials) {
@@ -80,7 +76,10 @@ export default fp(
       if (isAdminKey(request.headers['x-admin-key'])) {
         return { name: 'admin-key', role: 'owner', via: 'key', operatorId: null, sessionId: null }
       }
-      const token = request.cookies?.[SESSION_COOKIE]
+      // Parsed here, on the admin surface only: @fastify/cookie's hooks would run on every app request
+      // too. It is registered where cookies are set (the session routes).
+      const header = request.headers.cookie
+      const token = header ? fastifyCookie.parse(header)[SESSION_COOKIE] : undefined
       if (!operators || !token) return null
       const session = await operators.session(token)
       if (!session) return null

@@ -1,5 +1,6 @@
 // The console's own session: sign in, who am I, sign out, change one's password, enroll
 // a second factor. Writes made with the cookie need X-Requested-With: outpost-console (admin-auth.ts).
+import cookie from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
@@ -34,6 +35,9 @@ function operatorOf(request: FastifyRequest) {
 const passwordChanges = new WeakMap<FastifyRequest, { hash: string; expected: string }>()
 
 const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // reply.setCookie and clearCookie, for these routes only (the admin gate reads the Cookie header
+  // itself): its hooks then run on the session routes, not on every request.
+  await app.register(cookie)
   const cookieOptions = (request: FastifyRequest) => ({
     path: SESSION_COOKIE_PATH,
     httpOnly: true,
