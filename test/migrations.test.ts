@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { createDb } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { migrations } from '../db/migrations/index.js'
+import type { Flag } from '../db/types.js'
 import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'
 
 eachDialect(t, async (t, dialect) => {
@@ -64,5 +65,51 @@ eachDialect(t, async (t, dialect) => {
     await sql`drop table kysely_migration`.execute(db)
     await sql`drop table kysely_migration_lock`.execute(db)
     t.same((await migrateToLatest(db)).length, Object.keys(migrations).length, 'and applied again')
+  })
+
+  t.test('users: e-mail keys stay unique and indexed; no index on display names or raw e-mails', async (t) => {
+    const config = testConfig(await freshDatabase(t, dialect))
+    const db = createDb(config)
+    t.teardown(() => db.destroy())
+    await migrateToLatest(db)
+    const indexes =
+      dialect === 'mysql'
+        ? (
+            await sql<{ name: string }>`select distinct index_name as name from information_schema.statistics
+            where table_schema = database() and table_name = 'users'`.execute(db)
+          ).rows.map((r) => r.name)
+        : (await sql<{ name: string }>`select name from pragma_index_list('users')`.execute(db)).rows.map((r) => r.name)
+    t.notOk(indexes.includes('users_username_idx'))
+    t.notOk(indexes.includes('users_email_idx'))
+    t.ok(indexes.includes('users_email_key_idx'))
+    const user = (id: string, key: string | null) => ({
+      id,
+      username: 'Player',
+      email: key,
+      email_key: key,
+      is_anonymous: (key === null ? 1 : 0) as Flag,
+      is_verified: 0 as Flag,
+      created_at: 1,
+      updated_at: 1,
+    })
+    await db
+      .insertInto('users')
+      .values([user('00000000-0000-4000-8000-000000000001', null), user('00000000-0000-4000-8000-000000000002', null)])
+      .execute()
+    await db.insertInto('users').values(user('00000000-0000-4000-8000-000000000003', 'a@example.org')).execute()
+    await t.rejects(
+      db.insertInto('users').values(user('00000000-0000-4000-8000-000000000004', 'a@example.org')).execute(),
+      'a second account with the same e-mail key is refused',
+    )
+    if (dialect === 'sqlite') {
+      const plan = await sql<{
+        detail: string
+      }>`explain query plan select id from users where email_key = ${'a@example.org'}`.execute(db)
+      t.match(
+        plan.rows.map((r) => r.detail).join('\n'),
+        /users_email_key_idx/,
+        'the look-up by e-mail key uses the partial index',
+      )
+    }
   })
 })
