@@ -28,6 +28,8 @@ import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle
  */
 export interface DbObserver {
   queryFailed(kind: DbFailure): void
+  /** SQLite's checkpoint thread failed (checkpointer.ts): worth a line in the log, nothing is lost. */
+  checkpointFailed?(problem: Error): void
 }
 
 /**
@@ -235,7 +237,10 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   sqlite.pragma(`busy_timeout = ${SYNC_BUSY_WAIT_MS}`)
   sqlite.pragma('foreign_keys = ON')
-  const stopCheckpointer = config.DB_PATH === ':memory:' ? () => {} : startCheckpointer(config.DB_PATH)
+  const stopCheckpointer =
+    config.DB_PATH === ':memory:'
+      ? () => {}
+      : startCheckpointer(config.DB_PATH, (problem) => observer?.checkpointFailed?.(problem))
   const statements = withStatementCache(sqlite, stopCheckpointer)
   const waitMs = busyTimeoutMs(config)
   const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect(statements, waitMs), log })

@@ -1,9 +1,11 @@
 import t from 'tap'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { createDb } from '../db/index.js'
+import { startCheckpointer } from '../db/checkpointer.js'
 import { testConfig } from './helpers/app.js'
 
 /**
@@ -29,4 +31,22 @@ t.test('a WAL past 4 MB is checkpointed into the database file by the thread', a
   t.ok(statSync(path).size >= 5 * 1024 * 1024, 'the thread copied them into the database file')
   const rows = await sql<{ n: number }>`select count(*) as n from filler`.execute(db)
   t.equal(Number(rows.rows[0]!.n), 1500, 'every row is still there')
+})
+
+t.test('a checkpoint that fails is told, once, not swallowed', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-checkpoint-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'broken.db')
+  // Not a database, beside a WAL past the start size: the thread starts, and every checkpoint fails.
+  writeFileSync(path, randomBytes(8192))
+  writeFileSync(`${path}-wal`, Buffer.alloc(5 * 1024 * 1024))
+  const problems: Error[] = []
+  const stop = startCheckpointer(path, (problem) => problems.push(problem))
+  t.teardown(stop)
+  const deadline = Date.now() + 10_000
+  while (problems.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(problems.length, 1, 'the failure reached the server')
+  t.match(problems[0]?.message, /^WAL checkpoint failed: .*not a database/)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  t.equal(problems.length, 1, 'five more failed ticks later, still one report (at most one a minute)')
 })

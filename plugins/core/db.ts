@@ -16,7 +16,12 @@ declare module 'fastify' {
 export default fp<{ db?: Db }>(
   async (app, opts) => {
     // Tests may hand in a database they prepared; the server builds it from the config.
-    const db = opts.db ?? createDb(app.config, app.metrics)
+    const db =
+      opts.db ??
+      createDb(app.config, {
+        queryFailed: (kind) => app.metrics.queryFailed(kind),
+        checkpointFailed: (problem) => app.log.warn({ err: problem }, problem.message),
+      })
     app.metrics.watchDb(db)
     if (app.config.MIGRATE_ON_START) {
       // On MySQL migrations get a connection of their own, outside the per-request query bound. (A
