@@ -48,9 +48,12 @@ export default fp(
       done()
     })
     app.addHook('onResponse', (request, reply, done) => {
+      // The line's fields are gathered only when it will be written (request.ip parses proxy headers),
+      // and above info (a production log at warn) not even the route's options are looked at.
+      const threshold = LEVELS[request.log.level] ?? 0
+      if (threshold > LEVELS.info) return done()
       const level = request.routeOptions.config.probe ? 'debug' : 'info'
-      // The line's fields are gathered only when it will be written (request.ip parses proxy headers).
-      if (LEVELS[level] < (LEVELS[request.log.level] ?? 0)) return done()
+      if (LEVELS[level] < threshold) return done()
       const ms = Math.round(reply.elapsedTime * 10) / 10
       request.log[level](
         {
