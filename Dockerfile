@@ -37,6 +37,6 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The same Node flags as `npm start` (package.json): a young generation of 2 × 8 MB instead of V8's
-# 2 × 16 MB held a worker under load at 188 MB instead of 222 MB, with CPU per request within the
-# noise between runs (README, "Performance").
+# 2 × 16 MB held a worker under load at 188 MB instead of 222 MB, with CPU per request within ±5 %
+# (README, "Performance").
 CMD ["node", "--max-semi-space-size=8", "/app/dist/server.js"]
