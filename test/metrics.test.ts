@@ -315,3 +315,21 @@ t.test(
     t.equal(valueOf(families, 'http_requests_total', { route: '/b/:id', method: 'POST', status: '200' }), 4)
   },
 )
+
+t.test('a registry reset zeroes the plain-number families, and counting goes on', async (t) => {
+  const metrics = new Metrics()
+  const lookup = metrics.cacheLookup('news')
+  lookup(true)
+  lookup(false)
+  metrics.requestAnswered('/a', 'GET', 200, 0.002)
+  const value = async (name: string, labels: Record<string, string>) =>
+    valueOf(parsePrometheus(await metrics.registry.metrics()), name, labels)
+  t.equal(await value('outpost_cache_lookups_total', { cache: 'news', result: 'hit' }), 1)
+  metrics.registry.resetMetrics()
+  t.equal(await value('outpost_cache_lookups_total', { cache: 'news', result: 'hit' }), 0, 'zeroed, still listed')
+  t.equal(await value('http_requests_total', { route: '/a', method: 'GET', status: '200' }), undefined)
+  lookup(true)
+  metrics.requestAnswered('/a', 'GET', 200, 0.002)
+  t.equal(await value('outpost_cache_lookups_total', { cache: 'news', result: 'hit' }), 1, 'the kept series counts on')
+  t.equal(await value('http_requests_total', { route: '/a', method: 'GET', status: '200' }), 1)
+})

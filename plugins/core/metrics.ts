@@ -121,7 +121,9 @@ class PlainCounter {
 
   constructor(registry: Registry, name: string, help: string) {
     const samples = () => [...this.series.values()].map((s) => ({ labels: { ...s.labels }, value: s.value }))
-    registerFamily(registry, name, help, 'counter', samples, () => this.series.clear())
+    // A reset zeroes the series in place: callers keep the ones `of` gave them.
+    const reset = () => this.series.forEach((s) => (s.value = 0))
+    registerFamily(registry, name, help, 'counter', samples, reset)
   }
 
   /** The series of these labels (at 0 until counted): keep it, and add to it per event. */
