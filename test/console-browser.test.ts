@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { ADMIN_KEY, API_KEY } from './helpers/app.js'
-import { freePort } from './helpers/ports.js'
+import { freePort } from '../bench/processes.js'
 
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core) against the real

@@ -14,7 +14,7 @@ import { createDb } from '../db/index.js'
 import { main } from '../scripts/import-php.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { testConfig } from './helpers/app.js'
-import { freePort } from './helpers/ports.js'
+import { freePort } from '../bench/processes.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const PHP_SERVER = process.env.PHP_SERVER_DIR ?? resolve(ROOT, '../shared/peers/horizon-simple-server')
