@@ -5,8 +5,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
  * lengths, never on how many bytes of the secret it matches. The value is written into a scratch
  * buffer the secret's size (cut or zero-padded) and compared in constant time, and its byte length
  * must match too. Hashing both sides first would also hide the secret's length, at about 1 µs more
- * per request (a SHA-256 object per call) on every app request; the length of a key of 32 or more
- * random characters tells an attacker nothing useful.
+ * per request (a SHA-256 object per call) on every app request; keys are at least 16 characters
+ * (config.ts), and knowing how many leaves every one of them to guess.
  */
 export function secretChecker(expected: string): (presented: string | string[] | undefined) => boolean {
   const want = Buffer.from(expected, 'utf8')
