@@ -137,6 +137,15 @@ async function signIn(page: Page, base: string, username: string) {
   await page.getByRole('link', { name: 'Overview' }).waitFor()
 }
 
+/**
+ * Polls `check` until it holds or `ms` pass, for a state the page reaches a render later (focus).
+ * The assertion after it states what must hold; a state never reached fails there.
+ */
+async function eventually(check: () => Promise<boolean>, ms = 5000) {
+  const deadline = Date.now() + ms
+  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
 async function shoot(page: Page, name: string) {
   mkdirSync(SHOTS, { recursive: true })
   for (const scheme of ['light', 'dark'] as const) {
@@ -403,10 +412,14 @@ t.test('the console in chromium', { skip, timeout: 260_000 }, async (t) => {
     await page.keyboard.press('Enter')
     const valueField = page.getByLabel('Value', { exact: true })
     await valueField.waitFor()
-    t.ok(await valueField.evaluate((el) => el === el.ownerDocument.activeElement), 'the editor takes the keyboard')
+    // The focus moves after the render that shows or removes the editor: polled, at most 5 s.
+    const focused = (locator: typeof frCell) => () => locator.evaluate((el) => el === el.ownerDocument.activeElement)
+    await eventually(focused(valueField))
+    t.ok(await focused(valueField)(), 'the editor takes the keyboard')
     await page.keyboard.press('Escape')
     await valueField.waitFor({ state: 'detached' })
-    t.ok(await frCell.evaluate((el) => el === el.ownerDocument.activeElement), 'Escape returns to the cell')
+    await eventually(focused(frCell))
+    t.ok(await focused(frCell)(), 'Escape returns to the cell')
     await frCell.click()
     await page.getByLabel('Value', { exact: true }).fill('Quitter')
     await page.getByRole('button', { name: 'Save' }).click()
@@ -452,6 +465,8 @@ t.test('the console in chromium', { skip, timeout: 260_000 }, async (t) => {
       sessionToken: dora.accessToken,
     })
     t.equal(signedOut.body.authStatus, 'INVALID_TOKEN', "the player's session is revoked")
+    // The page reloads the player after the status shows: wait for the button to follow (at most 5 s).
+    await page.getByRole('button', { name: 'Revoke sessions', disabled: true }).waitFor({ timeout: 5000 })
     t.ok(await page.getByRole('button', { name: 'Revoke sessions' }).isDisabled(), 'nothing left to revoke')
     t.same(problems, [], 'no CSP violation, no script error')
 
