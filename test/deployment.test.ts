@@ -103,6 +103,7 @@ t.test('Dockerfile: non-root, a data volume it can write, a health check, LTS No
   t.ok(cmd, 'a CMD in exec form')
   const flags = serverNodeFlags(fileURLToPath(root))
   t.ok(flags.includes('--max-semi-space-size=8'), 'npm start bounds the young generation')
+  t.ok(flags.includes('--heap-growing-percent=100'), 'and how far the old generation grows past what is live')
   t.same(JSON.parse(cmd![1]!), ['node', ...flags, '/app/dist/server.js'], "the CMD runs npm start's command")
 })
 
@@ -166,7 +167,7 @@ t.test('every setting is documented in .env.example and the README', async (t) =
 
 t.test('npm scripts: the quick start and the test command', async (t) => {
   const pkg = JSON.parse(read('package.json'))
-  t.equal(pkg.scripts.start, 'node --max-semi-space-size=8 dist/server.js')
+  t.equal(pkg.scripts.start, 'node --max-semi-space-size=8 --heap-growing-percent=100 dist/server.js')
   t.match(pkg.scripts.prestart, /build/)
   t.ok(pkg.scripts.test)
   t.equal(pkg.engines.node, '^20.11 || ^22 || ^24', 'the supported Node lines')

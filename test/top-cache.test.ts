@@ -4,11 +4,17 @@ import { buildTestApp, eachDialect, freshDatabase, type TestApp } from './helper
 import { bearer, createUser } from './fixtures/users.js'
 import { board, createBoard, submit } from './fixtures/leaderboard.js'
 import { createCosmetic } from './fixtures/player-profile.js'
-import { TopPageCache, type TopPage } from '../plugins/leaderboard/top-cache.js'
+import { ChangeLog, TopPageCache, type TopPage } from '../plugins/leaderboard/top-cache.js'
 import { inTransaction, nowAndAfterCommit } from '../db/transaction.js'
 import { submitScore } from '../plugins/leaderboard/service.js'
 
-const page = (boardId: string, json = '{}'): TopPage => ({ json, boardId, reset_schedule: 'none', period: 'all' })
+const page = (boardId: string, json = '{}', lastPosition = 10): TopPage => ({
+  json,
+  boardId,
+  reset_schedule: 'none',
+  period: 'all',
+  lastPosition,
+})
 
 t.test('the page cache: change marks, reads that overlap a change, expiry and its size bound', async (t) => {
   const cache = new TopPageCache(60_000, 3)
@@ -44,6 +50,83 @@ t.test('the page cache: change marks, reads that overlap a change, expiry and it
   const off = new TopPageCache(0)
   off.set('x', page('board-d'), off.begin())
   t.equal(off.size, 0, 'LEADERBOARD_CACHE_MS=0 keeps nothing')
+})
+
+t.test('a change from a position down keeps the pages that end above it', async (t) => {
+  const cache = new TopPageCache(60_000)
+  cache.set('top10', page('b', 'first ten', 10), cache.begin())
+  cache.set('top20', page('b', 'first twenty', 20), cache.begin())
+  cache.set('next10', page('b', 'eleven to twenty', 20), cache.begin())
+  cache.boardChanged('b', 11)
+  t.equal(cache.get('top10')?.page.json, 'first ten', 'a page ending above the change stays')
+  t.equal(cache.get('top20'), undefined, 'a page reaching the changed position is dropped')
+  t.equal(cache.get('next10'), undefined)
+  cache.boardChanged('b', 10)
+  t.equal(cache.get('top10'), undefined, 'a change at its last position drops it')
+
+  let readAt = cache.begin()
+  cache.boardChanged('b', 50)
+  cache.set('top10', page('b', 'read during a change below', 10), readAt)
+  t.equal(cache.get('top10')?.page.json, 'read during a change below', 'a read overlapping a change below it is kept')
+  readAt = cache.begin()
+  cache.boardChanged('b', 50)
+  cache.boardChanged('b', 3)
+  cache.boardChanged('b', 80)
+  cache.set('top10', page('b', 'stale', 10), readAt)
+  t.equal(cache.get('top10'), undefined, 'one change among several reaching the page is enough to refuse it')
+  readAt = cache.begin()
+  cache.boardChanged('b')
+  cache.set('top10', page('b', 'stale', 10), readAt)
+  t.equal(cache.get('top10'), undefined, 'a change without a position reaches every page')
+  readAt = cache.begin()
+  cache.boardChanged('other', 1)
+  cache.set('top10', page('b', 'kept', 10), readAt)
+  t.equal(cache.get('top10')?.page.json, 'kept', "another board's change does not reach it")
+
+  // Two requests for one page share a read unless a change that reaches the page came after it began.
+  let reads = 0
+  const read = (json: string) => async () => {
+    reads++
+    return json
+  }
+  const first = cache.read('k', 10, read('one'))
+  t.equal(cache.read('k', 10, read('two')), first, 'shared')
+  cache.boardChanged('b', 11)
+  t.equal(cache.read('k', 10, read('three')), first, 'still shared after a change below the page')
+  cache.boardChanged('b', 4)
+  const fresh = cache.read('k', 10, read('four'))
+  t.not(fresh, first, 'a change reaching the page starts a read of its own')
+  t.equal(await fresh.json, 'four')
+  t.equal(reads, 2)
+})
+
+t.test('the change log answers like the full list of changes, within its bound', async (t) => {
+  // A seeded generator: the same sequence on every run.
+  let seed = 42
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed % n
+  }
+  const log = new ChangeLog()
+  const all: Array<[number, number]> = []
+  let missed = 0
+  let extra = 0
+  for (let stamp = 1; stamp <= 3000; stamp++) {
+    // Mostly improving positions far down, now and then one at the top or a run of rising ones.
+    const from = stamp % 500 < 60 ? stamp % 500 : random(10) === 0 ? 1 + random(5) : 1 + random(1000)
+    log.add(stamp, from)
+    all.push([stamp, from])
+    for (let q = 0; q < 5; q++) {
+      const since = Math.max(0, stamp - 1 - random(80))
+      const last = 1 + random(200)
+      const truth = all.some(([s, f]) => s > since && f <= last)
+      const answer = log.changedSince(since, last)
+      if (truth && !answer) missed++
+      if (!truth && answer) extra++
+    }
+  }
+  t.equal(missed, 0, 'never misses a change that reaches the page')
+  t.ok(extra < 3000 * 5 * 0.05, `merging old changes drops a few pages more than needed (${extra} of 15000)`)
 })
 
 const top = async (ctx: TestApp, key: string, query = '') => {
@@ -132,6 +215,74 @@ eachDialect(t, async (t, dialect) => {
     await top(ctx, 'menu')
     await ctx.admin({ method: 'DELETE', url: board('menu') })
     t.equal((await ctx.call({ method: 'GET', url: `${board('menu')}/top` })).statusCode, 404, 'a deleted board')
+  })
+
+  t.test('a submit that lands below a cached page leaves it cached; one that reaches it shows at once', async (t) => {
+    const dbEnv = await freshDatabase(t, dialect)
+    const ctx = await buildTestApp(t, dialect, { dbEnv, env: { LEADERBOARD_CACHE_MS: '60000' } })
+    await createBoard(ctx, 'long')
+    const players = []
+    for (let i = 0; i < 8; i++) {
+      const player = await createUser(ctx, { username: `p${i}` })
+      players.push(player)
+      t.equal((await submit(ctx, 'long', player.userId, 100 - i * 10)).statusCode, 200)
+    }
+    t.same(names(await top(ctx, 'long', '?limit=3')), ['p0', 'p1', 'p2'])
+    // Another process renames the leader: this instance hears nothing, so the page read before shows
+    // the old name for as long as it is kept. That tells a kept page from one read again.
+    await ctx.app.db.updateTable('users').set({ username: 'renamed' }).where('id', '=', players[0]!.userId).execute()
+    t.same((await submit(ctx, 'long', players[7]!.userId, 55)).json().position, 6, 'p7 moves up from position 8 to 6')
+    t.same(names(await top(ctx, 'long', '?limit=3')), ['p0', 'p1', 'p2'], 'the first three are the kept page')
+    t.same(
+      names(await top(ctx, 'long', '?limit=3&offset=5')),
+      ['p7', 'p5', 'p6'],
+      'positions 6 to 8, read now, show the move',
+    )
+    t.equal((await submit(ctx, 'long', players[6]!.userId, 30)).json().improved, false, 'a submit that changes nothing')
+    t.same(names(await top(ctx, 'long', '?limit=3')), ['p0', 'p1', 'p2'])
+    t.equal((await submit(ctx, 'long', players[6]!.userId, 85)).json().position, 3, 'p6 moves up to position 3')
+    t.same(names(await top(ctx, 'long', '?limit=3')), ['renamed', 'p1', 'p6'], 'the page it reached is read again')
+
+    // A player new to the board changes the total every page shows; a 'latest' board can move one down.
+    const newcomer = await createUser(ctx, { username: 'new' })
+    t.equal((await submit(ctx, 'long', newcomer.userId, 1)).json().position, 9)
+    t.equal((await top(ctx, 'long', '?limit=3')).total, 9, 'a new entry, even the last, changes every page')
+    await createBoard(ctx, 'latest', { updateStrategy: 'latest' })
+    for (const [i, player] of players.slice(0, 4).entries()) await submit(ctx, 'latest', player.userId, 40 - i * 10)
+    t.same(names(await top(ctx, 'latest', '?limit=2')), ['renamed', 'p1'])
+    await submit(ctx, 'latest', players[0]!.userId, 5)
+    t.same(names(await top(ctx, 'latest', '?limit=2')), ['p1', 'p2'], 'a score that moves an entry down')
+  })
+
+  t.test('cached pages of every size agree with the database through 300 random submits', async (t) => {
+    const dbEnv = await freshDatabase(t, dialect)
+    const cached = await buildTestApp(t, dialect, { dbEnv, env: { LEADERBOARD_CACHE_MS: '60000' } })
+    const uncached = await buildTestApp(t, dialect, { dbEnv, env: { LEADERBOARD_CACHE_MS: '0' } })
+    const boards = ['best-board', 'increment-board', 'latest-board']
+    await createBoard(cached, boards[0]!)
+    await createBoard(cached, boards[1]!, { updateStrategy: 'increment', sortOrder: 'asc' })
+    await createBoard(cached, boards[2]!, { updateStrategy: 'latest' })
+    const players = await Promise.all(Array.from({ length: 30 }, (_, i) => createUser(cached, { username: `r${i}` })))
+    const pages = ['?limit=1', '?limit=5', '?limit=5&offset=5', '?limit=10&offset=3', '?limit=25']
+    let seed = 7
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    let disagreements = 0
+    for (let i = 0; i < 300; i++) {
+      const key = boards[i % 3]!
+      const player = players[random(players.length)]!
+      // Increments on an ascending board move entries down; 'latest' moves them either way.
+      const score = key === 'increment-board' ? 1 + random(10) : random(1000)
+      t.equal((await submit(cached, key, player.userId, score)).statusCode, 200)
+      if (i % 3 !== 2 && random(2) === 0) continue
+      for (const query of pages) {
+        const [seen, truth] = [await top(cached, key, query), await top(uncached, key, query)]
+        if (JSON.stringify(seen) !== JSON.stringify(truth)) disagreements++
+      }
+    }
+    t.equal(disagreements, 0, 'every cached page read was the page the database holds')
   })
 
   t.test('a cached page is never served for another period', async (t) => {

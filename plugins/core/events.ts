@@ -18,7 +18,7 @@ export type UserDeletingListener = (trx: Transaction<Database>, userId: string) 
 export class EventHub {
   private readonly userDeletingListeners: UserDeletingListener[] = []
   private readonly publicPlayerListeners: Array<() => void> = []
-  private readonly boardListeners: Array<(boardId: string) => void> = []
+  private readonly boardListeners: Array<(boardId: string, fromPosition: number) => void> = []
 
   /**
    * For what another feature keeps beside a user's rows and no ON DELETE CASCADE can update (the
@@ -33,8 +33,8 @@ export class EventHub {
     this.publicPlayerListeners.push(listener)
   }
 
-  /** What one leaderboard shows (its entries, counts or settings) has changed. */
-  onBoardChanged(listener: (boardId: string) => void): void {
+  /** What one leaderboard shows (its entries, counts or settings) has changed, from a position down. */
+  onBoardChanged(listener: (boardId: string, fromPosition: number) => void): void {
     this.boardListeners.push(listener)
   }
 
@@ -49,10 +49,13 @@ export class EventHub {
     })
   }
 
-  /** Call with the write's transaction (or the database, after the write). */
-  boardChanged(db: Db, boardId: string): void {
+  /**
+   * Call with the write's transaction (or the database, after the write). `fromPosition`: the first
+   * position the change can have moved (1, the default, when it may have moved any, or the total).
+   */
+  boardChanged(db: Db, boardId: string, fromPosition = 1): void {
     nowAndAfterCommit(db, () => {
-      for (const listener of this.boardListeners) listener(boardId)
+      for (const listener of this.boardListeners) listener(boardId, fromPosition)
     })
   }
 }

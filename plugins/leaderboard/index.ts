@@ -17,7 +17,7 @@ export default fp(
       undefined,
       app.metrics.cacheLookup('leaderboard_top'),
     )
-    app.events.onBoardChanged((boardId) => topPages.boardChanged(boardId))
+    app.events.onBoardChanged((boardId, fromPosition) => topPages.boardChanged(boardId, fromPosition))
     // Pages show names and public profiles: a change to either on this instance shows on the next read.
     app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.

@@ -236,7 +236,12 @@ export async function submitScore(db: Db, events: BoardEvents, input: SubmitInpu
     // the period, and on MySQL their row locks are held from this write to the commit, one round trip.
     const position = await positionOf(trx, board.id, period, entry, wasCounted ? current.rank_score : undefined)
     await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
-    events.boardChanged(trx, board.id)
+    // An entry that moved up leaves every position above its new one as it was. One that is new or
+    // shown again (the total changes) or moved down (the entries it passed move up) may change any page.
+    // On MySQL the position was read in this transaction's snapshot: a concurrent move up can only put
+    // the entry lower than that, never higher, so the mark still covers it.
+    const movedUp = wasCounted && entry.rank_score < current.rank_score
+    events.boardChanged(trx, board.id, movedUp ? position : 1)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
   })
 }
@@ -325,11 +330,12 @@ export async function topEntries(
   const copy = hit && readPeriod(hit.page, options.period, now) === hit.page.period ? hit : undefined
   cache.counted(copy !== undefined && !copy.stale)
   if (copy && !copy.stale) return copy.page.json
-  const read = cache.read(key, async (readAt) => {
+  const lastPosition = options.offset + options.limit
+  const read = cache.read(key, lastPosition, async (readAt) => {
     const board = await activeBoard(db, boardKey)
     const period = readPeriod(board, options.period, now)
     const json = serialize(await topOfBoard(db, board, period, options))
-    cache.set(key, { json, boardId: board.id, reset_schedule: board.reset_schedule, period }, readAt)
+    cache.set(key, { json, boardId: board.id, reset_schedule: board.reset_schedule, period, lastPosition }, readAt)
     return json
   })
   return copy ? refreshedOrLast(read.json, copy.page.json, read.startedAt) : read.json

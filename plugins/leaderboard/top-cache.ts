@@ -16,6 +16,10 @@ import type { CacheLookup } from '../core/metrics.js'
  * that stamp, so a page read while a write was committing is never trusted past the write's mark. A
  * write marks its board once inside its transaction and again after the commit.
  *
+ * A change names the first position it can move (a score that only improves leaves every entry above
+ * its new position where it was), so a page that ends above it stays: most submits land far below the
+ * top 10 that every client reads. A change that can move anything, or the total, names position 1.
+ *
  * A page past LEADERBOARD_CACHE_MS is kept as the last copy (a page a change dropped is not): the
  * request that finds it starts a read and waits for it at most REFRESH_WAIT_MS, else answers from
  * that copy, so a database that has gone away does not hold the route. Concurrent requests for one
@@ -29,6 +33,8 @@ export interface TopPage {
   reset_schedule: ResetSchedule
   /** The period key the page was read for: a page from before a reset is never served after it. */
   period: string | null
+  /** The last position the page shows (offset + limit): a change from below it leaves the page as it is. */
+  lastPosition: number
 }
 
 interface Stored extends TopPage {
@@ -54,7 +60,9 @@ export class TopPageCache {
   private readonly reads = new Map<string, PageRead & { readAt: number }>()
   private changes = 0
   private everythingChangedAt = 0
-  private readonly boardChangedAt = new Map<string, number>()
+  private readonly boardChanges = new Map<string, ChangeLog>()
+  /** Every board's changes, for a read in flight, which does not know its board until it has read it. */
+  private readonly anyBoardChanges = new ChangeLog()
 
   constructor(
     private readonly ttlMs: number,
@@ -67,9 +75,16 @@ export class TopPageCache {
     this.onLookup(hit)
   }
 
-  /** What one board's pages show has changed (its entries, counts or settings). */
-  boardChanged(boardId: string): void {
-    this.boardChangedAt.set(boardId, ++this.changes)
+  /**
+   * What one board's pages show has changed (its entries, counts or settings), from `fromPosition`
+   * down: pages that end above it are left as they are.
+   */
+  boardChanged(boardId: string, fromPosition = 1): void {
+    const stamp = ++this.changes
+    let log = this.boardChanges.get(boardId)
+    if (!log) this.boardChanges.set(boardId, (log = new ChangeLog()))
+    log.add(stamp, fromPosition)
+    this.anyBoardChanges.add(stamp, fromPosition)
   }
 
   /** Something every board's pages may show has changed (a player's name or public profile). */
@@ -85,7 +100,7 @@ export class TopPageCache {
   get(key: string): CachedPage | undefined {
     const page = this.pages.get(key)
     if (!page) return undefined
-    if (!this.current(page.boardId, page.readAt)) {
+    if (!this.current(page, page.readAt)) {
       this.pages.delete(key)
       return undefined
     }
@@ -99,9 +114,14 @@ export class TopPageCache {
    * A read begun before any change since is shared; one begun earlier is not, as its page may predate
    * the change.
    */
-  read(key: string, read: (readAt: number) => Promise<string>): PageRead {
+  read(key: string, lastPosition: number, read: (readAt: number) => Promise<string>): PageRead {
     const pending = this.reads.get(key)
-    if (pending && pending.readAt === this.changes) return pending
+    if (
+      pending &&
+      this.everythingChangedAt <= pending.readAt &&
+      !this.anyBoardChanges.changedSince(pending.readAt, lastPosition)
+    )
+      return pending
     const readAt = this.changes
     const entry = { json: read(readAt), startedAt: performance.now(), readAt }
     this.reads.set(key, entry)
@@ -113,7 +133,7 @@ export class TopPageCache {
   }
 
   set(key: string, page: TopPage, readAt: number): void {
-    if (this.ttlMs === 0 || !this.current(page.boardId, readAt)) return
+    if (this.ttlMs === 0 || !this.current(page, readAt)) return
     this.pages.delete(key)
     this.pages.set(key, { ...page, readAt, expiresAt: performance.now() + this.ttlMs })
     if (this.pages.size > this.maxPages) this.pages.delete(this.pages.keys().next().value!)
@@ -123,7 +143,43 @@ export class TopPageCache {
     return this.pages.size
   }
 
-  private current(boardId: string, readAt: number): boolean {
-    return this.everythingChangedAt <= readAt && (this.boardChangedAt.get(boardId) ?? 0) <= readAt
+  private current(page: TopPage, readAt: number): boolean {
+    if (this.everythingChangedAt > readAt) return false
+    return !this.boardChanges.get(page.boardId)?.changedSince(readAt, page.lastPosition)
+  }
+}
+
+/** The most changes a log keeps apart; older ones are merged, which only drops more pages. */
+const MAX_LOGGED_CHANGES = 32
+
+/**
+ * Which positions changed when: enough to tell whether anything at or above a position changed after
+ * a stamp. A change is forgotten once a later one reaches as high (every page it would drop, the later
+ * one drops too), so the log holds changes of strictly increasing stamp and first position.
+ */
+export class ChangeLog {
+  private readonly stamps: number[] = []
+  private readonly froms: number[] = []
+
+  add(stamp: number, fromPosition: number): void {
+    while (this.froms.length && this.froms[this.froms.length - 1]! >= fromPosition) {
+      this.froms.pop()
+      this.stamps.pop()
+    }
+    this.stamps.push(stamp)
+    this.froms.push(fromPosition)
+    if (this.stamps.length > MAX_LOGGED_CHANGES) {
+      // The two oldest as one: the later stamp with the higher reach.
+      this.stamps.shift()
+      this.froms.splice(0, 2, this.froms[0]!)
+    }
+  }
+
+  /** Whether a change after `stamp` reached position `lastPosition` or above. */
+  changedSince(stamp: number, lastPosition: number): boolean {
+    // Newest first: their first positions only fall going back, so the first old enough ends the search.
+    for (let i = this.stamps.length - 1; i >= 0 && this.stamps[i]! > stamp; i--)
+      if (this.froms[i]! <= lastPosition) return true
+    return false
   }
 }
