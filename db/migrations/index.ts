@@ -44,6 +44,7 @@ import * as m0084 from './0084_create_operator_sessions.js'
 import * as m0085 from './0085_create_audit_log.js'
 import * as m0090 from './0090_leaderboard_counts_without_rowid.js'
 import * as m0091 from './0091_trim_user_indexes.js'
+import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -95,4 +96,5 @@ export const migrations: Record<string, Migration> = {
   '0085_create_audit_log': m0085,
   '0090_leaderboard_counts_without_rowid': m0090,
   '0091_trim_user_indexes': m0091,
+  '0092_leaderboard_rank_index_covers_score': m0092,
 }
