@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto'
 
 /**
  * A checker for one configured secret: compares a presented value in time that depends on the two
@@ -28,7 +28,24 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
+/**
+ * Random bytes for tokens, drawn from the CSPRNG a pool at a time: each call into it costs about
+ * 1.7 µs on this VM whatever its size (4 KB cost 2.2 µs), and a sign-up draws three tokens. Node's
+ * `randomUUID` keeps such a pool too. Every byte is handed out once; the pool is refilled in place
+ * when the next token no longer fits, so a token's bytes stay in memory only until then.
+ */
+const POOL_BYTES = 4096
+const pool = Buffer.alloc(POOL_BYTES)
+let poolOffset = POOL_BYTES
+
 /** A random URL-safe token with `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url')
+  if (bytes > POOL_BYTES) return randomFillSync(Buffer.alloc(bytes)).toString('base64url')
+  if (poolOffset + bytes > POOL_BYTES) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  const token = pool.toString('base64url', poolOffset, poolOffset + bytes)
+  poolOffset += bytes
+  return token
 }
