@@ -172,6 +172,30 @@ eachDialect(t, async (t, dialect) => {
     )
   })
 
+  t.test('every operation that takes a JSON body with required fields, sent none, names what is missing', async (t) => {
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const resolve = (schema: any): any =>
+      schema?.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema
+    let checked = 0
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const schema = resolve(op.requestBody?.content?.['application/json']?.schema)
+        if (!schema?.required?.length) continue
+        const url = path.replace(/\{(\w+)\}/g, (_match: string, name: string) => {
+          const parameter = op.parameters?.find((p: { name: string; in: string }) => p.in === 'path' && p.name === name)
+          return encodeURIComponent(String(parameter?.example ?? parameter?.schema?.example ?? 'x'))
+        })
+        const key = path.startsWith('/api/v1/admin') ? { 'x-admin-key': ADMIN_KEY } : { 'x-api-key': API_KEY }
+        const response = await app.inject({ method: method.toUpperCase() as 'POST', url, headers: key })
+        const where = `${method.toUpperCase()} ${path}`
+        t.equal(response.statusCode, 400, `${where}: 400`)
+        t.match(response.json().message, new RegExp(schema.required.join('|')), `${where}: names a required field`)
+        checked++
+      }
+    }
+    t.ok(checked >= 30, `${checked} operations checked`)
+  })
+
   t.test('OpenAPI document lists every route with its schemas', async (t) => {
     const docs = await app.inject({ method: 'GET', url: '/docs/json' })
     t.equal(docs.statusCode, 200)
