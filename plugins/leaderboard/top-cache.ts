@@ -111,8 +111,8 @@ export class TopPageCache {
 
   /**
    * The read of one page in flight, or a new one from `read` (given the stamp to store its page with).
-   * A read begun before any change since is shared; one begun earlier is not, as its page may predate
-   * the change.
+   * A read is shared unless a change that reaches the page (of any board: the read does not know its
+   * board yet) came after it began, as its page may predate the change.
    */
   read(key: string, lastPosition: number, read: (readAt: number) => Promise<string>): PageRead {
     const pending = this.reads.get(key)
