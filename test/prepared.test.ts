@@ -233,7 +233,7 @@ t.test(
         )
       }
     }
-    // Another connection (as another process would) adds a column: the cached `select *` now reads three.
+    // Another connection (as another process would) adds a column: the cached `select *` now reads four.
     reference.exec(`alter table shapes add column d integer default 7`)
     t.same((await sql.raw('select * from shapes order by a').execute(db)).rows, [
       { a: 1, b: 'one', c: Buffer.from([1]), d: 7 },
