@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { seededRandom } from './helpers/random.js'
 import { assertError, buildTestApp, eachDialect, type TestApp } from './helpers/app.js'
 import { bearer, createUser } from './fixtures/users.js'
 import { board, createBoard, submit } from './fixtures/leaderboard.js'
@@ -608,8 +609,7 @@ eachDialect(t, async (t, dialect) => {
         .execute()
     }
     // Scores clustered (many ties), spread wide (deep and shallow levels of the tree), and negative.
-    let seed = 12345
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const random = seededRandom(12345)
     const pick = (): number => {
       const r = random()
       if (r < 0.5) return Math.floor(random() * 40)

@@ -7,6 +7,7 @@ import { createCosmetic } from './fixtures/player-profile.js'
 import { ChangeLog, TopPageCache, type TopPage } from '../plugins/leaderboard/top-cache.js'
 import { inTransaction, nowAndAfterCommit } from '../db/transaction.js'
 import { submitScore } from '../plugins/leaderboard/service.js'
+import { seededIntegers } from './helpers/random.js'
 
 const page = (boardId: string, json = '{}', lastPosition = 10): TopPage => ({
   json,
@@ -101,12 +102,7 @@ t.test('a change from a position down keeps the pages that end above it', async 
 })
 
 t.test('the change log answers like the full list of changes, within its bound', async (t) => {
-  // A seeded generator: the same sequence on every run.
-  let seed = 42
-  const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31
-    return seed % n
-  }
+  const random = seededIntegers(42)
   const log = new ChangeLog()
   const all: Array<[number, number]> = []
   let missed = 0
@@ -264,11 +260,7 @@ eachDialect(t, async (t, dialect) => {
     await createBoard(cached, boards[2]!, { updateStrategy: 'latest' })
     const players = await Promise.all(Array.from({ length: 30 }, (_, i) => createUser(cached, { username: `r${i}` })))
     const pages = ['?limit=1', '?limit=5', '?limit=5&offset=5', '?limit=10&offset=3', '?limit=25']
-    let seed = 7
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      return seed % n
-    }
+    const random = seededIntegers(7)
     let disagreements = 0
     for (let i = 0; i < 300; i++) {
       const key = boards[i % 3]!
