@@ -1,6 +1,6 @@
 import { MysqlAdapter, sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder } from 'kysely'
 import type { Database, Db, Flag } from './types.js'
-import { POOL_WAIT_TIMEOUT } from './bounded-pool.js'
+import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from './mysql-driver.js'
 
 /**
  * The few places where SQLite and MySQL differ, kept together so services stay portable.
@@ -31,7 +31,7 @@ const UNAVAILABLE_CODES = new Set([
   'ENOTFOUND',
   'EPIPE',
   'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
+  QUERY_TIMEOUT,
   POOL_WAIT_TIMEOUT,
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',

@@ -4,7 +4,9 @@ import SQLite from 'better-sqlite3'
 import { createPool } from 'mysql2'
 import {
   Kysely,
-  MysqlDialect,
+  MysqlAdapter,
+  MysqlIntrospector,
+  MysqlQueryCompiler,
   SqliteAdapter,
   SqliteDialect,
   SqliteQueryCompiler,
@@ -17,8 +19,8 @@ import {
 } from 'kysely'
 import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
-import { registerSqliteDirect } from './prepared.js'
-import { boundedPool, type PoolUsage } from './bounded-pool.js'
+import { registerMysqlDirect, registerSqliteDirect } from './prepared.js'
+import { OutpostMysqlDriver, QUERY_TIMEOUT, type PoolUsage } from './mysql-driver.js'
 import { startCheckpointer } from './checkpointer.js'
 import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
 
@@ -39,7 +41,7 @@ export interface DbObserver {
 export type DbFailure = 'error' | 'conflict' | 'query_timeout' | 'pool_timeout'
 
 /** Error codes that mean a wait on the database ran out rather than the query being wrong. */
-const TIMEOUT_CODES = new Set(['PROTOCOL_SEQUENCE_TIMEOUT', 'SQLITE_BUSY', 'ER_LOCK_WAIT_TIMEOUT'])
+const TIMEOUT_CODES = new Set([QUERY_TIMEOUT, 'SQLITE_BUSY', 'ER_LOCK_WAIT_TIMEOUT'])
 const CONFLICT_CODES = new Set([
   'ER_DUP_ENTRY',
   'ER_LOCK_DEADLOCK',
@@ -61,7 +63,10 @@ export function poolUsage(db: Db): { inUse: number; waiting: number; size: numbe
   return poolUsages.get(db) ?? null
 }
 
-/** Kysely's `log` hook, reduced to failed queries (the driver's own, so the SQLite fast path of prepared.ts is not seen). */
+/**
+ * Kysely's `log` hook, reduced to failed queries (SQLite's; the fast path of prepared.ts is not seen).
+ * The MySQL driver reports its failures itself, the direct path of prepared.ts included.
+ */
 function failureLog(observer: DbObserver | undefined) {
   if (!observer) return undefined
   return (event: { level: string; error?: unknown }) => {
@@ -138,6 +143,29 @@ class OutpostSqliteQueryCompiler extends SqliteQueryCompiler {
       return
     }
     super.visitLimit(node)
+  }
+}
+
+/**
+ * Kysely over our MySQL driver (mysql-driver.ts). Kysely ends a driver only once it has run a query
+ * through it, and prepared queries (prepared.ts) skip Kysely: a database that ran only those would
+ * keep its pool open after `destroy`.
+ */
+class MysqlDb extends Kysely<Database> {
+  constructor(private readonly mysqlDriver: OutpostMysqlDriver) {
+    super({
+      dialect: {
+        createAdapter: () => new MysqlAdapter(),
+        createDriver: () => mysqlDriver,
+        createQueryCompiler: () => new MysqlQueryCompiler(),
+        createIntrospector: (db) => new MysqlIntrospector(db),
+      },
+    })
+  }
+
+  override async destroy(): Promise<void> {
+    await super.destroy()
+    await this.mysqlDriver.destroy()
   }
 }
 
@@ -225,8 +253,14 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
       enableKeepAlive: true,
     })
     const usage = { inUse: 0, waiting: 0, size: config.DB_POOL_SIZE }
-    const bounded = boundedPool(pool, config.DB_QUERY_TIMEOUT_MS, usage, () => observer?.queryFailed('pool_timeout'))
-    const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool: bounded }), log })
+    const driver = new OutpostMysqlDriver(pool, {
+      timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      usage,
+      onWaitTimeout: () => observer?.queryFailed('pool_timeout'),
+      onQueryFailed: (error) => observer?.queryFailed(failureKind(error)),
+    })
+    const db = new MysqlDb(driver)
+    registerMysqlDirect(db, driver)
     poolUsages.set(db, usage)
     return db
   }

@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } fr
 import type { Db } from './types.js'
 import { affected, isMysql } from './dialect.js'
 import { isBusy } from './sqlite-driver.js'
+import { MysqlConnection, type OutpostMysqlDriver } from './mysql-driver.js'
 
 /**
  * Queries for the hot paths, built with Kysely once and then run with new values.
@@ -11,8 +12,9 @@ import { isBusy } from './sqlite-driver.js'
  * dialect with placeholders in place of its values, so a request only fills the values in. On
  * SQLite, when no transaction holds the connection, it runs the cached statement directly: the
  * driver's lock exists only to keep other queries out of an open transaction, and synchronous code
- * cannot interleave with anything. Inside a transaction that `inTransaction` opened it runs directly
- * too (see `runPreparedDirectly`); in any other (and on MySQL) it goes through Kysely as usual.
+ * cannot interleave with anything. On MySQL it runs on a pool connection of its own, straight
+ * through our driver. Inside a transaction that `inTransaction` opened it runs directly on the
+ * transaction's connection (see `runPreparedDirectly`); in any other it goes through Kysely as usual.
  *
  * Values must be scalars that Kysely passes through as bound parameters (strings, numbers, null):
  * an `in` list or a LIMIT is part of the query's shape, so key such variants in a `preparedFamily`.
@@ -29,24 +31,37 @@ export interface SqliteDirect {
 }
 
 const direct = new WeakMap<Db, SqliteDirect>()
+const mysqlDirect = new WeakMap<Db, OutpostMysqlDriver>()
 
 export function registerSqliteDirect(db: Db, sqlite: SqliteDirect): void {
   direct.set(db, sqlite)
 }
 
-/** Open transactions on a SQLite database, with the connection's statement runner. */
-const openTransactions = new WeakMap<Db, SqliteDirect['run']>()
+export function registerMysqlDirect(db: Db, driver: OutpostMysqlDriver): void {
+  mysqlDirect.set(db, driver)
+}
+
+type Run = (sqlText: string, parameters: readonly unknown[]) => QueryResult<any> | Promise<QueryResult<any>>
+
+/** Open transactions, with their connection's statement runner. */
+const openTransactions = new WeakMap<Db, Run>()
 
 /**
- * Lets the prepared queries of `trx`, a transaction just opened on `db`, run on the connection
+ * Lets the prepared queries of `trx`, a transaction just opened on `db`, run on its connection
  * directly until the returned function is called (before the commit). The transaction holds the
- * driver's lock meanwhile, so nothing else can run on the connection; going through Kysely again for
- * each statement would only add promise hops. Does nothing on MySQL.
+ * connection meanwhile (on SQLite the driver's lock, on MySQL a pool connection of its own); going
+ * through Kysely again for each statement would only add its layers.
  */
-export function runPreparedDirectly(db: Db, trx: Db): () => void {
+export async function runPreparedDirectly(db: Db, trx: Db): Promise<() => void> {
   const sqlite = direct.get(db)
-  if (!sqlite) return () => {}
-  openTransactions.set(trx, sqlite.run)
+  if (sqlite) {
+    openTransactions.set(trx, sqlite.run)
+    return () => openTransactions.delete(trx)
+  }
+  if (!mysqlDirect.has(db)) return () => {}
+  const connection = await trx.getExecutor().provideConnection(async (held) => held)
+  if (!(connection instanceof MysqlConnection)) return () => {}
+  openTransactions.set(trx, (sqlText, parameters) => connection.run(sqlText, parameters))
   return () => openTransactions.delete(trx)
 }
 
@@ -78,6 +93,8 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
     const parameters = slots.map((slot) => (slot instanceof Placeholder ? values[slot.name as keyof P] : slot))
     const inOpenTransaction = openTransactions.get(db)
     if (inOpenTransaction) return inOpenTransaction(sql, parameters)
+    const mysqlDriver = mysqlDirect.get(db)
+    if (mysqlDriver) return mysqlDriver.runAlone<R>(sql, parameters)
     const sqliteDirect = direct.get(db)
     if (sqliteDirect && !sqliteDirect.inTransaction()) {
       try {

@@ -17,9 +17,13 @@ export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>
   if (db.isTransaction) return work(db as Transaction<Database>)
   return retryOnConflict(async () => {
     let open: Transaction<Database> | undefined
-    const result = await db.transaction().execute((trx) => {
-      const leave = runPreparedDirectly(db, (open = trx))
-      return work(trx).finally(leave)
+    const result = await db.transaction().execute(async (trx) => {
+      const leave = await runPreparedDirectly(db, (open = trx))
+      try {
+        return await work(trx)
+      } finally {
+        leave()
+      }
     })
     const steps = commitSteps.get(open!)
     if (steps) for (const step of steps) step()

@@ -2,7 +2,7 @@ import t from 'tap'
 import SQLite from 'better-sqlite3'
 import { sql } from 'kysely'
 import { randomUUID } from 'node:crypto'
-import { createDb } from '../db/index.js'
+import { createDb, poolUsage, type DbFailure } from '../db/index.js'
 import type { Db } from '../db/types.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { prepared, preparedCounterUpsert, preparedFamily } from '../db/prepared.js'
@@ -113,7 +113,7 @@ eachDialect(t, async (t, dialect) => {
   )
 
   t.test(
-    'in a transaction of inTransaction (on SQLite run on the connection directly) prepared writes commit or roll back with it',
+    'in a transaction of inTransaction (run on its connection directly) prepared writes commit or roll back with it',
     async (t) => {
       const db = await database(t, dialect)
       const kept = randomUUID()
@@ -250,5 +250,55 @@ t.test(
       { a: 1, name: 'one', c: Buffer.from([1]) },
       { a: 2, name: 'two', c: null },
     ])
+  },
+)
+
+const sleepFor = prepared((db, p: { seconds: number }) => ({
+  compile: () => sql<{ slept: number }>`select sleep(${p.seconds}) as slept`.compile(db),
+}))
+
+t.test(
+  'MySQL: a statement not answered within DB_QUERY_TIMEOUT_MS fails with the bound, is counted, and its connection is replaced',
+  { skip: process.env.TEST_MYSQL_URL ? false : 'TEST_MYSQL_URL is not set' },
+  async (t) => {
+    const seen: DbFailure[] = []
+    const config = { ...testConfig(await freshDatabase(t, 'mysql')), DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: 300 }
+    const db = createDb(config, { queryFailed: (kind) => seen.push(kind) })
+    t.teardown(() => db.destroy())
+    await migrateToLatest(db)
+    const id = randomUUID()
+    await insertUser.execute(db, { id, username: 'Still here' })
+
+    const cases: Array<[string, () => Promise<unknown>]> = [
+      ['a Kysely query', () => sql`select sleep(3)`.execute(db)],
+      ['a prepared query on its own connection', () => sleepFor.first(db, { seconds: 3 })],
+      ['a prepared query in a transaction', () => inTransaction(db, (trx) => sleepFor.first(trx, { seconds: 3 }))],
+    ]
+    for (const [name, slow] of cases) {
+      const started = performance.now()
+      await t.rejects(slow(), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }, name)
+      const ms = performance.now() - started
+      t.ok(ms >= 295 && ms < 800, `${name}: failed after ${ms.toFixed(0)} ms (bound 300 ms)`)
+      // The pool holds one connection: the next statements run only if the hung one was replaced.
+      t.same(await nameById.first(db, { id }), { id, username: 'Still here' }, `${name}: the pool answers again`)
+      t.same(poolUsage(db), { inUse: 0, waiting: 0, size: 1 }, `${name}: every connection given back`)
+    }
+    t.same(seen, ['query_timeout', 'query_timeout', 'query_timeout'])
+    t.equal((await sleepFor.first(db, { seconds: 0.05 }))?.slept, 0, 'a statement inside the bound answers')
+  },
+)
+
+t.test(
+  'MySQL: destroying a database that ran only prepared queries (which skip Kysely) ends its pool',
+  { skip: process.env.TEST_MYSQL_URL ? false : 'TEST_MYSQL_URL is not set' },
+  async (t) => {
+    const config = testConfig(await freshDatabase(t, 'mysql'))
+    const setup = createDb(config)
+    await migrateToLatest(setup)
+    await setup.destroy()
+    const db = createDb(config)
+    t.equal(await nameById.first(db, { id: randomUUID() }), undefined)
+    await db.destroy()
+    await t.rejects(nameById.first(db, { id: randomUUID() }), { message: 'Pool is closed.' })
   },
 )
