@@ -137,7 +137,6 @@ export class MysqlConnection implements DatabaseConnection {
     return this.run<R>(compiled.sql, compiled.parameters)
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used with MySQL here')
   }
