@@ -52,7 +52,8 @@ interface Pending {
  * The waits on the server (statements, and callers waiting for a pool connection), each with its
  * deadline, checked by one timer: mysql2's own per-query timeout sets and clears a timer for every
  * statement, which cost 3–4 µs of CPU each here (measured in a loop). An overdue wait fails at most
- * a twentieth of the bound late (and at most 250 ms late).
+ * a twentieth of the bound late (and at most 250 ms late). Deadlines are read on the monotonic
+ * clock: a wall clock set back would otherwise stretch them.
  */
 export class Deadlines {
   private readonly pending = new Set<Pending>()
@@ -64,7 +65,7 @@ export class Deadlines {
   }
 
   start(expire: () => void): Pending {
-    const entry = { due: Date.now() + this.timeoutMs, expire }
+    const entry = { due: performance.now() + this.timeoutMs, expire }
     this.pending.add(entry)
     if (this.timer === null) this.timer = setInterval(() => this.sweep(), this.every).unref()
     return entry
@@ -76,7 +77,7 @@ export class Deadlines {
   }
 
   private sweep(): void {
-    const now = Date.now()
+    const now = performance.now()
     for (const entry of this.pending) {
       if (entry.due > now) continue
       this.pending.delete(entry)
