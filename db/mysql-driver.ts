@@ -4,6 +4,9 @@ import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } fro
 /** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
 export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
 
+/** The error of a statement the server did not answer in time (mapped to 503 in db/dialect.ts). */
+export const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT'
+
 /** What the pool is doing now, for the metrics: connections handed out, and callers waiting for one. */
 export interface PoolUsage {
   inUse: number
@@ -39,9 +42,6 @@ function toQueryResult<R>(result: unknown): QueryResult<R> {
   }
   return { rows: [] }
 }
-
-/** The error of a statement the server did not answer in time (mapped to 503 in db/dialect.ts). */
-export const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT'
 
 interface Pending {
   due: number
