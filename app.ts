@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import type { Registry } from 'prom-client'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -10,20 +11,20 @@ import configPlugin from './plugins/core/config.js'
 import clockPlugin, { type Clock } from './plugins/core/clock.js'
 import errorsPlugin from './plugins/core/errors.js'
 import dbPlugin from './plugins/core/db.js'
-import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './plugins/core/http.js'
-import { ADMIN_PREFIX, routeSurface } from './plugins/core/paths.js'
-import { strictSchema } from './plugins/core/strict-schema.js'
-import rateLimitPlugin from './plugins/core/rate-limit.js'
-import apiKeyPlugin from './plugins/core/api-key.js'
-import adminAuthPlugin from './plugins/core/admin-auth.js'
-import sessionsPlugin from './plugins/core/sessions.js'
-import openapiPlugin from './plugins/core/openapi.js'
-import healthPlugin from './plugins/core/health.js'
+import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './plugins/http/http.js'
+import { routeSurface } from './plugins/core/paths.js'
+import { strictSchema } from './plugins/http/strict-schema.js'
+import rateLimitPlugin from './plugins/security/rate-limit.js'
+import apiKeyPlugin from './plugins/security/api-key.js'
+import adminAuthPlugin from './plugins/security/admin-auth.js'
+import sessionsPlugin from './plugins/security/sessions.js'
+import openapiPlugin from './plugins/openapi/index.js'
+import healthPlugin from './plugins/observability/health.js'
 import eventsPlugin from './plugins/core/events.js'
-import consolePlugin from './plugins/core/console.js'
+import consolePlugin from './plugins/http/console.js'
 import loggingPlugin, { requestIdOf } from './plugins/core/logging.js'
-import metricsPlugin from './plugins/core/metrics.js'
-import clusterPlugin, { type Channel } from './plugins/core/cluster.js'
+import metricsPlugin from './plugins/observability/metrics/index.js'
+import clusterPlugin, { type Channel } from './plugins/cluster/cluster.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import playerProfile from './plugins/player-profile/index.js'
@@ -39,7 +40,32 @@ import crashReporting from './plugins/crash-reporting/index.js'
 import userFeedback from './plugins/user-feedback/index.js'
 import userLogs from './plugins/user-logs/index.js'
 import operators from './plugins/operators/index.js'
-import settingsAdmin from './plugins/core/settings.js'
+import settings from './plugins/settings/index.js'
+import featuresPlugin, { type Feature } from './plugins/core/features.js'
+
+/**
+ * The features, the one list of them: each folder under plugins/ that is a feature is here once.
+ * The 14 game features; then operators (the people who run the game: accounts, console sessions, the
+ * audit log) and settings (the configuration, read-only and secrets masked, for owners).
+ */
+export const FEATURES: readonly Feature[] = [
+  authentication,
+  users,
+  playerProfile,
+  leaderboard,
+  validatedActions,
+  cloudSave,
+  remoteConfig,
+  localization,
+  news,
+  giftCodes,
+  emailSending,
+  crashReporting,
+  userFeedback,
+  userLogs,
+  operators,
+  settings,
+]
 
 export interface BuildOptions {
   config: Config
@@ -51,6 +77,10 @@ export interface BuildOptions {
   logStream?: { write(line: string): void }
   /** In a cluster worker (WORKERS > 1): the channel to the primary, which keeps what the workers share. */
   cluster?: Channel
+  /** The process's own metrics (observability/metrics/process.ts), made once by whoever owns the process. */
+  processMetrics?: Registry
+  /** The features to register; FEATURES unless a test adds one. */
+  features?: readonly Feature[]
 }
 
 function ajv(options: AjvOptions) {
@@ -75,7 +105,15 @@ function deadlineCheckInterval(config: Config): number {
  * The app factory: the server and every test build the app here, so validation, errors and hooks
  * are the same everywhere. The registration list below is the map of the house.
  */
-export async function buildApp({ config, clock, db, logStream, cluster }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  clock,
+  db,
+  logStream,
+  cluster,
+  processMetrics,
+  features = FEATURES,
+}: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, ...(logStream && { stream: logStream }) },
     // One line per request, written by the logging plugin (probes at debug), instead of Fastify's two.
@@ -132,7 +170,8 @@ export async function buildApp({ config, clock, db, logStream, cluster }: BuildO
   await app.register(clockPlugin, { clock })
   await app.register(eventsPlugin)
   await app.register(errorsPlugin)
-  await app.register(metricsPlugin)
+  await app.register(featuresPlugin, { features: features.map((feature) => feature.manifest) })
+  await app.register(metricsPlugin, { processRegistry: processMetrics })
   await app.register(dbPlugin, { db })
   await app.register(httpPlugin)
   await app.register(rateLimitPlugin)
@@ -143,26 +182,9 @@ export async function buildApp({ config, clock, db, logStream, cluster }: BuildO
   await app.register(healthPlugin)
   await app.register(consolePlugin)
 
-  // The 14 features, each one plugin: its app routes under /api/v1/app and its admin routes under
+  // The features, each one plugin: its app routes under /api/v1/app and its admin routes under
   // /api/v1/admin (always registered: admin-auth decides per request whether the admin API is open).
-  await app.register(authentication)
-  await app.register(users)
-  await app.register(playerProfile)
-  await app.register(leaderboard)
-  await app.register(validatedActions)
-  await app.register(cloudSave)
-  await app.register(remoteConfig)
-  await app.register(localization)
-  await app.register(news)
-  await app.register(giftCodes)
-  await app.register(emailSending)
-  await app.register(crashReporting)
-  await app.register(userFeedback)
-  await app.register(userLogs)
-  // Not a game feature: the people who run the game (accounts, console sessions, the audit log).
-  await app.register(operators)
-  // The configuration, read-only and secrets masked, for owners (the console's settings page).
-  await app.register(settingsAdmin, { prefix: ADMIN_PREFIX })
+  for (const feature of features) await app.register(feature.plugin)
 
   return app
 }

@@ -3,23 +3,28 @@
 import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
 
-const FEATURES = [
-  'authentication',
-  'users',
-  'player-profile',
-  'leaderboard',
-  'validated-actions',
-  'cloud-save',
-  'remote-config',
-  'localization',
-  'news',
-  'gift-codes',
-  'email-sending',
-  'crash-reporting',
-  'user-feedback',
-  'user-logs',
-  'operators',
-]
+/**
+ * The shared folders of plugins/ (each has a README of what it holds): every other folder there is a
+ * feature, so adding a feature needs no edit here. app.ts holds the one list of features.
+ */
+const SHARED = ['core', 'http', 'security', 'observability', 'openapi', 'cluster', 'content']
+const shared = SHARED.join('|')
+const ARCHITECTURE = 'ARCHITECTURE.md'
+
+/** Another folder of plugins/ named from a file `depth` folders below plugins/ (1: plugins/x/y.ts). */
+const sibling = (depth) => `^${'\\.\\./'.repeat(depth)}`
+
+/** A feature reaches another feature only through its service.ts; shared folders freely. */
+const featureRule = (depth) => ({
+  regex: `${sibling(depth)}(?!(${shared})/)[^./][^/]*/(?!service\\.js$)`,
+  message: `A feature uses another feature only through that feature's service.ts (${ARCHITECTURE}).`,
+})
+/** Shared code serves every feature: it never imports one. */
+const sharedRule = (depth) => ({
+  regex: `${sibling(depth)}(?!(${shared})/)[^./][^/]*/`,
+  message: `Shared code (plugins/{${SHARED.join(',')}}) never imports a feature: a feature subscribes to the event hub or hands shared code a callback instead (${ARCHITECTURE}).`,
+})
+const sharedFiles = (depth) => SHARED.map((folder) => `plugins/${folder}/${'*/'.repeat(depth - 1)}*.ts`)
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tap/**'] },
@@ -31,34 +36,27 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  {
-    files: ['plugins/*/**/*.ts'],
-    ignores: ['plugins/core/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^\\.\\./(?!core/|\\.\\./)[^/]+/(?!service\\.js$)',
-              message: "A feature uses another feature only through that feature's service.ts (ARCHITECTURE.md).",
-            },
-          ],
-        },
-      ],
+  ...[1, 2].flatMap((depth) => [
+    {
+      files: [`plugins/*/${'*/'.repeat(depth - 1)}*.ts`],
+      ignores: sharedFiles(depth),
+      rules: { 'no-restricted-imports': ['error', { patterns: [featureRule(depth)] }] },
     },
-  },
+    {
+      files: sharedFiles(depth),
+      rules: { 'no-restricted-imports': ['error', { patterns: [sharedRule(depth)] }] },
+    },
+  ]),
   {
-    files: ['plugins/core/**/*.ts', 'schemas/**/*.ts'],
+    files: ['schemas/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: `(^|/)(${FEATURES.join('|')})/`,
-              message:
-                'Core and schemas serve every feature: they never import one (a feature subscribes to core events instead).',
+              regex: `(^|/)plugins/(?!(${shared})/)`,
+              message: `Schemas serve every feature: they never import one (${ARCHITECTURE}).`,
             },
           ],
         },
@@ -74,8 +72,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^\\.\\./plugins/(?!core/)[^/]+/(?!service\\.js$)',
-              message: "A command uses a feature only through that feature's service.ts (ARCHITECTURE.md).",
+              regex: `^\\.\\./plugins/(?!(${shared})/)[^/]+/(?!service\\.js$)`,
+              message: `A command uses a feature only through that feature's service.ts (${ARCHITECTURE}).`,
             },
           ],
         },
@@ -91,7 +89,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: '(^|/)plugins/',
-              message: 'db/ and config.ts are the ground floor: they never import from plugins/.',
+              message: `db/ and config.ts are the ground floor: they never import from plugins/ (${ARCHITECTURE}).`,
             },
           ],
         },

@@ -7,9 +7,10 @@ import { buildApp } from './app.js'
 import { describeConfigError, ensureEnvFile, loadConfig, workerCount, type Config } from './config.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
-import { primaryChannel, type Channel } from './plugins/core/cluster.js'
-import { runPrimary } from './plugins/core/cluster-primary.js'
-import { version } from './plugins/core/health.js'
+import { connectToPrimary, type Channel } from './plugins/cluster/cluster.js'
+import { processMetrics } from './plugins/observability/metrics/index.js'
+import { runPrimary } from './cluster-primary.js'
+import { version } from './plugins/observability/health.js'
 
 const ENV_FILE = '.env'
 
@@ -33,7 +34,7 @@ async function main() {
 
   const workers = workerCount(config.WORKERS)
   const logStream = await terminalLogStream(workers > 1)
-  if (cluster.isWorker) await startServer(config, logStream, primaryChannel())
+  if (cluster.isWorker) await startServer(config, logStream, connectToPrimary())
   else if (workers > 1) await startPrimary(config, logStream, workers)
   else await startServer(config, logStream)
 }
@@ -77,6 +78,7 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
     config: channel ? { ...config, MIGRATE_ON_START: false } : config,
     logStream,
     cluster: channel,
+    processMetrics: processMetrics(),
   })
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool; force after 10 s.
   let closing = false
@@ -100,7 +102,7 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
 
 /**
  * The cluster primary (WORKERS > 1): it runs the migrations once, then forks the workers, which
- * share the port. It serves no request itself (plugins/core/cluster-primary.ts).
+ * share the port. It serves no request itself (cluster-primary.ts).
  */
 async function startPrimary(config: Config, logStream: LogStream, workers: number) {
   const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)

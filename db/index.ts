@@ -25,7 +25,7 @@ import { startCheckpointer } from './checkpointer.js'
 import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
 
 /**
- * What the metrics want to hear of the database (plugins/core/metrics.ts): failed queries, told
+ * What the metrics want to hear of the database (plugins/observability/metrics.ts): failed queries, told
  * apart by whether a bound ran out. `db/` imports nothing from `plugins/`: the caller hands it in.
  */
 export interface DbObserver {

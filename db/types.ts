@@ -21,7 +21,7 @@ export interface UsersTable {
   ban_reason: string | null
   created_at: number
   updated_at: number
-  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/core/passwords.ts). */
+  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/security/passwords.ts). */
   password_hash: string | null
   /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
   email_key: string | null
@@ -138,7 +138,7 @@ export interface CloudSavesTable {
   updated_at: number
 }
 
-/** A change counter per cached content feature (plugins/core/content-cache.ts). */
+/** A change counter per cached content feature (plugins/content/content-cache.ts). */
 export interface ContentVersionsTable {
   feature: string
   version: number
@@ -518,7 +518,7 @@ export interface OperatorsTable {
   id: string
   /** Lower-cased: names are unique case-insensitively. */
   username: string
-  /** `scrypt$N$r$p$salt$hash` (see plugins/core/passwords.ts). */
+  /** `scrypt$N$r$p$salt$hash` (see plugins/security/passwords.ts). */
   password_hash: string
   role: OperatorRole
   /** Base32 TOTP secret once confirmed; null = no second factor. */

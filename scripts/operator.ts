@@ -9,7 +9,8 @@ import { describeConfigError, loadConfig } from '../config.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 import type { Db, OperatorRole } from '../db/types.js'
-import { hashPassword } from '../plugins/core/passwords.js'
+import { hashPassword } from '../plugins/security/passwords.js'
+import { ROLES } from '../plugins/security/roles.js'
 import { AppError } from '../plugins/core/errors.js'
 import {
   createOperator,
@@ -31,7 +32,6 @@ const USAGE = `Usage: npm run operator -- <command>
   reset-password NAME                      set a new password and end their sessions
   reset-totp NAME                          turn their second factor off`
 
-const ROLES: readonly OperatorRole[] = ['owner', 'moderator', 'viewer']
 
 export class UsageError extends Error {}
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
-import { strictSchema } from '../plugins/core/strict-schema.js'
+import { strictSchema } from '../plugins/http/strict-schema.js'
 import { CosmeticBodySchema } from '../schemas/player-profile.js'
 import { ImportConfigsBodySchema } from '../schemas/remote-config.js'
 

@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs'
 import t from 'tap'
+import { FEATURES } from '../app.js'
 import { buildTestApp, eachDialect, type TestApp } from './helpers/app.js'
 import { bearer, createUser, type SignedUpUser } from './fixtures/users.js'
 import { board, createBoard, submit } from './fixtures/leaderboard.js'
@@ -113,19 +113,19 @@ eachDialect(t, async (t, dialect) => {
   })
 })
 
-t.test('app.ts registers core, the 14 game features and operators, one plugin each', async (t) => {
+t.test('app.ts registers the shared plugins and every feature of the one list, one plugin each', async (t) => {
   const ctx = await buildTestApp(t, 'sqlite')
   const { app } = ctx
-  const features = readdirSync(new URL('../plugins/', import.meta.url), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== 'core')
-    .map((entry) => entry.name)
-    .sort()
-  // The 14 game features of the seed, and operators (the people who run the game).
-  t.equal(features.length, 15)
-  t.ok(features.includes('operators'))
+  const features = FEATURES.map((feature) => feature.manifest.name).sort()
+  t.same(
+    app.features.map((manifest) => manifest.name).sort(),
+    features,
+    'app.features holds the manifests of the list',
+  )
   for (const name of features) t.ok(app.hasPlugin(name), `feature plugin '${name}'`)
   const core = [
     'config',
+    'features',
     'cluster',
     'logging',
     'surfaces',

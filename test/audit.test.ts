@@ -12,7 +12,7 @@ import {
 } from './fixtures/operators.js'
 import { KEY_WRITES, SESSION_WRITES } from './fixtures/admin-writes.js'
 import { createUser } from './fixtures/users.js'
-import { MAX_CHANGES_CHARS } from '../plugins/core/audit.js'
+import { MAX_CHANGES_CHARS } from '../plugins/security/audit.js'
 
 // The audit log: one entry for every admin write, in the write's transaction, with no
 // secret in it; sign-ins and failed sign-ins; none for a write that failed; the owner's list.

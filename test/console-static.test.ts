@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
-import { CONSOLE_CSP, CONSOLE_ROOT } from '../plugins/core/console.js'
+import { CONSOLE_CSP, CONSOLE_ROOT } from '../plugins/http/console.js'
 import { buildTestApp } from './helpers/app.js'
 
 /**

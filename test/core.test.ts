@@ -1,10 +1,18 @@
 import t from 'tap'
+import { FEATURES } from '../app.js'
+import { GAME_RIGHTS } from '../plugins/security/roles.js'
 import { Kysely, SqliteDialect } from 'kysely'
 import SQLite from 'better-sqlite3'
 import { buildApp } from '../app.js'
 import { ADMIN_KEY, API_KEY, assertError, buildTestApp, eachDialect, testConfig, TestClock } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
-import { FEATURE_TAGS, HEALTH_TAG, OPERATION_TAGS } from '../plugins/core/openapi.js'
+import { HEALTH_TAG, operationTagOrder } from '../plugins/openapi/index.js'
+
+// The game features (those with the game's rights; operators and settings are the operators' own).
+const FEATURE_TAGS = FEATURES.map((f) => f.manifest)
+  .filter((m) => m.adminRights === GAME_RIGHTS)
+  .map((m) => m.tag)
+const OPERATION_TAGS = operationTagOrder(FEATURES.map((f) => f.manifest.tag))
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)

@@ -4,7 +4,7 @@ import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
 import { startSmtp } from './helpers/smtp.js'
 import { createEmailUser, emailApp, emailRow, putTemplate } from './fixtures/email.js'
 import { bearer, createUser } from './fixtures/users.js'
-import { hashSlots, MAX_CONCURRENT_HASHES, MAX_WAITING_HASHES } from '../plugins/core/passwords.js'
+import { hashSlots, MAX_CONCURRENT_HASHES, MAX_WAITING_HASHES } from '../plugins/security/passwords.js'
 import { upgradePasswordHash } from '../plugins/users/service.js'
 
 const SIGNUP = '/user-management/signup'

@@ -6,7 +6,7 @@ import { pausableProxy, timed } from './helpers/faults.js'
 import { createUser } from './fixtures/users.js'
 import { submit } from './fixtures/leaderboard.js'
 import { createNews, putConfig, putTranslations } from './fixtures/content.js'
-import { CONTENT_CHECK_INTERVAL_MS, REFRESH_WAIT_MS } from '../plugins/core/content-cache.js'
+import { CONTENT_CHECK_INTERVAL_MS, REFRESH_WAIT_MS } from '../plugins/content/content-cache.js'
 
 const QUERY_TIMEOUT_MS = 1000
 // Room on top of each bound for a loaded test machine.

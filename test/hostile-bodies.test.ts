@@ -8,7 +8,7 @@ import tap from 'tap'
 import { API_KEY, APP, assertError, buildTestApp } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
 import { jsonBodyLimit } from '../plugins/cloud-save/routes.js'
-import { JSON_MAX_DEPTH, JSON_MAX_VALUES, scanJson } from '../plugins/core/json-body.js'
+import { JSON_MAX_DEPTH, JSON_MAX_VALUES, scanJson } from '../plugins/http/json-body.js'
 import { EVIDENCE_MAX_BYTES_LIMIT } from '../schemas/validated-actions.js'
 
 /**

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
 import { putTranslations } from './fixtures/content.js'
-import { CONTENT_CHECK_INTERVAL_MS } from '../plugins/core/content-cache.js'
-import { canonicalLanguageTag, fallbackChain } from '../plugins/core/language-tag.js'
+import { CONTENT_CHECK_INTERVAL_MS } from '../plugins/content/content-cache.js'
+import { canonicalLanguageTag, fallbackChain } from '../plugins/content/language-tag.js'
 
 t.test('language tags: canonical form and lookup chain', async (t) => {
   t.equal(canonicalLanguageTag('pt-br'), 'pt-BR')

@@ -2,7 +2,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
 import { at, createNews } from './fixtures/content.js'
-import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS } from '../plugins/core/content-cache.js'
+import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS } from '../plugins/content/content-cache.js'
 
 const HOUR = 3600_000
 

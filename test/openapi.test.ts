@@ -1,16 +1,17 @@
 import t from 'tap'
+import { FEATURES } from '../app.js'
+import { GAME_RIGHTS } from '../plugins/security/roles.js'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import { assertError, buildTestApp } from './helpers/app.js'
-import {
-  ERROR_COMPONENT,
-  FEATURE_TAGS,
-  HEALTH_TAG,
-  OPERATION_TAGS,
-  canonicalJson,
-  operationId,
-} from '../plugins/core/openapi.js'
+import { ERROR_COMPONENT, HEALTH_TAG, operationTagOrder, canonicalJson, operationId } from '../plugins/openapi/index.js'
+
+// The game features (those with the game's rights; operators and settings are the operators' own).
+const FEATURE_TAGS = FEATURES.map((f) => f.manifest)
+  .filter((m) => m.adminRights === GAME_RIGHTS)
+  .map((m) => m.tag)
+const OPERATION_TAGS = operationTagOrder(FEATURES.map((f) => f.manifest.tag))
 
 type Json = Record<string, any>
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { sql } from 'kysely'
 import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
 import { importConfigs, putConfig } from './fixtures/content.js'
-import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS, ContentCache } from '../plugins/core/content-cache.js'
+import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS, ContentCache } from '../plugins/content/content-cache.js'
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)

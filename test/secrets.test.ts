@@ -1,5 +1,5 @@
 import t from 'tap'
-import { randomToken, secretChecker } from '../plugins/core/secrets.js'
+import { randomToken, secretChecker } from '../plugins/security/secrets.js'
 
 /**
  * The key checker compares into a scratch buffer the secret's size: every value that is not the

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ADMIN_KEY, API_KEY, assertError, buildTestApp, eachDialect } from './helpers/app.js'
 import { addOperator, signIn } from './fixtures/operators.js'
-import { maskedSettings } from '../plugins/core/settings.js'
+import { maskedSettings } from '../plugins/settings/service.js'
 import { ConfigSchema } from '../config.js'
 import { testConfig } from './helpers/app.js'
 

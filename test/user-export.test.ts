@@ -10,7 +10,7 @@ import { createGiftCode, redeemCode } from './fixtures/gift-codes.js'
 import { unity as saves } from './fixtures/cloud-save.js'
 import { unity as crashes } from './fixtures/crash-reporting.js'
 import { putValue, run } from './fixtures/validated-actions.js'
-import { hashToken } from '../plugins/core/secrets.js'
+import { hashToken } from '../plugins/security/secrets.js'
 
 eachDialect(t, async (t, dialect) => {
   // SMTP is configured (so e-mails are queued) but the worker never runs: the e-mails stay pending.

@@ -6,9 +6,9 @@ import { ADMIN, ADMIN_KEY, API_KEY, APP, eachDialect, freshDatabase, testConfig 
 import { startSmtp } from './helpers/smtp.js'
 import { migrations } from '../db/migrations/index.js'
 import { buildApp } from '../app.js'
-import { Channel } from '../plugins/core/cluster.js'
-import { PRIMARY_COUNTER_TIMEOUT_MS } from '../plugins/core/rate-limit.js'
-import { INSTANCE_METRICS_TIMEOUT_MS } from '../plugins/core/metrics.js'
+import { Channel } from '../plugins/cluster/cluster.js'
+import { PRIMARY_COUNTER_TIMEOUT_MS } from '../plugins/security/rate-limit.js'
+import { INSTANCE_METRICS_TIMEOUT_MS } from '../plugins/observability/metrics/index.js'
 
 /**
  * WORKERS=2: the compiled server as `npm start` runs it, a cluster primary and two workers sharing

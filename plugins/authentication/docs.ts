@@ -1,5 +1,5 @@
-import type { NamedSchemas, OperationDocs } from '../core/openapi.js'
-import { EX } from '../core/examples.js'
+import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
+import { EX } from '../openapi/examples.js'
 import { AuthResponseSchema, MessageResponseSchema } from '../../schemas/authentication.js'
 
 const P = '/api/v1/app/user-management'

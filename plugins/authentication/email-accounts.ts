@@ -3,8 +3,8 @@ import type { AccountTokenPurpose, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected, insertOrLock } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
-import { hashToken, randomToken } from '../core/secrets.js'
-import { issueSession, revokeAllSessions } from '../core/session-store.js'
+import { hashToken, randomToken } from '../security/secrets.js'
+import { issueSession, revokeAllSessions } from '../security/session-store.js'
 import {
   assertNotBanned,
   createEmailUser,
@@ -20,7 +20,7 @@ import {
 import { queueAccountEmail } from '../email-sending/service.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
-import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../core/passwords.js'
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../security/passwords.js'
 import { authResponse, type AuthDeps } from './service.js'
 
 /**

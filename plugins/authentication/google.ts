@@ -1,6 +1,6 @@
 import { upsert } from '../../db/dialect.js'
 import type { Db } from '../../db/types.js'
-import { hashToken } from '../core/secrets.js'
+import { hashToken } from '../security/secrets.js'
 import { present } from '../../schemas/common.js'
 import type { SigninBody, SignupBody } from '../../schemas/authentication.js'
 import type { AuthDeps, AuthOutcome } from './service.js'

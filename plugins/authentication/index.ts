@@ -2,14 +2,34 @@
 // random, returned once and stored only as SHA-256 digests (passwords as scrypt hashes); a user may
 // hold several sessions; refresh tokens rotate and a replayed one revokes its whole family. One user
 // per Apple or Google account, settled by a primary key.
-import fp from 'fastify-plugin'
+import { defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { APP_PREFIX } from '../core/paths.js'
 import type { AuthDeps } from './service.js'
 import routes from './routes.js'
 import { components, docs } from './docs.js'
 import { createSocialSettings } from './social.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'authentication',
+  tag: 'Authentication',
+  adminRights: GAME_RIGHTS,
+  counters: {
+    signups: {
+      name: 'outpost_signups_total',
+      help: 'Accounts created, by kind (anonymous, email, apple, google)',
+      label: { name: 'kind', values: ['anonymous', 'email', 'apple', 'google'] },
+    },
+    signins: {
+      name: 'outpost_signins_total',
+      help: 'Successful sign-ins, by kind (anonymous, email, apple, google, refresh)',
+      label: { name: 'kind', values: ['anonymous', 'email', 'apple', 'google', 'refresh'] },
+    },
+  },
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     const deps: AuthDeps = {
       db: app.db,
@@ -29,5 +49,5 @@ export default fp(
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, deps })
   },
-  { name: 'authentication', dependencies: ['db', 'clock', 'config', 'metrics'] },
+  ['db', 'clock', 'config', 'metrics'],
 )

@@ -3,7 +3,7 @@ import { errors, jwtVerify, type JWTPayload } from 'jose'
 import type { SocialProvider } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError } from '../core/errors.js'
-import { issueSession } from '../core/session-store.js'
+import { issueSession } from '../security/session-store.js'
 import {
   NAME_MAX,
   SocialUserConflict,

@@ -1,5 +1,5 @@
-import type { NamedSchemas, OperationDocs } from '../core/openapi.js'
-import { EX } from '../core/examples.js'
+import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
+import { EX } from '../openapi/examples.js'
 import { LoadResponseSchema, SaveResponseSchema } from '../../schemas/cloud-save.js'
 
 const APP = '/api/v1/app/cloud-save'

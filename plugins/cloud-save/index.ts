@@ -2,15 +2,23 @@
 // bytes (octet-stream), loaded back byte-exact either way. The version counts saves; a save that
 // expects a version no longer stored is refused (409) by the database, never by a read in JS; an
 // oversize save is refused (413) before its body is buffered whole and leaves the stored save as it was.
-import fp from 'fastify-plugin'
+import { defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'cloud-save',
+  tag: 'Cloud Save',
+  adminRights: GAME_RIGHTS,
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
   },
-  { name: 'cloud-save', dependencies: ['db', 'clock', 'config', 'sessions'] },
+  ['db', 'clock', 'config', 'sessions'],
 )

@@ -16,7 +16,7 @@ import {
 } from '../../schemas/cloud-save.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { parseJsonBody } from '../core/http.js'
+import { parseJsonBody } from '../http/http.js'
 import { REVISION_HEADER, findSave, writeSave } from './service.js'
 
 const tags = ['Cloud Save']

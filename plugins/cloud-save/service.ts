@@ -1,6 +1,6 @@
 import type { CloudSave, Db } from '../../db/types.js'
 import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
-import { refused, type ImportOutcome, importRow } from '../core/import-outcome.js'
+import { refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
 import { AppError } from '../core/errors.js'
 

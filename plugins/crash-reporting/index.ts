@@ -1,17 +1,32 @@
 // Crash reporting: sessions and crash reports exactly as the SDKs send them. Ingestion
 // never loses a report: every field but `type` may be missing or empty, over-long fields are shortened
 // (and the answer says so), and grouping counters are kept by the database under any concurrency.
-import fp from 'fastify-plugin'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'crash-reporting',
+  tag: 'Crash Reporting',
+  adminRights: GAME_RIGHTS,
+  counters: {
+    reports: {
+      name: 'outpost_crash_reports_total',
+      help: 'Crash reports received, by type (CRASH, NON_FATAL, ANR)',
+      label: { name: 'type', values: ['CRASH', 'NON_FATAL', 'ANR'] },
+    },
+  },
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
-    await app.register(admin, { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  { name: 'crash-reporting', dependencies: ['db', 'clock', 'metrics'] },
+  ['db', 'clock', 'metrics'],
 )

@@ -14,6 +14,7 @@ const tags = ['Crash Reporting']
 export const REPORT_BODY_LIMIT = 256 * 1024
 
 const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
+  const crashReported = app.metrics.counter('outpost_crash_reports_total')
   app.post(
     '/crash-reports/session',
     {
@@ -47,7 +48,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const created = await createReport(app.db, request.body, app.clock.now())
-      app.metrics.crashReported(request.body.type)
+      crashReported(request.body.type)
       return reply.code(201).send(created)
     },
   )

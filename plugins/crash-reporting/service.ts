@@ -1,10 +1,10 @@
 import { sql } from 'kysely'
 import type { CrashGroup, CrashReport, Db } from '../../db/types.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 import type {
   CrashGroupListQuery,
   CrashGroupUpdate,

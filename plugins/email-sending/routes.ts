@@ -10,7 +10,7 @@ import {
   SendEmailResponseSchema,
   type SendEmailBody,
 } from '../../schemas/email-sending.js'
-import { presentedToken } from '../core/sessions.js'
+import { presentedToken } from '../security/sessions.js'
 import { cancelEmail, getEmailStatus, parseScheduledAt, sendEmail, type SendDeps } from './service.js'
 
 const tags = ['Email Sending']

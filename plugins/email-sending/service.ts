@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 import { findUser, lockUser } from '../users/service.js'
 import type { AdminEmail, EmailStatusResponse } from '../../schemas/email-sending.js'
 import {

@@ -2,7 +2,7 @@ import type { Db, EmailTemplateRow } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 import { present } from '../../schemas/common.js'
 import { VARIABLE_NAME, type EmailTemplate, type PutTemplateBody } from '../../schemas/email-sending.js'
 

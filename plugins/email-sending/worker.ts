@@ -288,6 +288,8 @@ declare module 'fastify' {
 /** Starts with the server (onReady) and stops with it (onClose), finishing the batch in hand. */
 export default fp(
   async (app) => {
+    const sent = app.metrics.counter('outpost_emails_sent_total')
+    const failed = app.metrics.counter('outpost_email_delivery_failures_total')
     const { config } = app
     const transport = config.SMTP_URL
       ? nodemailer.createTransport({
@@ -315,7 +317,7 @@ export default fp(
         backoffBaseMs: 30_000,
         backoffMaxMs: 3600_000,
       },
-      (outcome) => app.metrics.emailDelivered(outcome),
+      (outcome) => (outcome === 'sent' ? sent() : failed(outcome === 'retried' ? 'retry' : 'final')),
     )
     app.decorate('emailWorker', worker)
     // Ready (GET /health/ready) only while the worker polls, when there is SMTP to deliver to.
@@ -324,7 +326,7 @@ export default fp(
         worker.running ? { ok: true, state: 'running' } : { ok: false, state: 'stopped' },
       )
     }
-    app.metrics.setEmailQueueSource(() => countEmailsByStatus(app.db))
+    app.metrics.readGaugeFrom('outpost_email_queue', () => countEmailsByStatus(app.db))
     app.addHook('onReady', async () => worker.start())
     app.addHook('onClose', async () => worker.stop())
   },

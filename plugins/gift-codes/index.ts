@@ -1,17 +1,25 @@
 // Gift codes: players validate and redeem codes the operator made. A redemption is
 // settled in the database, so a code is never redeemed more than maxRedemptions times nor twice by
 // one player, across any number of instances; a refusal is a 200 with a reason and no giftData key.
-import fp from 'fastify-plugin'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'gift-codes',
+  tag: 'Gift Codes',
+  adminRights: GAME_RIGHTS,
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
-    await app.register(admin, { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  { name: 'gift-codes', dependencies: ['db', 'clock', 'config', 'sessions'] },
+  ['db', 'clock', 'config', 'sessions'],
 )

@@ -1,7 +1,8 @@
 // Leaderboards: submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
-import fp from 'fastify-plugin'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import { removeDeletedUserEntries } from './service.js'
 import { TopPageCache } from './top-cache.js'
@@ -9,7 +10,21 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'leaderboard',
+  tag: 'Leaderboard',
+  adminRights: GAME_RIGHTS,
+  counters: {
+    scoreSubmits: {
+      name: 'outpost_score_submits_total',
+      help: 'Scores accepted through the leaderboard submit routes (validated runs are counted apart)',
+    },
+  },
+  caches: ['leaderboard_top'],
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     // Top pages come from an in-process cache, kept as serialized bodies (see top-cache.ts).
     const topPages = new TopPageCache(
@@ -24,7 +39,7 @@ export default fp(
     app.events.onUserDeleting((trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, topPages })
-    await app.register(admin, { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  { name: 'leaderboard', dependencies: ['db', 'clock', 'config', 'sessions', 'events', 'metrics'] },
+  ['db', 'clock', 'config', 'sessions', 'events', 'metrics'],
 )

@@ -5,7 +5,7 @@ import { affected, flag, forUpdate } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 import type { BoardEvents } from '../core/events.js'
 import { findUser, userNames } from '../users/service.js'
 import {

@@ -20,13 +20,14 @@ import {
 } from '../../schemas/leaderboard.js'
 import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, topEntries } from './service.js'
 import { DEFAULT_BOARD } from './operator.js'
-import { clamp } from '../core/pagination.js'
+import { clamp } from '../http/pagination.js'
 import type { TopPageCache } from './top-cache.js'
 
 const tags = ['Leaderboard']
 const readErrors = errors(400, 401, 404, 429)
 
 const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async (app, { topPages }) => {
+  const scoreSubmitted = app.metrics.counter('outpost_score_submits_total')
   const submit = async (boardKey: string, body: SubmitBody) => {
     const result = await submitScore(app.db, app.events, {
       boardKey,
@@ -36,7 +37,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       validated: false,
       now: app.clock.now(),
     })
-    app.metrics.scoreSubmitted()
+    scoreSubmitted()
     return { success: true as const, ...result }
   }
   const submitSchema = {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { ResetSchedule } from '../../db/types.js'
-import type { CacheLookup } from '../core/metrics.js'
+import type { CacheLookup } from '../observability/metrics/index.js'
 
 /**
  * Top pages served from memory: the most requested leaderboard read (every client's menu shows one),

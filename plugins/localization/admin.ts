@@ -14,7 +14,7 @@ import {
   TranslationDeletedSchema,
   TranslationGridSchema,
 } from '../../schemas/localization.js'
-import type { ContentCache } from '../core/content-cache.js'
+import type { ContentCache } from '../content/content-cache.js'
 import {
   deleteLanguage,
   deleteTranslation,

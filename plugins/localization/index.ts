@@ -1,16 +1,25 @@
 // Localization: translated strings by key or all at once, with the fallback chain
 // `pt-BR` → `pt` → DEFAULT_LANGUAGE. Served from an in-process copy; an admin write shows at once on
 // its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
-import fp from 'fastify-plugin'
-import { ContentCache } from '../core/content-cache.js'
-import { canonicalLanguageTag } from '../core/language-tag.js'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
+import { ContentCache } from '../content/content-cache.js'
+import { canonicalLanguageTag } from '../content/language-tag.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import { loadLocalization } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'localization',
+  tag: 'Localization',
+  adminRights: GAME_RIGHTS,
+  caches: ['localization'],
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
     // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
@@ -19,7 +28,7 @@ export default fp(
     })
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, cache, defaultLanguage })
-    await app.register(admin, { prefix: ADMIN_PREFIX, cache })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, cache })
   },
-  { name: 'localization', dependencies: ['db', 'clock', 'config', 'metrics'] },
+  ['db', 'clock', 'config', 'metrics'],
 )

@@ -9,8 +9,8 @@ import {
   LocalizationResponseSchema,
   NotModifiedSchema,
 } from '../../schemas/localization.js'
-import type { ContentCache } from '../core/content-cache.js'
-import { answeredNotModified } from '../core/etag.js'
+import type { ContentCache } from '../content/content-cache.js'
+import { answeredNotModified } from '../http/etag.js'
 import { allTranslationsJson, requestedLanguage, translate, type LocalizationView } from './service.js'
 
 const tags = ['Localization']

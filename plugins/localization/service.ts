@@ -3,12 +3,12 @@ import { affected, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { bumpContentVersion } from '../core/content-cache.js'
-import { contentEtag } from '../core/etag.js'
-import { canonicalLanguageTag, fallbackChain, languageKey } from '../core/language-tag.js'
+import { bumpContentVersion } from '../content/content-cache.js'
+import { contentEtag } from '../http/etag.js'
+import { canonicalLanguageTag, fallbackChain, languageKey } from '../content/language-tag.js'
 import { sql } from 'kysely'
 import type { AdminTranslation, LocalizationResponse, TranslationGrid } from '../../schemas/localization.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 
 /**
  * The localizations table is this feature's: one value per (language, key). Languages are stored

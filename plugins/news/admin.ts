@@ -10,7 +10,7 @@ import {
   NewsIdParamsSchema,
   UpdateNewsBodySchema,
 } from '../../schemas/news.js'
-import type { ContentCache } from '../core/content-cache.js'
+import type { ContentCache } from '../content/content-cache.js'
 import { createNews, deleteNews, listNews, updateNews, type NewsView } from './service.js'
 
 const tags = ['Admin', 'News']

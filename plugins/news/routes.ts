@@ -2,8 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from '../../schemas/news.js'
-import type { ContentCache } from '../core/content-cache.js'
-import { clamp } from '../core/pagination.js'
+import type { ContentCache } from '../content/content-cache.js'
+import { clamp } from '../http/pagination.js'
 import { releasedNews, type NewsView } from './service.js'
 
 const news: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {

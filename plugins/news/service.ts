@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, News } from '../../db/types.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
-import { bumpContentVersion } from '../core/content-cache.js'
-import { canonicalLanguageTag, languageKey } from '../core/language-tag.js'
-import { keysetPage } from '../core/pagination.js'
+import { bumpContentVersion } from '../content/content-cache.js'
+import { canonicalLanguageTag, languageKey } from '../content/language-tag.js'
+import { keysetPage } from '../http/pagination.js'
 import type { AdminNews, NewsItem, UpdateNewsBody } from '../../schemas/news.js'
 
 /**

@@ -14,9 +14,9 @@ import {
   OperatorSchema,
   SessionsRevokedSchema,
 } from '../../schemas/operators.js'
-import { listAudit } from '../core/audit.js'
+import { listAudit } from '../security/audit.js'
 import { parseIsoTime } from '../core/clock.js'
-import { hashPassword } from '../core/passwords.js'
+import { hashPassword } from '../security/passwords.js'
 import { createOperator, listOperators, normalizeUsername, removeOperator, revokeSessions, setRole } from './service.js'
 
 const tags = ['Admin', 'Operators']

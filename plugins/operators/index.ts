@@ -1,7 +1,8 @@
 // Operators: the people who run the game, with roles, console sessions and a second
 // factor. Lends admin-auth the session lookup; the permission map and the audit log are in core.
 // A start with neither an operator nor ADMIN_API_KEY says in its log how to create the first one.
-import fp from 'fastify-plugin'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { OWNER_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX } from '../core/paths.js'
 import { anyOperator, resolveSession } from './service.js'
 import sessionRoutes from './session.js'
@@ -12,7 +13,14 @@ export const FIRST_OPERATOR_HINT =
   'The admin API is off: no operator and no ADMIN_API_KEY. Create the first operator with ' +
   '`npm run operator -- add NAME --role owner` (it asks for a password, or reads OPERATOR_PASSWORD)'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'operators',
+  tag: 'Operators',
+  adminRights: OWNER_RIGHTS,
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     app.adminAuth.useOperators({
       session: (token) => resolveSession(app.db, token, app.clock.now()),
@@ -24,8 +32,8 @@ export default fp(
       })
     }
     app.openapi.describe(docs, components)
-    await app.register(sessionRoutes, { prefix: ADMIN_PREFIX })
-    await app.register(admin, { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, sessionRoutes), { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  { name: 'operators', dependencies: ['db', 'clock', 'config', 'admin-auth', 'openapi'] },
+  ['db', 'clock', 'config', 'admin-auth', 'openapi'],
 )

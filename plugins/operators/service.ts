@@ -5,9 +5,9 @@ import type { Db, OperatorRole } from '../../db/types.js'
 import { affected, forUpdate, isUniqueViolation } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
-import { hashToken, randomToken } from '../core/secrets.js'
-import { dummyHash, verifyPassword } from '../core/passwords.js'
-import { countAudit, recordAudit } from '../core/audit.js'
+import { hashToken, randomToken } from '../security/secrets.js'
+import { dummyHash, verifyPassword } from '../security/passwords.js'
+import { countAudit, recordAudit } from '../security/audit.js'
 import { toIso } from '../core/clock.js'
 
 /** A console session ends after 2 h without a request, and 24 h after sign-in whatever happens. */

@@ -14,10 +14,10 @@ import {
   TotpConfirmedSchema,
   TotpEnrollmentSchema,
 } from '../../schemas/operators.js'
-import { SESSION_COOKIE, SESSION_COOKIE_PATH } from '../core/admin-auth.js'
+import { SESSION_COOKIE, SESSION_COOKIE_PATH } from '../security/admin-auth.js'
 import { AppError } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { hashPassword } from '../core/passwords.js'
+import { hashPassword } from '../security/passwords.js'
 import { beginTotp, checkPassword, confirmTotp, endSession, setPassword, signIn, SESSION_MAX_MS } from './service.js'
 
 const tags = ['Admin', 'Operators']

@@ -1,13 +1,21 @@
 // Player profile: the name and cosmetics other players see, the player's unlocks and the
 // catalog. An update is checked whole (five codes, in the contract's order) before anything is stored.
-import fp from 'fastify-plugin'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import type { ProfileLimits } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'player-profile',
+  tag: 'Player Profile',
+  adminRights: GAME_RIGHTS,
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     const limits: ProfileLimits = {
       maxBadges: app.config.PROFILE_MAX_BADGES,
@@ -15,7 +23,7 @@ export default fp(
     }
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, limits })
-    await app.register(admin, { prefix: ADMIN_PREFIX, limits })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, limits })
   },
-  { name: 'player-profile', dependencies: ['db', 'clock', 'config', 'sessions', 'events'] },
+  ['db', 'clock', 'config', 'sessions', 'events'],
 )

@@ -11,7 +11,7 @@ import {
   ImportConfigsResponseSchema,
   PutConfigBodySchema,
 } from '../../schemas/remote-config.js'
-import type { ContentCache } from '../core/content-cache.js'
+import type { ContentCache } from '../content/content-cache.js'
 import { deleteConfig, importConfigs, listConfigs, putConfig, type RemoteConfigView } from './service.js'
 
 const tags = ['Admin', 'Remote Config']

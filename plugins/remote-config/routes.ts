@@ -9,8 +9,8 @@ import {
   FilterResponseSchema,
   NotModifiedSchema,
 } from '../../schemas/remote-config.js'
-import type { ContentCache } from '../core/content-cache.js'
-import { answeredNotModified } from '../core/etag.js'
+import type { ContentCache } from '../content/content-cache.js'
+import { answeredNotModified } from '../http/etag.js'
 import { filterConfigs, parsePattern, type RemoteConfigView } from './service.js'
 
 const tags = ['Remote Config']

@@ -1,12 +1,12 @@
 import type { Db, RemoteConfig } from '../../db/types.js'
 import { affected, isUniqueViolation, upsert } from '../../db/dialect.js'
-import { COPIED, EXISTS, refused, type ImportOutcome } from '../core/import-outcome.js'
+import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { bumpContentVersion } from '../core/content-cache.js'
-import { contentEtag } from '../core/etag.js'
-import { keysetPage } from '../core/pagination.js'
+import { bumpContentVersion } from '../content/content-cache.js'
+import { contentEtag } from '../http/etag.js'
+import { keysetPage } from '../http/pagination.js'
 import type { AdminConfig, MatchType } from '../../schemas/remote-config.js'
 
 /**

@@ -1,5 +1,5 @@
-import type { NamedSchemas, OperationDocs } from '../core/openapi.js'
-import { EX, page } from '../core/examples.js'
+import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
+import { EX, page } from '../openapi/examples.js'
 import { AdminFeedbackListSchema, AdminFeedbackSchema } from '../../schemas/user-feedback.js'
 
 export const components: NamedSchemas = {

@@ -1,17 +1,25 @@
 // User feedback: bug reports, feature requests and general notes from players. Answers
 // the JSON string "ok" (compat). User-scoped when a userId (or a bearer) comes with it, so nobody files
 // feedback as someone else; anonymous when neither does (the SDKs drop userId when nobody is signed in).
-import fp from 'fastify-plugin'
+import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
+import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 
-export default fp(
+export const manifest: FeatureManifest = {
+  name: 'user-feedback',
+  tag: 'User Feedback',
+  adminRights: GAME_RIGHTS,
+}
+
+export default defineFeature(
+  manifest,
   async (app) => {
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX })
-    await app.register(admin, { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  { name: 'user-feedback', dependencies: ['db', 'clock', 'sessions'] },
+  ['db', 'clock', 'sessions'],
 )

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { preHandlerAsyncHookHandler } from 'fastify'
 import { errors, present } from '../../schemas/common.js'
 import { FeedbackBodySchema, FeedbackOkSchema, type FeedbackBody } from '../../schemas/user-feedback.js'
-import { presentedToken } from '../core/sessions.js'
+import { presentedToken } from '../security/sessions.js'
 import { submitFeedback } from './service.js'
 
 const userFeedback: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserFeedback } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
-import { importRow, type ImportOutcome } from '../core/import-outcome.js'
-import { keysetPage } from '../core/pagination.js'
+import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
+import { keysetPage } from '../http/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
 /** Player feedback: stored as sent, with the user when one is named, anonymous otherwise. */

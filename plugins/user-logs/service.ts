@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserLog } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
-import { importRow, type ImportOutcome } from '../core/import-outcome.js'
-import { keysetPage } from '../core/pagination.js'
+import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
+import { keysetPage } from '../http/pagination.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
 /** Player log lines: one row each, erased with the user. */

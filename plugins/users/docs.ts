@@ -1,5 +1,5 @@
-import type { NamedSchemas, OperationDocs } from '../core/openapi.js'
-import { EX, page } from '../core/examples.js'
+import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
+import { EX, page } from '../openapi/examples.js'
 import { AdminUserListSchema, AdminUserSchema, BanBodySchema, UserExportSchema } from '../../schemas/users.js'
 
 const APP = '/api/v1/app/user-management'

@@ -1,7 +1,7 @@
 // A player's data export (right of access and portability): one document, each part read through the
 // service of the feature that owns it, so a feature's secrets stay decided where its tables are.
 import type { Db } from '../../db/types.js'
-import { sessionsOfUser } from '../core/session-store.js'
+import { sessionsOfUser } from '../security/session-store.js'
 import { toIso } from '../core/clock.js'
 import { notFound } from '../core/errors.js'
 import type { UserExport } from '../../schemas/users.js'

@@ -9,8 +9,8 @@ import {
   SignoutBodySchema,
   type ChangeNameBody,
 } from '../../schemas/users.js'
-import { presentedToken } from '../core/sessions.js'
-import { revokeSession } from '../core/session-store.js'
+import { presentedToken } from '../security/sessions.js'
+import { revokeSession } from '../security/session-store.js'
 import { checkAuth, normalizeName, renameUser } from './service.js'
 
 const tags = ['Users']

@@ -26,6 +26,7 @@ const security = [{ apiKey: [], session: [] }]
 const LARGE_BODY = Math.ceil((EVIDENCE_MAX_BYTES_LIMIT * 4) / 3) + 64 * 1024
 
 const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
+  const validatedRun = app.metrics.counter('outpost_validated_runs_total')
   app.post(
     '/validated-actions/runs',
     {
@@ -75,11 +76,11 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
           earned: body.earned ?? [],
           now: app.clock.now(),
         })
-        app.metrics.validatedRun(result.sus ? 'sus' : 'accepted')
+        validatedRun(result.sus ? 'sus' : 'accepted')
         return result
       } catch (error) {
         // A rule's refusal is a 422 with the rule's code; anything else is not a verdict on the run.
-        if (error instanceof AppError && error.statusCode === 422) app.metrics.validatedRun('rejected')
+        if (error instanceof AppError && error.statusCode === 422) validatedRun('rejected')
         throw error
       }
     },

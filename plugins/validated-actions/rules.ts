@@ -2,7 +2,7 @@ import type { Db, ValidatedRules } from '../../db/types.js'
 import { flag, upsert } from '../../db/dialect.js'
 import { badRequest } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 import { boardNotFound, findBoard } from '../leaderboard/service.js'
 import {
   DEFAULT_EVIDENCE_MAX_BYTES,

@@ -4,7 +4,7 @@ import { affected, forUpdate, insertOrLock, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { keysetPage } from '../core/pagination.js'
+import { keysetPage } from '../http/pagination.js'
 import { findUser } from '../users/service.js'
 import { MAX_SCORE } from '../../schemas/leaderboard.js'
 import type {

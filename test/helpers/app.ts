@@ -5,7 +5,10 @@ import { join } from 'node:path'
 import { createConnection } from 'mysql2/promise'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { Registry } from 'prom-client'
 import { buildApp } from '../../app.js'
+import { processMetrics } from '../../plugins/observability/metrics/index.js'
+import type { Feature } from '../../plugins/core/features.js'
 import { loadConfig, type Config } from '../../config.js'
 
 export type Dialect = 'sqlite' | 'mysql'
@@ -27,6 +30,13 @@ export class TestClock {
 }
 
 const MYSQL_URL = process.env.TEST_MYSQL_URL
+
+let processRegistry: Registry | undefined
+/** The test process's own metrics, made once, as server.ts does for a server process. */
+export function testProcessMetrics(): Registry {
+  processRegistry ??= processMetrics()
+  return processRegistry
+}
 
 /**
  * Runs `body` once per database: SQLite always, MySQL/MariaDB when TEST_MYSQL_URL is set. Without it
@@ -100,12 +110,22 @@ export interface TestApp {
 export async function buildTestApp(
   t: Test,
   dialect: Dialect,
-  options: { env?: Record<string, string | undefined>; clock?: TestClock; dbEnv?: Record<string, string> } = {},
+  options: {
+    env?: Record<string, string | undefined>
+    clock?: TestClock
+    dbEnv?: Record<string, string>
+    features?: readonly Feature[]
+  } = {},
 ): Promise<TestApp> {
   const dbEnv = options.dbEnv ?? (await freshDatabase(t, dialect))
   const clock = options.clock ?? new TestClock()
   const env = { ...dbEnv, ...(options.env as Record<string, string>) }
-  const app = await buildApp({ config: testConfig(env), clock })
+  const app = await buildApp({
+    config: testConfig(env),
+    clock,
+    processMetrics: testProcessMetrics(),
+    features: options.features,
+  })
   // A probe of the core user-scoped hook, which the foundation's own routes do not use.
   app.post(
     `${APP}/__test/user-scoped`,

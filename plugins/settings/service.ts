@@ -1,8 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ConfigSchema, type Config } from '../../config.js'
-import { errors } from '../../schemas/common.js'
-import { SettingListSchema, SettingsQuerySchema, type Setting } from '../../schemas/settings.js'
-import { settingsDocs } from './settings-docs.js'
+import type { Setting } from '../../schemas/settings.js'
 
 /**
  * A setting is secret by its name: a key, a password, a token or a private key. The rule goes by name
@@ -80,26 +77,3 @@ export function maskedSettings(config: Config): Setting[] {
   })
 }
 
-/**
- * `GET /api/v1/admin/settings`: the configuration, read-only, for the console's settings page. The
- * `Settings` tag makes it owner-only in the permission map (admin-access.ts). Registered from app.ts
- * under the admin prefix as an encapsulated route plugin: it adds a route, nothing shared.
- */
-const settingsAdmin: FastifyPluginAsyncTypebox = async (app) => {
-  app.openapi.describe(settingsDocs, { SettingList: SettingListSchema })
-  app.get(
-    '/settings',
-    {
-      schema: {
-        tags: ['Admin', 'Settings'],
-        security: [{ adminKey: [] }, { adminSession: [] }],
-        summary: 'The configuration in effect, secrets masked',
-        querystring: SettingsQuerySchema,
-        response: { 200: SettingListSchema, ...errors(400, 401, 403, 404, 429) },
-      },
-    },
-    async () => ({ items: maskedSettings(app.config) }),
-  )
-}
-
-export default settingsAdmin

@@ -1,9 +1,10 @@
 import fp from 'fastify-plugin'
 import { fastifyCookie } from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from './errors.js'
-import { ADMIN_PREFIX, surfaceOf } from './paths.js'
+import { AppError } from '../core/errors.js'
+import { ADMIN_PREFIX, surfaceOf } from '../core/paths.js'
 import { secretChecker } from './secrets.js'
+import { featureOf } from '../core/features.js'
 import { adminAction, allows, decideAccess, type AdminAccess, type Role } from './admin-access.js'
 import { audited, type AdminActor } from './audit.js'
 
@@ -94,15 +95,17 @@ export default fp(
     }
 
     // Every admin route gets its permission now, or the app does not start: no route goes undecided.
-    app.addHook('onRoute', (route) => {
+    // `this` is the context the route is registered in: a feature's admin context knows its feature.
+    app.addHook('onRoute', function (route) {
       if (route.config?.surface !== 'admin') return
       const methods = Array.isArray(route.method) ? route.method : [route.method]
-      const decided = methods.map((method) => decideAccess(method, route.url, route.schema?.tags))
+      const rights = featureOf(this)?.adminRights ?? null
+      const decided = methods.map((method) => decideAccess(method, route.url, rights))
       const access = decided[0]
       if (!access || decided.some((other) => JSON.stringify(other) !== JSON.stringify(access))) {
         throw new Error(
-          `Admin route ${methods.join(',')} ${route.url} has no permission: add its feature tag to FEATURE_RIGHTS ` +
-            'or the route to ROUTE_RIGHTS in plugins/core/admin-access.ts',
+          `Admin route ${methods.join(',')} ${route.url} has no permission: register it through ` +
+            "adminRoutes(manifest, ...) from plugins/core/features.ts, or list it in ROUTE_RIGHTS in plugins/security/admin-access.ts",
         )
       }
       route.config = { ...route.config, adminAccess: access }

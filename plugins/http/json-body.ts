@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse'
-import { AppError, badRequest } from './errors.js'
+import { AppError, badRequest } from '../core/errors.js'
 
 /**
  * What an accepted JSON body may hold, whatever its size. JSON.parse and then Ajv (which deletes

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { AppError } from './errors.js'
+import { AppError } from '../core/errors.js'
 
 /**
  * Password hashes: scrypt from node:crypto with a random 16-byte salt. The parameters are stored
@@ -139,11 +139,12 @@ export function needsRehash(stored: string): boolean {
 }
 
 /**
- * A hash of nothing anyone knows, with today's parameters. Sign-in with an unknown e-mail verifies
- * against it, so the answer takes as long as with a wrong password and the two cannot be told apart.
+ * A hash of nothing anyone knows (32 random bytes, thrown away), with today's parameters: a test
+ * fails when PASSWORD_PARAMS change and it is not made anew. Sign-in with an unknown e-mail or name
+ * verifies against it, so the answer takes as long as with a wrong password and the two cannot be
+ * told apart.
  */
-let dummy: Promise<string> | undefined
+export const DUMMY_HASH = 'scrypt$32768$8$3$Hgm3_nGlZQ9yrTWBVZ_RkQ$oJt0PFFQ0SqxE9Qs-LfDiu2WWECgNb9ZYoTfMYDelxA'
 export function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(16).toString('hex'))
-  return dummy
+  return Promise.resolve(DUMMY_HASH)
 }

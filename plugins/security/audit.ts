@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import type { Insertable } from 'kysely'
 import type { AuditLogTable, Db } from '../../db/types.js'
 import { runInRequestTransaction } from '../../db/transaction.js'
-import { toIso } from './clock.js'
-import { keysetPage } from './pagination.js'
+import { toIso } from '../core/clock.js'
+import { keysetPage } from '../http/pagination.js'
 
 /**
  * The audit log (table `audit_log`, owned here): every admin write, by the admin key or by an

@@ -3,8 +3,8 @@ import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { upsert } from '../../db/dialect.js'
 import { afterRequestCommit } from '../../db/transaction.js'
-import type { Clock } from './clock.js'
-import type { CacheLookup } from './metrics.js'
+import type { Clock } from '../core/clock.js'
+import type { CacheLookup } from '../observability/metrics/index.js'
 
 /**
  * The in-process copy behind the hottest read paths (remote config, localization, news): every

@@ -1,4 +1,4 @@
-import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
+import { isForeignKeyViolation, isUniqueViolation } from './dialect.js'
 
 /**
  * How one row brought over from another server (`npm run import:php`) fared in the feature that owns

@@ -2,9 +2,9 @@ import cluster, { type Worker } from 'node:cluster'
 import { createRequire } from 'node:module'
 import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import type { Logger } from 'pino'
-import { Channel } from './cluster.js'
-import { aggregateWorkers, WORKER_METRICS_TIMEOUT_MS } from './metrics.js'
-import type { CounterRequest } from './rate-limit.js'
+import { Channel } from './plugins/cluster/cluster.js'
+import { aggregateWorkers, WORKER_METRICS_TIMEOUT_MS } from './plugins/observability/metrics/index.js'
+import type { CounterRequest } from './plugins/security/rate-limit.js'
 
 /**
  * The cluster primary (WORKERS > 1): it serves no request itself. It forks the workers (node:cluster

@@ -1,4 +1,4 @@
-import type { OperationDocs } from './openapi.js'
+import type { OperationDocs } from '../openapi/index.js'
 
 export const settingsDocs: OperationDocs = {
   'GET /api/v1/admin/settings': {

@@ -1,5 +1,5 @@
-import type { OperationDocs } from './openapi.js'
-import { EX } from './examples.js'
+import type { OperationDocs } from '../openapi/index.js'
+import { EX } from '../openapi/examples.js'
 
 const detailed = {
   description:

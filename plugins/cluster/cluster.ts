@@ -106,19 +106,15 @@ function isEnvelope(message: unknown): message is Envelope {
   return typeof message === 'object' && message !== null && (message as { tag?: unknown }).tag === TAG
 }
 
-/** The worker's channel to its primary, once per process (a worker builds one app). */
-let workerChannel: Channel | undefined
-export function primaryChannel(): Channel {
-  if (!workerChannel) {
-    const channel = new Channel((message, done) => {
-      if (!process.send) return done(new Error('this process has no cluster primary'))
-      process.send(message, undefined, {}, done)
-    })
-    process.on('message', (message) => channel.receive(message))
-    process.on('disconnect', () => channel.close())
-    workerChannel = channel
-  }
-  return workerChannel
+/** A worker's channel to its primary: server.ts makes it once, when the process starts as a worker. */
+export function connectToPrimary(): Channel {
+  const channel = new Channel((message, done) => {
+    if (!process.send) return done(new Error('this process has no cluster primary'))
+    process.send(message, undefined, {}, done)
+  })
+  process.on('message', (message) => channel.receive(message))
+  process.on('disconnect', () => channel.close())
+  return channel
 }
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely'
-import { badRequest } from './errors.js'
+import { badRequest } from '../core/errors.js'
 
 /**
  * Admin lists page by keyset: the cursor is the sort key of the last row, opaque to the client.

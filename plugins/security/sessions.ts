@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler } from 'fastify'
-import { AppError, badRequest, notFound } from './errors.js'
+import { AppError, badRequest, notFound } from '../core/errors.js'
 import { resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 
 /**

@@ -3,9 +3,9 @@ import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
-import { RateLimitedError } from './errors.js'
-import { surfaceOf } from './paths.js'
-import type { Channel } from './cluster.js'
+import { RateLimitedError } from '../core/errors.js'
+import { surfaceOf } from '../core/paths.js'
+import type { Channel } from '../cluster/cluster.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
-import { AppError } from './errors.js'
-import { surfaceOf } from './paths.js'
+import { AppError } from '../core/errors.js'
+import { surfaceOf } from '../core/paths.js'
 import { secretChecker } from './secrets.js'
 
 /**

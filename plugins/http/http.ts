@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyBodyParser, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
-import { AppError, badRequest, sendError } from './errors.js'
+import { AppError, badRequest, sendError } from '../core/errors.js'
 import { parseBoundedJson } from './json-body.js'
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])

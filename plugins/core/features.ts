@@ -1,0 +1,104 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { OperatorRole } from '../../db/types.js'
+
+/** The least role that may read (GET) and write (every other method) through a feature's admin routes. */
+export interface AdminRights {
+  read: OperatorRole
+  write: OperatorRole
+}
+
+/** A counter a feature counts on (`outpost_<name>_total` in /metrics), with every label value it takes. */
+export interface CounterManifest {
+  name: string
+  help: string
+  /** The label and every value it takes, each exposed at 0 from the start; none for a plain count. */
+  label?: { name: string; values: readonly string[] }
+}
+
+/** A gauge a feature reads when Prometheus scrapes (`app.metrics.readGaugeFrom`), by one label. */
+export interface GaugeManifest {
+  name: string
+  help: string
+  label: string
+}
+
+/**
+ * What a feature says of itself, in its own `index.ts`: the one list of features (app.ts) hands these
+ * to the shared plugins, so the OpenAPI tags, the admin permission map, the metrics and the
+ * architecture test never name a feature themselves.
+ */
+export interface FeatureManifest {
+  /** The plugin's name and its folder under plugins/. */
+  readonly name: string
+  /** The OpenAPI tag of its operations; its admin operations are listed under `Admin · <tag>`. */
+  readonly tag: string
+  /** Who may call its admin routes (a route listed in security/admin-access.ts ROUTE_RIGHTS is decided there). */
+  readonly adminRights: AdminRights
+  /** Its counters, exposed on /metrics from the start. */
+  readonly counters?: Readonly<Record<string, CounterManifest>>
+  /** Its gauges, read from elsewhere (the database) on each scrape. */
+  readonly gauges?: Readonly<Record<string, GaugeManifest>>
+  /** Its in-memory caches, counted in `outpost_cache_lookups_total` by this name. */
+  readonly caches?: readonly string[]
+}
+
+/** A feature: its manifest and its plugin. */
+export interface Feature {
+  readonly manifest: FeatureManifest
+  readonly plugin: FastifyPluginAsync
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every feature's manifest, in registration order (set by app.ts before any plugin registers). */
+    features: readonly FeatureManifest[]
+  }
+}
+
+/**
+ * A feature's plugin, named after its manifest and shared with the app (fastify-plugin), so what it
+ * decorates (the e-mail worker, say) is the app's.
+ */
+export function defineFeature(
+  manifest: FeatureManifest,
+  register: (app: FastifyInstance) => Promise<void>,
+  dependencies: string[],
+): Feature {
+  return { manifest, plugin: fp(register, { name: manifest.name, dependencies }) }
+}
+
+const FEATURE = Symbol('outpost.feature')
+type Scoped = FastifyInstance & { [FEATURE]?: FeatureManifest }
+
+/** The feature whose admin routes the context `instance` registers, or null outside `adminRoutes`. */
+export function featureOf(instance: FastifyInstance): FeatureManifest | null {
+  return (instance as Scoped)[FEATURE] ?? null
+}
+
+/**
+ * A feature's admin routes, registered in a context that knows the feature: admin-auth reads the
+ * rights of every admin route from the manifest of the context it is registered in. (A property of
+ * the encapsulated context rather than a decorator: the child contexts of one app each name another
+ * feature, and Fastify lets a decorator be declared once per app.)
+ */
+export function adminRoutes<Routes extends (instance: any, options: any) => Promise<void>>(
+  manifest: FeatureManifest,
+  routes: Routes,
+): Routes {
+  const scoped = async (scope: FastifyInstance, options: { prefix?: string }) => {
+    ;(scope as Scoped)[FEATURE] = manifest
+    // The prefix applies to this context already; the routes' own options are the rest.
+    const { prefix: _prefix, ...rest } = options
+    await scope.register(routes as FastifyPluginAsync, rest)
+  }
+  return scoped as unknown as Routes
+}
+
+/** Decorates `app.features`, the manifests of the one list in app.ts. */
+export default fp<{ features: readonly FeatureManifest[] }>(
+  async (app, opts) => {
+    app.decorate('features', opts.features)
+  },
+  { name: 'features' },
+)

@@ -1,0 +1,185 @@
+import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
+import type { DbFailure, DbObserver } from '../../../db/index.js'
+import { poolUsage } from '../../../db/index.js'
+import type { Db } from '../../../db/types.js'
+import type { FeatureManifest } from '../../core/features.js'
+import { PlainCounter, RequestSeries, type CacheLookup } from './families.js'
+
+/**
+ * Prometheus metrics (`GET /metrics`). This module owns prom-client: the shared plugins count on
+ * the methods below; a feature declares its counters, gauges and caches in its manifest (its
+ * index.ts) and counts through the handle `counter(name)` gives it (services stay free of Fastify
+ * and of metrics). Each app has its own registry, so the many apps a test process builds never collide.
+ *
+ * The process metrics (event-loop lag, heap, RSS, CPU, GC) belong to the process, not to an app: the
+ * process makes their registry once (process.ts) and every app appends it to its answer.
+ *
+ * Several workers (node:cluster): each worker answers `metricsJson()`, and the primary sums them with
+ * `aggregateWorkers` (prom-client's AggregatorRegistry: counters and histograms summed, the
+ * per-process gauges too), so one scrape sees the whole instance.
+ */
+
+/** What a count on a feature's counter takes: the label value, or nothing for a counter without a label. */
+export type Count = (labelValue?: string) => void
+/** A gauge a feature reads from elsewhere (the database) when Prometheus scrapes: counts by label value. */
+export type GaugeSource = () => Promise<Record<string, number>>
+
+export class Metrics implements DbObserver {
+  readonly registry = new Registry()
+
+  private readonly requests = new RequestSeries(this.registry)
+  private readonly dbErrors = new Counter({
+    name: 'outpost_db_query_errors_total',
+    help: 'Failed database statements: error, conflict (a unique key or deadlock settling a race), query_timeout, pool_timeout (no connection came free in DB_QUERY_TIMEOUT_MS)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+  private readonly rateLimited = new Counter({
+    name: 'outpost_rate_limit_rejections_total',
+    help: 'Requests refused with the transient 429, by limit (player: per IP on the app API; admin)',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  })
+  private readonly cacheLookups = new PlainCounter(
+    this.registry,
+    'outpost_cache_lookups_total',
+    'In-memory cache lookups (leaderboard top pages, content), by cache and result (hit: no database read)',
+  )
+  /** The features' counters by metric name, each with its series by label value ('' without a label). */
+  private readonly counters = new Map<
+    string,
+    { family: PlainCounter; label: string | undefined; series: Map<string, { value: number }> }
+  >()
+  private readonly gaugeSources = new Map<string, GaugeSource>()
+  private readonly caches = new Set<string>()
+  private db: Db | undefined
+
+  /**
+   * Registers what the features declare, every label value at 0 from the start. `processRegistry`:
+   * the process's own metrics (process.ts), appended to every answer when given.
+   */
+  constructor(
+    features: readonly FeatureManifest[] = [],
+    private readonly processRegistry?: Registry,
+  ) {
+    const watchedDb = () => this.db
+    new Gauge({
+      name: 'outpost_db_pool_connections',
+      help: 'MySQL pool: connections handed out (in_use), callers waiting for one (waiting), the pool size (max)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const db = watchedDb()
+        const usage = db && poolUsage(db)
+        if (!usage) return
+        this.set({ state: 'in_use' }, usage.inUse)
+        this.set({ state: 'waiting' }, usage.waiting)
+        this.set({ state: 'max' }, usage.size)
+      },
+    })
+    // Every label value a family can take, at 0 from the start: a rate over a series that appears only
+    // on its first event misses that event.
+    for (const kind of ['error', 'conflict', 'query_timeout', 'pool_timeout']) this.dbErrors.inc({ kind }, 0)
+    for (const limit of ['player', 'admin']) this.rateLimited.inc({ limit }, 0)
+    for (const feature of features) {
+      for (const counter of Object.values(feature.counters ?? {})) {
+        const family = new PlainCounter(this.registry, counter.name, counter.help)
+        const series = new Map<string, { value: number }>()
+        const label = counter.label?.name
+        if (label) for (const value of counter.label!.values) series.set(value, family.of({ [label]: value }))
+        else series.set('', family.of({}))
+        this.counters.set(counter.name, { family, label, series })
+      }
+      for (const gauge of Object.values(feature.gauges ?? {})) {
+        const source = () => this.gaugeSources.get(gauge.name)
+        new Gauge({
+          name: gauge.name,
+          help: gauge.help,
+          labelNames: [gauge.label],
+          registers: [this.registry],
+          // Every worker reads the same rows: summed over the workers it would count each one N times.
+          aggregator: 'first',
+          async collect() {
+            const read = source()
+            if (!read) return
+            this.reset()
+            // A database that does not answer must not fail the scrape: the other families still matter then.
+            const counts = await read().catch(() => null)
+            if (counts) for (const [value, count] of Object.entries(counts)) this.set({ [gauge.label]: value }, count)
+          },
+        })
+      }
+      for (const cache of feature.caches ?? []) {
+        this.caches.add(cache)
+        this.cacheLookups.of({ cache, result: 'hit' })
+        this.cacheLookups.of({ cache, result: 'miss' })
+      }
+    }
+  }
+
+  /** The database whose pool use is reported (set by the db plugin). */
+  watchDb(db: Db): void {
+    this.db = db
+  }
+
+  queryFailed(kind: DbFailure): void {
+    this.dbErrors.inc({ kind })
+  }
+
+  rateLimitRejected(limit: 'player' | 'admin'): void {
+    this.rateLimited.inc({ limit })
+  }
+
+  /** The callback a cache a feature declared reports its lookups to. */
+  cacheLookup(cache: string): CacheLookup {
+    if (!this.caches.has(cache)) throw new Error(`No feature declares the cache '${cache}' in its manifest`)
+    const hit = this.cacheLookups.of({ cache, result: 'hit' })
+    const miss = this.cacheLookups.of({ cache, result: 'miss' })
+    return (isHit) => {
+      if (isHit) hit.value++
+      else miss.value++
+    }
+  }
+
+  /**
+   * The handle a feature counts on, for a counter its manifest declares; taken once, when its routes
+   * register. A label value the manifest does not list gets its series on first use (a count is never
+   * refused), but only the listed ones are there from the start.
+   */
+  counter(name: string): Count {
+    const counter = this.counters.get(name)
+    if (!counter) throw new Error(`No feature declares the counter '${name}' in its manifest`)
+    const { family, label, series } = counter
+    return (labelValue = '') => {
+      let one = series.get(labelValue)
+      if (!one) series.set(labelValue, (one = family.of(label ? { [label]: labelValue } : {})))
+      one.value++
+    }
+  }
+
+  /** Where a gauge a feature declares reads its counts on each scrape. */
+  readGaugeFrom(name: string, source: GaugeSource): void {
+    this.gaugeSources.set(name, source)
+  }
+
+  /** One request answered: `route` is the matched pattern, or UNMATCHED_ROUTE. */
+  requestAnswered(route: string, method: string, status: number, seconds: number): void {
+    this.requests.record(route, method, status, seconds)
+  }
+
+  /** This process's metrics as JSON, the form a cluster primary sums (see `aggregateWorkers`). */
+  async metricsJson(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+    const [own, process] = await Promise.all([
+      this.registry.getMetricsAsJSON(),
+      this.processRegistry?.getMetricsAsJSON() ?? [],
+    ])
+    return [...own, ...process] as MetricObjectWithValues<MetricValue<string>>[]
+  }
+
+  /** The Prometheus text exposition of this app and its process. */
+  async text(): Promise<string> {
+    const [own, process] = await Promise.all([this.registry.metrics(), this.processRegistry?.metrics() ?? ''])
+    return `${own}\n${process}`
+  }
+}
+
