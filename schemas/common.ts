@@ -9,7 +9,8 @@ import type { FuncKeywordDefinition } from 'ajv'
  * the keyword also lands in the OpenAPI document, where only `x-` extensions may be added.
  */
 export const LOWERCASE_UUID = 'x-lowercase-uuid'
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** A UUID's text, any case: the one pattern every check of an id uses. */
+export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const lowercaseUuidKeyword: FuncKeywordDefinition = {
   keyword: LOWERCASE_UUID,

@@ -32,7 +32,6 @@ const USAGE = `Usage: npm run operator -- <command>
   reset-password NAME                      set a new password and end their sessions
   reset-totp NAME                          turn their second factor off`
 
-
 export class UsageError extends Error {}
 
 export interface CliIo {

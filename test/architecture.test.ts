@@ -117,11 +117,7 @@ t.test('app.ts registers the shared plugins and every feature of the one list, o
   const ctx = await buildTestApp(t, 'sqlite')
   const { app } = ctx
   const features = FEATURES.map((feature) => feature.manifest.name).sort()
-  t.same(
-    app.features.map((manifest) => manifest.name).sort(),
-    features,
-    'app.features holds the manifests of the list',
-  )
+  t.same(app.features.map((manifest) => manifest.name).sort(), features, 'app.features holds the manifests of the list')
   for (const name of features) t.ok(app.hasPlugin(name), `feature plugin '${name}'`)
   const core = [
     'config',

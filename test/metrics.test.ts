@@ -1,4 +1,5 @@
 import t from 'tap'
+import { FEATURES } from '../app.js'
 import { sql } from 'kysely'
 import { assertError, buildTestApp, eachDialect, freshDatabase, testConfig, type TestApp } from './helpers/app.js'
 import { parsePrometheus, valueOf, type Family } from './helpers/prometheus.js'
@@ -316,8 +317,14 @@ t.test(
   },
 )
 
+t.test('a cache or counter no manifest declares is refused at registration', async (t) => {
+  const metrics = new Metrics(FEATURES.map((feature) => feature.manifest))
+  t.throws(() => metrics.cacheLookup('undeclared'), /No feature declares the cache 'undeclared'/)
+  t.throws(() => metrics.counter('outpost_undeclared_total'), /No feature declares the counter/)
+})
+
 t.test('a registry reset zeroes the plain-number families, and counting goes on', async (t) => {
-  const metrics = new Metrics()
+  const metrics = new Metrics(FEATURES.map((feature) => feature.manifest))
   const lookup = metrics.cacheLookup('news')
   lookup(true)
   lookup(false)

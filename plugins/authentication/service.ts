@@ -4,7 +4,12 @@ import type { Db, User } from '../../db/types.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken, randomToken } from '../security/secrets.js'
-import { issueSession, spendRefreshToken, type IssuedSession, type SessionLifetimes } from '../security/session-store.js'
+import {
+  issueSession,
+  spendRefreshToken,
+  type IssuedSession,
+  type SessionLifetimes,
+} from '../security/session-store.js'
 import {
   assertNotBanned,
   createUser,

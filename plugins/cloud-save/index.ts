@@ -5,6 +5,7 @@
 import { defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { APP_PREFIX } from '../core/paths.js'
+import { exportForUser } from './service.js'
 import routes from './routes.js'
 import { components, docs } from './docs.js'
 
@@ -18,7 +19,8 @@ export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => ({ cloudSave: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
   },
-  ['db', 'clock', 'config', 'sessions'],
+  ['db', 'clock', 'config', 'sessions', 'events'],
 )

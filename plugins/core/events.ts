@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { Transaction } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
 import { nowAndAfterCommit } from '../../db/transaction.js'
+import type { UserExport } from '../../schemas/users.js'
 
 /**
  * How one feature reacts to another's writes without importing it: one hub per app, which features
@@ -15,8 +16,15 @@ import { nowAndAfterCommit } from '../../db/transaction.js'
  */
 export type UserDeletingListener = (trx: Transaction<Database>, userId: string) => Promise<void>
 
+/**
+ * A feature's part of a player's data export (right of access and portability): the export's fields
+ * it owns, read through its own service, so its secrets stay decided where its tables are.
+ */
+export type UserExportPart = (db: Db, userId: string) => Promise<Partial<UserExport>>
+
 export class EventHub {
   private readonly userDeletingListeners: UserDeletingListener[] = []
+  private readonly userExportParts: UserExportPart[] = []
   private readonly publicPlayerListeners: Array<() => void> = []
   private readonly boardListeners: Array<(boardId: string, fromPosition: number) => void> = []
 
@@ -36,6 +44,17 @@ export class EventHub {
   /** What one leaderboard shows (its entries, counts or settings) has changed, from a position down. */
   onBoardChanged(listener: (boardId: string, fromPosition: number) => void): void {
     this.boardListeners.push(listener)
+  }
+
+  /** For a player's data export: the feature adds the fields it owns. */
+  onUserExport(part: UserExportPart): void {
+    this.userExportParts.push(part)
+  }
+
+  /** Every feature's part of one player's export, read at once and merged. */
+  async userExport(db: Db, userId: string): Promise<Partial<UserExport>> {
+    const parts = await Promise.all(this.userExportParts.map((part) => part(db, userId)))
+    return Object.assign({}, ...parts)
   }
 
   async userDeleting(trx: Transaction<Database>, userId: string): Promise<void> {
@@ -60,6 +79,8 @@ export class EventHub {
   }
 }
 
+/** What the users feature's export needs of the hub. */
+export type UserExportEvents = Pick<EventHub, 'userExport'>
 /** What a service that deletes users needs of the hub. */
 export type UserDeletionEvents = Pick<EventHub, 'userDeleting'>
 /** What a service that changes a player's name or public profile needs of the hub. */

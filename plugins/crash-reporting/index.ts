@@ -4,6 +4,7 @@
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
@@ -25,8 +26,12 @@ export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => {
+      const { sessions, reports } = await exportForUser(db, userId)
+      return { crashSessions: sessions, crashReports: reports }
+    })
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  ['db', 'clock', 'metrics'],
+  ['db', 'clock', 'metrics', 'events'],
 )

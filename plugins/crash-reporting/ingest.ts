@@ -7,6 +7,7 @@ import { toIso } from '../core/clock.js'
 import { findUser } from '../users/service.js'
 import type { CrashReportBody, CrashReportCreated, CrashSessionBody } from '../../schemas/crash-reporting.js'
 import { versionKey } from './versions.js'
+import { UUID_TEXT } from '../../schemas/common.js'
 
 /**
  * Ingestion: a report is never refused for its content (only for a missing type, a wrongly typed
@@ -71,20 +72,18 @@ export function groupKey(fingerprint: string): string {
   return fingerprint.length <= LIMITS.short ? fingerprint : createHash('sha256').update(fingerprint).digest('hex')
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
  * The userId as stored: any string the client sent, except that a UUID is lower-cased,
  * so one player spelled in two cases links to the user and counts once among the affected users.
  */
 const clientUserId = (value: string | null | undefined) => {
   const text = str(value)
-  return UUID.test(text) ? text.toLowerCase() : text
+  return UUID_TEXT.test(text) ? text.toLowerCase() : text
 }
 
 /** The id of the existing user this userId string names, if any. */
 async function linkedUser(db: Db, userId: string): Promise<string | null> {
-  if (!UUID.test(userId)) return null
+  if (!UUID_TEXT.test(userId)) return null
   const user = await findUser(db, userId)
   return user?.id ?? null
 }

@@ -4,6 +4,7 @@
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import worker from './worker.js'
@@ -37,10 +38,11 @@ export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => ({ emails: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
     // Decorates the app with `emailWorker` (fastify-plugin), which tests drive by hand.
     await app.register(worker)
   },
-  ['db', 'clock', 'config', 'sessions', 'metrics', 'health'],
+  ['db', 'clock', 'config', 'sessions', 'metrics', 'health', 'events'],
 )

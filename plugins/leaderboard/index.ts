@@ -4,7 +4,7 @@
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
-import { removeDeletedUserEntries } from './service.js'
+import { removeDeletedUserEntries, exportForUser } from './service.js'
 import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
@@ -38,6 +38,10 @@ export default defineFeature(
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
     app.events.onUserDeleting((trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => {
+      const { entries, bans } = await exportForUser(db, userId)
+      return { leaderboardEntries: entries, leaderboardBans: bans }
+    })
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

@@ -9,6 +9,7 @@ import { canonicalLanguageTag, fallbackChain, languageKey } from '../content/lan
 import { sql } from 'kysely'
 import type { AdminTranslation, LocalizationResponse, TranslationGrid } from '../../schemas/localization.js'
 import { keysetPage } from '../http/pagination.js'
+import { reservedKeyCheck } from '../content/reserved-keys.js'
 
 /**
  * The localizations table is this feature's: one value per (language, key). Languages are stored
@@ -106,10 +107,7 @@ export function allTranslationsJson(view: LocalizationView, language: string): s
 
 // ---- operator -------------------------------------------------------------------------------
 
-function assertWritableKey(key: string, path: string) {
-  if (RESERVED_KEYS.has(key))
-    throw badRequest(`"${key}" is reserved (it names a route) and cannot be a localization key`, path)
-}
+const assertWritableKey = reservedKeyCheck(RESERVED_KEYS, 'localization key')
 
 function languageParam(raw: string): string {
   const tag = canonicalLanguageTag(raw)

@@ -231,9 +231,8 @@ export function finishDocument(
       'The one exception is the transient rate limit: 429 with an empty body.'
   }
   // The tag list matches the operations: each tag used, none listed that no operation carries.
-  doc.tags = [
-    ...tagOrder.filter((tag) => used.has(tag)),
-    ...[...used].filter((t) => !tagOrder.includes(t)),
-  ].map((name) => ({ name }))
+  doc.tags = [...tagOrder.filter((tag) => used.has(tag)), ...[...used].filter((t) => !tagOrder.includes(t))].map(
+    (name) => ({ name }),
+  )
   return doc
 }

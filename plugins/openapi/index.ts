@@ -48,7 +48,17 @@ declare module 'fastify' {
   }
 }
 
-export { adminTag, commonAnswers, ERROR_COMPONENT, errorResponseName, finishDocument, HEALTH_TAG, operationId, operationTagOrder, operationTags } from './document.js'
+export {
+  adminTag,
+  commonAnswers,
+  ERROR_COMPONENT,
+  errorResponseName,
+  finishDocument,
+  HEALTH_TAG,
+  operationId,
+  operationTagOrder,
+  operationTags,
+} from './document.js'
 export { canonicalJson, componentRef, referenceNamed, referenceRouteSchema } from './schemas.js'
 
 /**

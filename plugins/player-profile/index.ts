@@ -4,6 +4,7 @@ import { adminRoutes, defineFeature, type FeatureManifest } from '../core/featur
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
 import type { ProfileLimits } from './service.js'
+import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
@@ -22,6 +23,10 @@ export default defineFeature(
       maxUnlocks: app.config.PROFILE_MAX_UNLOCKS,
     }
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => {
+      const { profile, unlocks } = await exportForUser(db, userId)
+      return { profile, unlocks }
+    })
     await app.register(routes, { prefix: APP_PREFIX, limits })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, limits })
   },

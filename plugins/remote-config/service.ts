@@ -8,6 +8,7 @@ import { bumpContentVersion } from '../content/content-cache.js'
 import { contentEtag } from '../http/etag.js'
 import { keysetPage } from '../http/pagination.js'
 import type { AdminConfig, MatchType } from '../../schemas/remote-config.js'
+import { reservedKeyCheck } from '../content/reserved-keys.js'
 
 /**
  * The remote_configs table is this feature's. Players read an in-memory copy (RemoteConfigView,
@@ -95,10 +96,7 @@ export function filterConfigs(view: RemoteConfigView, pattern: KeyPattern): Reco
 
 // ---- operator -------------------------------------------------------------------------------
 
-function assertWritableKey(key: string, path: string) {
-  if (RESERVED_KEYS.has(key))
-    throw badRequest(`"${key}" is reserved (it names a route) and cannot be a config key`, path)
-}
+const assertWritableKey = reservedKeyCheck(RESERVED_KEYS, 'config key')
 
 function toAdminConfig(row: RemoteConfig): AdminConfig {
   return {

@@ -105,7 +105,7 @@ export default fp(
       if (!access || decided.some((other) => JSON.stringify(other) !== JSON.stringify(access))) {
         throw new Error(
           `Admin route ${methods.join(',')} ${route.url} has no permission: register it through ` +
-            "adminRoutes(manifest, ...) from plugins/core/features.ts, or list it in ROUTE_RIGHTS in plugins/security/admin-access.ts",
+            'adminRoutes(manifest, ...) from plugins/core/features.ts, or list it in ROUTE_RIGHTS in plugins/security/admin-access.ts',
         )
       }
       route.config = { ...route.config, adminAccess: access }

@@ -76,4 +76,3 @@ export function maskedSettings(config: Config): Setting[] {
     }
   })
 }
-

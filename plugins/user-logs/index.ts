@@ -3,6 +3,7 @@
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
@@ -17,8 +18,9 @@ export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => ({ logs: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  ['db', 'clock', 'sessions'],
+  ['db', 'clock', 'sessions', 'events'],
 )

@@ -58,7 +58,7 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const document = await exportUser(app.db, request.params.userId, app.clock.now())
+      const document = await exportUser(app.db, app.events, request.params.userId, app.clock.now())
       void reply.header('content-disposition', `attachment; filename="user-${request.params.userId}.json"`)
       return document
     },

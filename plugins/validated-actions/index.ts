@@ -4,6 +4,7 @@
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'
+import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
@@ -25,6 +26,10 @@ export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => {
+      const { values, valueHistory, runs } = await exportForUser(db, userId)
+      return { values, valueHistory, runs }
+    })
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

@@ -182,4 +182,3 @@ export class Metrics implements DbObserver {
     return `${own}\n${process}`
   }
 }
-

@@ -1,0 +1,238 @@
+import { type Transaction } from 'kysely'
+import type { Database, Db, LeaderboardEntry } from '../../db/types.js'
+import { affected, forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
+import { withTransaction } from '../../db/transaction.js'
+import { prepared } from '../../db/prepared.js'
+import { AppError, badRequest } from '../core/errors.js'
+import type { BoardEvents } from '../core/events.js'
+import { MAX_SCORE } from '../../schemas/leaderboard.js'
+import { rankScoreOf, removeEntries } from './entries.js'
+import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from './ranking.js'
+import { boardForSubmit, boardNotFound, findBoard, METADATA_MAX_BYTES } from './boards.js'
+
+export interface SubmitInput {
+  boardKey: string
+  userId: string
+  score: number
+  /** A string or an object, kept with the entry when the stored score changes (operator only). */
+  metadata?: string | Record<string, unknown> | null
+  /** A server-checked run: may write to validatedOnly boards. */
+  validated: boolean
+  now: number
+  /** Write only when the player has no entry for the period yet (an import): an existing one is left as it is. */
+  onlyNew?: boolean
+}
+
+export interface SubmitResult {
+  leaderboardKey: string
+  score: number
+  submittedScore: number
+  improved: boolean
+  position: number
+}
+
+type EntryKey = { boardId: string; period: string; userId: string }
+type EntryWrite = EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }
+
+/** Creates a hidden placeholder entry, or write-locks the existing one (see `submitScore`). */
+const placeholderEntry = (db: Db, p: EntryWrite) =>
+  insertOrLock(
+    db,
+    db.insertInto('leaderboard_entries').values({
+      board_id: p.boardId,
+      period: p.period,
+      user_id: p.userId,
+      score: p.score,
+      rank_score: p.rankScore,
+      reached_at: -1,
+      hidden: 1,
+      metadata: p.metadata,
+      created_at: p.now,
+    }),
+    ['board_id', 'period', 'user_id'],
+    'hidden',
+  )
+
+const lockEntry = prepared(placeholderEntry)
+
+/** SQLite: the same upsert answering the row as it now stands, which saves the read that follows on MySQL. */
+const lockAndReadEntry = prepared((db, p: EntryWrite) =>
+  placeholderEntry(db, p).returning(['score', 'rank_score', 'reached_at', 'hidden']),
+)
+
+const entryWhere = <QB extends { where: (...args: any[]) => QB }>(qb: QB, p: EntryKey): QB =>
+  qb.where('board_id', '=', p.boardId).where('period', '=', p.period).where('user_id', '=', p.userId)
+
+const currentEntry = prepared((db, p: EntryKey) =>
+  forUpdate(
+    db,
+    entryWhere(db.selectFrom('leaderboard_entries').select(['score', 'rank_score', 'reached_at', 'hidden']), p),
+  ),
+)
+
+const writeEntry = prepared((db, p: EntryWrite) =>
+  entryWhere(
+    db
+      .updateTable('leaderboard_entries')
+      .set({ score: p.score, rank_score: p.rankScore, reached_at: p.now, hidden: 0, metadata: p.metadata }),
+    p,
+  ),
+)
+
+/** A submit's metadata as stored (JSON text), or null; over METADATA_MAX_BYTES is a validation error. */
+export function serializedMetadata(metadata: SubmitInput['metadata']): string | null {
+  const text = metadata === undefined || metadata === null ? null : JSON.stringify(metadata)
+  if (text !== null && Buffer.byteLength(text) > METADATA_MAX_BYTES) {
+    throw badRequest(`body/metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`, '/metadata')
+  }
+  return text
+}
+
+/**
+ * Writes a score under the board's strategy, bounds, bans and validatedOnly rule, and answers the
+ * stored score and the player's position. Pass a transaction to make it part of the caller's.
+ *
+ * The entry row is created or write-locked first by one upsert, so concurrent submits for one player
+ * run one after the other from there on (the first one inserts a placeholder row that no reader can
+ * see: hidden, reached_at −1). Each then compares against the committed score and writes the new one
+ * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
+ */
+export async function submitScore(db: Db, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
+  const { score, now } = input
+  const metadata = serializedMetadata(input.metadata)
+  return withTransaction(db, async (trx) => {
+    const found = await boardForSubmit.first(trx, { boardKey: input.boardKey, userId: input.userId })
+    if (!found || found.is_active !== 1) throw boardNotFound(input.boardKey)
+    const { banned, ...board } = found
+    if (board.validated_only === 1 && !input.validated) {
+      throw new AppError(403, 'VALIDATED_SUBMIT_REQUIRED', 'This leaderboard accepts scores from validated runs only')
+    }
+    if (banned !== null) {
+      throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+    }
+    if (score < board.min_score || score > board.max_score) {
+      throw badRequest(`body/score must be between ${board.min_score} and ${board.max_score}`, '/score')
+    }
+
+    const period = periodKey(board.reset_schedule, now)
+    const key = { boardId: board.id, period, userId: input.userId }
+    const placeholder = { ...key, score, rankScore: rankScoreOf(board, score), metadata, now }
+    let current: Pick<LeaderboardEntry, 'score' | 'rank_score' | 'reached_at' | 'hidden'> | undefined
+    if (isMysql(trx)) {
+      await lockEntry.execute(trx, placeholder)
+      current = await currentEntry.first(trx, key)
+    } else {
+      current = await lockAndReadEntry.first(trx, placeholder)
+    }
+    if (!current) throw new Error('leaderboard entry vanished inside its own transaction')
+    const isNew = current.reached_at === -1
+
+    let stored = score
+    if (!isNew && input.onlyNew) {
+      const position = await positionOf(trx, board.id, period, { ...current, user_id: input.userId })
+      return { leaderboardKey: board.board_key, score: current.score, submittedScore: score, improved: false, position }
+    }
+    if (!isNew) {
+      if (board.update_strategy === 'best') {
+        stored = rankScoreOf(board, score) < current.rank_score ? score : current.score
+      } else if (board.update_strategy === 'increment') {
+        stored = current.score + score
+        if (Math.abs(stored) > MAX_SCORE) {
+          throw badRequest(`body/score would take the stored score past ${MAX_SCORE}`, '/score')
+        }
+      }
+    }
+    const improved = isNew || stored !== current.score
+    const entry: SortKey = { rank_score: current.rank_score, reached_at: current.reached_at, user_id: input.userId }
+    if (!improved) {
+      const position = await positionOf(trx, board.id, period, entry)
+      return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
+    }
+    entry.rank_score = rankScoreOf(board, stored)
+    entry.reached_at = now
+    const written = await writeEntry.execute(trx, {
+      ...key,
+      score: stored,
+      rankScore: entry.rank_score,
+      metadata,
+      now,
+    })
+    if (affected(written) !== 1) throw new Error('leaderboard entry vanished inside its own transaction')
+    const wasCounted = !isNew && current.hidden === 0
+    // The position is read before the count tree moves the entry (allowing for its old score, which
+    // the tree still holds), and the tree is written last: its top rows are shared by every entry of
+    // the period, and on MySQL their row locks are held from this write to the commit, one round trip.
+    const position = await positionOf(trx, board.id, period, entry, wasCounted ? current.rank_score : undefined)
+    await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
+    // An entry that moved up leaves every position above its new one as it was. One that is new or
+    // shown again (the total changes) or moved down (the entries it passed move up) may change any page.
+    // On MySQL the position was read in this transaction's snapshot: a concurrent move up can only put
+    // the entry lower than that, never higher, so the mark still covers it.
+    const movedUp = wasCounted && entry.rank_score < current.rank_score
+    events.boardChanged(trx, board.id, movedUp ? position : 1)
+    return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
+  })
+}
+
+// ---- reads ------------------------------------------------------------------------------------
+
+/** A user is being deleted: the cascade removes their entries but cannot update the count tree. */
+export async function removeDeletedUserEntries(
+  trx: Transaction<Database>,
+  events: BoardEvents,
+  userId: string,
+): Promise<void> {
+  await removeEntries(trx, events, { userId })
+}
+
+/**
+ * Takes back a score written by `submitScore` at `at` (a validated run the operator rejected): the
+ * player's entry of that period is removed when its stored score is still the one written then
+ * (same score, reached at that time). An entry a later submit has changed is left alone. Returns
+ * whether an entry was removed. Runs in the caller's transaction when given one.
+ */
+export async function withdrawScore(
+  db: Db,
+  events: BoardEvents,
+  input: { boardKey: string; userId: string; score: number; at: number },
+): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const board = await findBoard(trx, input.boardKey)
+    if (!board) return false
+    const period = periodKey(board.reset_schedule, input.at)
+    const entry = await forUpdate(
+      trx,
+      trx
+        .selectFrom('leaderboard_entries')
+        .select(['score', 'reached_at'])
+        .where('board_id', '=', board.id)
+        .where('period', '=', period)
+        .where('user_id', '=', input.userId),
+    ).executeTakeFirst()
+    if (!entry || entry.reached_at !== input.at || entry.score !== input.score) return false
+    return (await removeEntries(trx, events, { boardId: board.id, period, userId: input.userId })) > 0
+  })
+}
+
+// ---- data in and out --------------------------------------------------------------------------
+
+/**
+ * A score brought over from another server: written through `submitScore` (bounds, bans, the count
+ * tree) as reached at `reachedAt`, but only when the player has no entry on the board yet, so a
+ * second import changes nothing. False when an entry was already there.
+ */
+export async function importScore(
+  db: Db,
+  events: BoardEvents,
+  input: { boardKey: string; userId: string; score: number; reachedAt: number },
+): Promise<boolean> {
+  const result = await submitScore(db, events, {
+    boardKey: input.boardKey,
+    userId: input.userId,
+    score: input.score,
+    validated: false,
+    now: input.reachedAt,
+    onlyNew: true,
+  })
+  return result.improved
+}
