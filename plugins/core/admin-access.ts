@@ -1,4 +1,4 @@
-import type { OperatorRole } from '../../db/types.js'
+import { allows, GAME_RIGHTS as GAME, OWNER_RIGHTS as OWNER, ROLES, type Role } from '../security/roles.js'
 import { ADMIN_PREFIX } from './paths.js'
 
 /**
@@ -11,9 +11,7 @@ import { ADMIN_PREFIX } from './paths.js'
  *   feedback, logs and crashes; not operators, the audit log or settings.
  * - `viewer`: reads only.
  */
-export type Role = OperatorRole
-export const ROLES: readonly Role[] = ['owner', 'moderator', 'viewer']
-const RANK: Record<Role, number> = { viewer: 1, moderator: 2, owner: 3 }
+export { allows, ROLES, type Role }
 
 export interface AdminAccess {
   /** The least role allowed; `any`: any credential (one's own session); `none`: no credential (sign-in). */
@@ -23,9 +21,6 @@ export interface AdminAccess {
   /** Recorded in the audit log by the request transaction (false: the route records its own entries). */
   audit: boolean
 }
-
-const GAME: { read: Role; write: Role } = { read: 'viewer', write: 'moderator' }
-const OWNER: { read: Role; write: Role } = { read: 'owner', write: 'owner' }
 
 /** By feature tag (the second tag of an admin route: `tags: ['Admin', '<Feature>']`). */
 export const FEATURE_RIGHTS: Readonly<Record<string, { read: Role; write: Role }>> = {
@@ -77,10 +72,4 @@ export function decideAccess(method: string, url: string, tags: unknown): AdminA
   if (!rights) return null
   const write = !READ_METHODS.has(method)
   return { role: write ? rights.write : rights.read, write, audit: write }
-}
-
-/** True when `role` holds the right `needed` asks for. */
-export function allows(role: Role, needed: AdminAccess['role']): boolean {
-  if (needed === 'none' || needed === 'any') return true
-  return RANK[role] >= RANK[needed]
 }
