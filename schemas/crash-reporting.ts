@@ -140,6 +140,7 @@ export const CrashGroupDetailSchema = Type.Composite([
     recentOccurrences: Type.Array(CrashOccurrenceSchema, { description: 'The latest reports, newest first' }),
   }),
 ])
+export type CrashGroupDetail = Static<typeof CrashGroupDetailSchema>
 
 export const CrashGroupUpdateSchema = Type.Object({
   status: StringEnum(SETTABLE_STATUSES),

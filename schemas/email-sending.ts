@@ -119,6 +119,7 @@ export const PreviewResponseSchema = Type.Object({
   html: Type.String(),
   text: NullableString,
 })
+export type PreviewResponse = Static<typeof PreviewResponseSchema>
 
 export const TemplateDeletedSchema = Type.Object({ slug: Type.String(), deleted: Type.Literal(true) })
 

@@ -149,6 +149,7 @@ export const RedemptionSchema = Type.Object({
   grantedUnlocks: Type.Array(Type.String()),
   redeemedAt: TimestampSchema,
 })
+export type Redemption = Static<typeof RedemptionSchema>
 export const RedemptionListSchema = Type.Object({
   items: Type.Array(RedemptionSchema),
   nextCursor: Type.Union([Type.String(), Type.Null()]),

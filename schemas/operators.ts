@@ -31,6 +31,7 @@ export const SessionSchema = Type.Object(
   },
   { description: 'Who is signed in' },
 )
+export type Session = Static<typeof SessionSchema>
 
 export const SignedOutSchema = Type.Object({ signedOut: Type.Literal(true) })
 
@@ -100,6 +101,7 @@ export const AuditEntrySchema = Type.Object({
     description: 'The request body, secrets replaced by "[redacted]", cut to a preview past 4000 characters',
   }),
 })
+export type AuditEntry = Static<typeof AuditEntrySchema>
 export const AuditListSchema = Type.Object({
   items: Type.Array(AuditEntrySchema),
   nextCursor: Type.Union([Type.String(), Type.Null()]),

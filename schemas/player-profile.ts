@@ -88,3 +88,4 @@ export const AdminUnlocksSchema = Type.Object({
   maxUnlocks: Type.Integer(),
   granted: Type.Optional(Type.Array(Type.String())),
 })
+export type AdminUnlocks = Static<typeof AdminUnlocksSchema>

@@ -1,17 +1,6 @@
 // The console's one way to the server: the admin API, next to the console's own path, so that the
 // console works under any prefix a reverse proxy puts in front of Outpost.
-
-export type Role = 'owner' | 'moderator' | 'viewer'
-
-export interface Operator {
-  username: string
-  role: Role
-}
-
-export interface Page<T> {
-  items: T[]
-  nextCursor: string | null
-}
+import { allows, GAME_RIGHTS, OWNER_RIGHTS, type Role } from '../../plugins/security/roles'
 
 /** An error answer of the admin API: `{ statusCode, error, code, message, details? }`. */
 export class ApiError extends Error {
@@ -104,10 +93,11 @@ export function saveBlob(blob: Blob, filename: string) {
 
 export const enc = encodeURIComponent
 
-// ---- roles (what the server enforces; the console only disables what would be refused) ----
+// ---- rights: the server's own map (the server enforces it; the console disables what it would refuse) ----
 
-/** Moderators write players, boards, runs, gift codes, content, feedback, logs, crashes; viewers read. */
-export function canWrite(role: Role | undefined, area: 'game' | 'operators' = 'game'): boolean {
-  if (role === 'owner') return true
-  return role === 'moderator' && area === 'game'
+/** Where a write lands: the game (players, boards, content, support) or the operators and settings. */
+export type Area = 'game' | 'operators'
+
+export function canWrite(role: Role | undefined, area: Area = 'game'): boolean {
+  return role !== undefined && allows(role, (area === 'game' ? GAME_RIGHTS : OWNER_RIGHTS).write)
 }

@@ -1,10 +1,10 @@
 // The scaffolding every list page shares: a title with its "New …" button, the form it opens (also
 // for editing a row), filters, one cursor-paged table, and the row actions. Pages say only what is
-// theirs: the path, the columns, the filters and the form. Kept out of ui.tsx so that it loads with
-// the first page that needs it, not with the sign-in form.
+// theirs: the path, the columns, the filters and the form. Kept out of ui/ so that it loads with the
+// first page that needs it, not with the sign-in form.
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
-import { api, type Query } from './api'
+import { api, type Area, type Query } from './api'
 import {
   ConfirmButton,
   ErrorNote,
@@ -17,8 +17,6 @@ import {
   WriteButton,
   type Column,
 } from './ui'
-
-type Area = 'game' | 'operators'
 
 /** What a list page's columns may do: reload the list, open the form on a row, run a row's action. */
 export interface ListControls<T> {

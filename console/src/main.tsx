@@ -1,8 +1,13 @@
 import { render, type ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, whenSignedOut, type Operator } from './api'
-import { ErrorNote, OperatorContext, TextField } from './ui'
-import { NAV, resolve, type PageProps } from './routes'
+import { api, ApiError, whenSignedOut } from './api'
+import type { PageProps } from './page'
+import { NAV, resolve } from './routes'
+import type { Session as Operator } from './types'
+// The shell takes its few building blocks file by file: the rest of ui/ loads with the first page.
+import { TextField } from './ui/forms'
+import { ErrorNote } from './ui/load'
+import { OperatorContext } from './ui/operator'
 import './style.css'
 
 // ---- theme: the system's by default, or the reader's choice, remembered ----

@@ -1,9 +1,6 @@
 import type { ComponentType } from 'preact'
-import type { Role } from './api'
-
-export interface PageProps {
-  params: Record<string, string>
-}
+import type { PageProps } from './page'
+import type { Role } from './types'
 
 interface Route {
   pattern: string
@@ -13,26 +10,26 @@ interface Route {
 
 // Each page is its own chunk: the first load carries only the shell and the sign-in form.
 const overview = () => import('./pages/overview')
-const players = () => import('./pages/players')
-const player = () => import('./pages/player')
-const leaderboards = () => import('./pages/leaderboards')
-const leaderboard = () => import('./pages/leaderboard')
-const cosmetics = () => import('./pages/cosmetics')
-const runs = () => import('./pages/runs')
-const run = () => import('./pages/run')
-const remoteConfig = () => import('./pages/remote-config')
-const news = () => import('./pages/news')
-const giftCodes = () => import('./pages/gift-codes')
-const giftCode = () => import('./pages/gift-code')
-const email = () => import('./pages/email')
-const crashes = () => import('./pages/crashes')
-const crash = () => import('./pages/crash')
-const feedback = () => import('./pages/feedback')
-const userLogs = () => import('./pages/user-logs')
-const localization = () => import('./pages/localization')
-const operators = () => import('./pages/operators')
-const audit = () => import('./pages/audit')
-const settings = () => import('./pages/settings')
+const players = () => import('./pages/players/players')
+const player = () => import('./pages/players/player')
+const leaderboards = () => import('./pages/leaderboards/leaderboards')
+const leaderboard = () => import('./pages/leaderboards/leaderboard')
+const cosmetics = () => import('./pages/content/cosmetics')
+const runs = () => import('./pages/leaderboards/runs')
+const run = () => import('./pages/leaderboards/run')
+const remoteConfig = () => import('./pages/content/remote-config')
+const news = () => import('./pages/content/news')
+const giftCodes = () => import('./pages/content/gift-codes')
+const giftCode = () => import('./pages/content/gift-code')
+const email = () => import('./pages/support/email')
+const crashes = () => import('./pages/support/crashes')
+const crash = () => import('./pages/support/crash')
+const feedback = () => import('./pages/support/feedback')
+const userLogs = () => import('./pages/support/user-logs')
+const localization = () => import('./pages/content/localization')
+const operators = () => import('./pages/admin/operators')
+const audit = () => import('./pages/admin/audit')
+const settings = () => import('./pages/admin/settings')
 
 const ROUTES: Route[] = [
   { pattern: '/', load: overview },

@@ -1,113 +1,24 @@
-// Shapes of the admin API's answers, as far as the console reads them.
+// The admin API's answers, as the server's schemas define them: type-only imports, so a change of a
+// shape that the console reads fails `npm run typecheck`, and no server code reaches the bundle.
 
-export interface AdminUser {
-  userId: string
-  username: string | null
-  displayName: string | null
-  email: string | null
-  isAnonymous: boolean
-  isVerified: boolean
-  banned: boolean
-  bannedAt: string | null
-  banReason: string | null
-  activeSessions: number
-  createdAt: string
-  updatedAt: string
-}
+export type { AdminUser, UserExport } from '../../schemas/users'
+export type { AdminBoard, AdminEntry } from '../../schemas/leaderboard'
+export type { AdminRun, AdminRunDetail, PlayerState, Rules, ValueDefinition } from '../../schemas/validated-actions'
+export type { AdminGiftCode, GeneratedGiftCodes, Redemption } from '../../schemas/gift-codes'
+export type { CrashGroupDetail, CrashGroupView, CrashStats } from '../../schemas/crash-reporting'
+export type { AdminEmail, EmailTemplate, PreviewResponse } from '../../schemas/email-sending'
+export type { AdminCosmetic, AdminUnlocks } from '../../schemas/player-profile'
+export type { AdminConfig } from '../../schemas/remote-config'
+export type { TranslationGrid } from '../../schemas/localization'
+export type { AdminNews } from '../../schemas/news'
+export type { AdminFeedback } from '../../schemas/user-feedback'
+export type { AdminUserLog } from '../../schemas/user-logs'
+export type { AuditEntry, OperatorBody, Session } from '../../schemas/operators'
+export type { Setting } from '../../schemas/settings'
+export type { Role } from '../../plugins/security/roles'
 
-export interface Board {
-  key: string
-  name: string
-  sortOrder: 'desc' | 'asc'
-  updateStrategy: 'best' | 'latest' | 'increment'
-  resetSchedule: 'none' | 'daily' | 'weekly' | 'monthly'
-  validatedOnly: boolean
-  isActive: boolean
-  scoreCount: number
-  minScore: number | null
-  maxScore: number | null
-  createdAt: string
-  updatedAt: string
-}
-
-export interface BoardEntry {
-  position: number
-  userId: string
-  username: string | null
-  score: number
-  metadata: unknown
-  hidden: boolean
-  createdAt: string
-  updatedAt: string
-}
-
-export interface Run {
-  runId: string
-  userId: string
-  leaderboardKey: string | null
-  issuedAt: string
-  submittedAt: string | null
-  outcome: string
-  reason: string | null
-  score: number | null
-  stage: string | null
-  durationSeconds: number | null
-  rank: number | null
-  earned: Record<string, number> | null
-  sus: boolean
-  susReasons: string[]
-  context: Record<string, unknown>
-  evidence: { status: string; uploadBefore: string | null; bytes: number | null; uploadedAt: string | null }
-  review: { verdict: 'APPROVED' | 'REJECTED' | null; reviewedAt: string | null; scoreRemoved: boolean }
-  submissions?: Array<{ code: string; status: number; at: string }>
-}
-
-export interface GiftCode {
-  id: string
-  code: string
-  giftData: string
-  grants: string[]
-  maxRedemptions: number
-  redemptionCount: number
-  startsAt: string | null
-  expiresAt: string | null
-  revoked: boolean
-  status: string
-  createdAt: string
-}
-
-export interface CrashGroup {
-  id: string
-  fingerprint: string
-  type: string
-  message: string
-  status: 'OPEN' | 'RESOLVED' | 'IGNORED'
-  resolvedInVersion: string | null
-  occurrences: number
-  affectedUsers: number
-  firstSeen: string
-  lastSeen: string
-  lastAppVersion: string | null
-}
-
-export interface CrashStats {
-  sessions: number
-  crashedSessions: number
-  crashFreeRate: number | null
-  versions: Array<{ appVersion: string; sessions: number; crashedSessions: number; crashFreeRate: number | null }>
-}
-
-export interface Email {
-  id: string
-  status: string
-  templateSlug: string
-  userId: string | null
-  recipient: string | null
-  subject: string | null
-  language: string | null
-  attempts: number
-  errorReason: string | null
-  scheduledAt: string | null
-  processedAt: string | null
-  createdAt: string
+/** One page of an admin list: every list answer has this shape. */
+export interface Page<T> {
+  items: T[]
+  nextCursor: string | null
 }

@@ -1,24 +1,31 @@
-import type { OperatorRole } from '../../db/types.js'
-import type { AdminRights } from '../core/features.js'
-
 /**
- * The operators' roles and what each holds. No imports but types: the console bundles this module
- * as it is, so its buttons follow the same rules the admin API enforces.
- *
- * - `owner`: everything, operators, settings and the audit log included. The X-Admin-Key acts as an owner.
- * - `moderator`: reads and writes on the game's features; not operators, the audit log or settings.
- * - `viewer`: reads only.
+ * The operator roles and the two levels of rights the admin API grants, for the server's permission
+ * map (security/admin-access.ts) and the browser console alike: the console greys out what the server
+ * would refuse, from these same values. The console bundles this file, so it imports nothing: not even
+ * db/types.ts's OperatorRole, whose file needs Node's types. A role added there and not here fails the
+ * server's type check all the same (the operators' session hands its role to admin-auth as a `Role`).
  */
-export type Role = OperatorRole
-export const ROLES: readonly Role[] = ['owner', 'moderator', 'viewer']
+export const ROLES = ['owner', 'moderator', 'viewer'] as const
+export type Role = (typeof ROLES)[number]
+
 const RANK: Readonly<Record<Role, number>> = { viewer: 1, moderator: 2, owner: 3 }
 
-/** The game's features: everyone reads, moderators and owners change. */
-export const GAME_RIGHTS: AdminRights = { read: 'viewer', write: 'moderator' }
-/** Who runs the game and how it is configured: owners only. */
-export const OWNER_RIGHTS: AdminRights = { read: 'owner', write: 'owner' }
+/** The least role that may read, and the least that may write, in one area of the admin API. */
+export interface Rights {
+  read: Role
+  write: Role
+}
 
-/** True when `role` holds the right `needed` asks for (`any`: any credential; `none`: none at all). */
+/** The game (players, boards, runs, content, support): every role reads, moderators and owners write. */
+export const GAME_RIGHTS: Rights = { read: 'viewer', write: 'moderator' }
+
+/** Operators, the audit log and settings: owners only. */
+export const OWNER_RIGHTS: Rights = { read: 'owner', write: 'owner' }
+
+/**
+ * True when `role` holds the right `needed` asks for. `any`: any credential (one's own session);
+ * `none`: no credential at all (sign-in).
+ */
 export function allows(role: Role, needed: Role | 'any' | 'none'): boolean {
   if (needed === 'none' || needed === 'any') return true
   return RANK[role] >= RANK[needed]

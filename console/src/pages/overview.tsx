@@ -1,5 +1,5 @@
-import { get, type Page } from '../api'
-import type { AdminUser, CrashStats, Email, Run } from '../types'
+import { get } from '../api'
+import type { AdminEmail, AdminRun, AdminUser, CrashStats, Page } from '../types'
 import { Loading, Title, useLoad } from '../ui'
 
 const SAMPLE = 100
@@ -15,9 +15,9 @@ export default function Overview() {
   const loaded = useLoad(async () => {
     const [users, runs, pending, failed, crashes] = await Promise.all([
       get<Page<AdminUser>>('/users', { limit: SAMPLE }),
-      get<Page<Run>>('/validated-actions/runs', { sus: true, limit: SAMPLE }),
-      get<Page<Email>>('/emails', { status: 'pending', limit: SAMPLE }),
-      get<Page<Email>>('/emails', { status: 'failed', limit: SAMPLE }),
+      get<Page<AdminRun>>('/validated-actions/runs', { sus: true, limit: SAMPLE }),
+      get<Page<AdminEmail>>('/emails', { status: 'pending', limit: SAMPLE }),
+      get<Page<AdminEmail>>('/emails', { status: 'failed', limit: SAMPLE }),
       get<CrashStats>('/crash-reports/stats'),
     ])
     const today = startOfTodayUtc()

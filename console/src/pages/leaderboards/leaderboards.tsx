@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks'
-import { api, enc } from '../api'
-import { ActionForm, ListPage } from '../list'
-import type { Board } from '../types'
-import { CheckField, intOrNull, SelectField, TextField, Time } from '../ui'
+import { api, enc } from '../../api'
+import { ActionForm, ListPage } from '../../list'
+import type { AdminBoard as Board } from '../../types'
+import { CheckField, intOrNull, SelectField, TextField, Time } from '../../ui'
 
 const SORT_ORDERS = ['desc', 'asc'] as const
 const STRATEGIES = ['best', 'latest', 'increment'] as const
@@ -15,8 +15,8 @@ export function BoardForm({ board, onSaved }: { board?: Board; onSaved: (board: 
   const [sortOrder, setSortOrder] = useState<Board['sortOrder']>(board?.sortOrder ?? 'desc')
   const [updateStrategy, setUpdateStrategy] = useState<Board['updateStrategy']>(board?.updateStrategy ?? 'best')
   const [resetSchedule, setResetSchedule] = useState<Board['resetSchedule']>(board?.resetSchedule ?? 'none')
-  const [minScore, setMinScore] = useState(board?.minScore?.toString() ?? '')
-  const [maxScore, setMaxScore] = useState(board?.maxScore?.toString() ?? '')
+  const [minScore, setMinScore] = useState(board ? String(board.minScore) : '')
+  const [maxScore, setMaxScore] = useState(board ? String(board.maxScore) : '')
   const [validatedOnly, setValidatedOnly] = useState(board?.validatedOnly ?? false)
   const [isActive, setIsActive] = useState(board?.isActive ?? true)
   const save = async () => {

@@ -1,17 +1,22 @@
-import { api, enc, get } from '../api'
-import type { PageProps } from '../routes'
-import type { GiftCode } from '../types'
-import { ConfirmButton, ErrorNote, Loading, Notice, PagedTable, Time, Title, useAction, useLoad, usePaged } from '../ui'
-
-interface Redemption {
-  userId: string
-  grantedUnlocks: string[]
-  redeemedAt: string
-}
+import { api, enc, get } from '../../api'
+import type { PageProps } from '../../page'
+import type { AdminGiftCode, Redemption } from '../../types'
+import {
+  ConfirmButton,
+  ErrorNote,
+  Loading,
+  Notice,
+  PagedTable,
+  Time,
+  Title,
+  useAction,
+  useLoad,
+  usePaged,
+} from '../../ui'
 
 export default function GiftCodePage({ params }: PageProps) {
   const path = `/gift-codes/${enc(params.code)}`
-  const loaded = useLoad(() => get<GiftCode>(path), [path])
+  const loaded = useLoad(() => get<AdminGiftCode>(path), [path])
   const redemptions = usePaged<Redemption>(`${path}/redemptions`, {})
   const action = useAction()
   const code = loaded.data

@@ -1,19 +1,7 @@
 import { useState } from 'preact/hooks'
-import { ListPage } from '../list'
-import { TextField, Time } from '../ui'
-
-interface AuditEntry {
-  id: number
-  at: string
-  actor: string
-  role: string | null
-  address: string
-  requestId: string
-  action: string
-  status: number
-  target: Record<string, unknown> | null
-  changes: unknown
-}
+import { ListPage } from '../../list'
+import type { AuditEntry } from '../../types'
+import { TextField, Time } from '../../ui'
 
 /** A `datetime-local` value read as UTC (the console shows every time in UTC), or undefined. */
 function utcInput(value: string): string | undefined {

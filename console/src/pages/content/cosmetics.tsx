@@ -1,15 +1,9 @@
 import { useState } from 'preact/hooks'
-import { api, enc } from '../api'
-import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../list'
-import { CheckField, SelectField, TextField, Time } from '../ui'
+import { api, enc } from '../../api'
+import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../../list'
+import type { AdminCosmetic as Cosmetic } from '../../types'
+import { CheckField, SelectField, TextField, Time } from '../../ui'
 
-interface Cosmetic {
-  id: string
-  type: 'avatar' | 'frame' | 'badge'
-  name: string
-  locked: boolean
-  updatedAt: string
-}
 const TYPES = ['avatar', 'frame', 'badge'] as const
 
 function CosmeticForm({ item, done }: FormProps<Cosmetic>) {

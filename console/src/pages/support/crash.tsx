@@ -1,11 +1,9 @@
 import { useState } from 'preact/hooks'
-import { api, get } from '../api'
-import type { PageProps } from '../routes'
-import { ActionForm } from '../list'
-import type { CrashGroup } from '../types'
-import { Json, Loading, SelectField, TextField, Time, Title, useLoad } from '../ui'
-
-type Detail = CrashGroup & { versions: unknown[]; recentOccurrences: unknown[] }
+import { api, get } from '../../api'
+import type { PageProps } from '../../page'
+import { ActionForm } from '../../list'
+import type { CrashGroupDetail as Detail } from '../../types'
+import { Json, Loading, SelectField, TextField, Time, Title, useLoad } from '../../ui'
 
 function StatusForm({ group, onSaved }: { group: Detail; onSaved: () => void }) {
   const [status, setStatus] = useState(group.status)

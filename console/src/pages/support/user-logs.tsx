@@ -1,15 +1,7 @@
 import { useState } from 'preact/hooks'
-import { ListPage } from '../list'
-import { SelectField, TextField, Time } from '../ui'
-
-interface Log {
-  id: string
-  userId: string
-  message: string
-  type: string
-  errorCode: string | null
-  createdAt: string
-}
+import { ListPage } from '../../list'
+import type { AdminUserLog as Log } from '../../types'
+import { SelectField, TextField, Time } from '../../ui'
 const TYPES = ['', 'INFO', 'WARN', 'ERROR'] as const
 
 export default function UserLogs() {

@@ -1,16 +1,12 @@
 import { useState } from 'preact/hooks'
-import { api, enc, type Role } from '../api'
-import { ActionForm, ListPage, RowActions, type FormProps } from '../list'
-import { ConfirmButton, SelectField, TextField, Time, useOperator } from '../ui'
+import { ROLES } from '../../../../plugins/security/roles'
+import { api, enc } from '../../api'
+import { ActionForm, ListPage, RowActions, type FormProps } from '../../list'
+import type { OperatorBody as OperatorRow, Role } from '../../types'
+import { ConfirmButton, SelectField, TextField, Time, useOperator } from '../../ui'
 
-interface OperatorRow {
-  username: string
-  role: Role
-  totpEnabled: boolean
-  createdAt: string
-  updatedAt: string
-}
-const ROLES = ['viewer', 'moderator', 'owner'] as const
+/** The roles, least first: the order of the role picker. */
+const PICKABLE = [...ROLES].reverse()
 
 /** New: name, role and a first password. Editing changes the role only (a password is its owner's). */
 function OperatorForm({ item, done }: FormProps<OperatorRow>) {
@@ -47,7 +43,7 @@ function OperatorForm({ item, done }: FormProps<OperatorRow>) {
           />
         </>
       )}
-      <SelectField label="Role" value={role} options={ROLES} onValue={setRole} />
+      <SelectField label="Role" value={role} options={PICKABLE} onValue={setRole} />
     </ActionForm>
   )
 }

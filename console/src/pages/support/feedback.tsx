@@ -1,17 +1,7 @@
 import { useState } from 'preact/hooks'
-import { ListPage } from '../list'
-import { TextField, Time } from '../ui'
-
-interface Feedback {
-  id: string
-  userId: string | null
-  title: string
-  message: string
-  category: string
-  email: string | null
-  deviceInfo: string | null
-  createdAt: string
-}
+import { ListPage } from '../../list'
+import type { AdminFeedback as Feedback } from '../../types'
+import { TextField, Time } from '../../ui'
 
 export default function FeedbackPage() {
   const [category, setCategory] = useState('')

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import { api, enc, get, type Page } from '../api'
-import type { PageProps } from '../routes'
-import type { Board, BoardEntry } from '../types'
+import { api, enc, get } from '../../api'
+import type { PageProps } from '../../page'
+import type { AdminBoard as Board, AdminEntry, Page } from '../../types'
 import {
   ConfirmButton,
   ErrorNote,
@@ -17,7 +17,7 @@ import {
   useLoad,
   usePaged,
   WriteButton,
-} from '../ui'
+} from '../../ui'
 import { BoardForm } from './leaderboards'
 
 async function findBoard(key: string): Promise<Board> {
@@ -75,7 +75,7 @@ export default function Leaderboard({ params }: PageProps) {
   const key = params.boardKey
   const board = useLoad(() => findBoard(key), [key])
   const [period, setPeriod] = useState<'current' | 'previous'>('current')
-  const entries = usePaged<BoardEntry>(`/leaderboards/${enc(key)}/entries`, { period })
+  const entries = usePaged<AdminEntry>(`/leaderboards/${enc(key)}/entries`, { period })
   const [editing, setEditing] = useState(false)
   const action = useAction()
   const refresh = () => {
@@ -142,7 +142,7 @@ export default function Leaderboard({ params }: PageProps) {
           { label: 'Position', render: (e) => e.position },
           {
             label: 'Player',
-            render: (e) => <a href={`#/players/${e.userId}`}>{e.username ?? e.userId}</a>,
+            render: (e) => <a href={`#/players/${e.userId}`}>{e.username}</a>,
           },
           { label: 'Score', render: (e) => e.score },
           { label: 'Hidden', render: (e) => (e.hidden ? <span class="badge bad">banned</span> : '') },
@@ -151,7 +151,7 @@ export default function Leaderboard({ params }: PageProps) {
             label: 'Actions',
             render: (e) => (
               <ConfirmButton
-                label={`Remove entry of ${e.username ?? e.userId}`}
+                label={`Remove entry of ${e.username}`}
                 confirmLabel="Confirm remove"
                 onConfirm={() =>
                   action

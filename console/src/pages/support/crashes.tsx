@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import { get } from '../api'
-import type { CrashGroup, CrashStats } from '../types'
-import { Loading, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../ui'
+import { get } from '../../api'
+import type { CrashGroupView, CrashStats } from '../../types'
+import { Loading, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../../ui'
 
 const STATUSES = ['', 'OPEN', 'RESOLVED', 'IGNORED'] as const
 const rate = (r: number | null) => (r === null ? '—' : `${(r * 100).toFixed(2)} %`)
@@ -9,7 +9,7 @@ const rate = (r: number | null) => (r === null ? '—' : `${(r * 100).toFixed(2)
 export default function Crashes() {
   const [status, setStatus] = useState<(typeof STATUSES)[number]>('OPEN')
   const [sort, setSort] = useState<'lastSeen' | 'count'>('lastSeen')
-  const paged = usePaged<CrashGroup>('/crash-reports/groups', { status, sort })
+  const paged = usePaged<CrashGroupView>('/crash-reports/groups', { status, sort })
   const stats = useLoad(() => get<CrashStats>('/crash-reports/stats'), [])
   return (
     <>
@@ -60,7 +60,7 @@ export default function Crashes() {
           { label: 'Status', render: (g) => g.status },
           { label: 'Occurrences', render: (g) => g.occurrences },
           { label: 'Players', render: (g) => g.affectedUsers },
-          { label: 'Last version', render: (g) => g.lastAppVersion ?? '—' },
+          { label: 'Last version', render: (g) => g.lastAppVersion },
           { label: 'Last seen', render: (g) => <Time iso={g.lastSeen} /> },
         ]}
       />

@@ -1,22 +1,9 @@
 import { useState } from 'preact/hooks'
-import { api, enc } from '../api'
-import { ActionForm } from '../list'
-import type { Run } from '../types'
-import { Json, PagedTable, SelectField, TextArea, TextField, Time, Title, usePaged } from '../ui'
+import { api, enc } from '../../api'
+import { ActionForm } from '../../list'
+import type { AdminRun as Run, Rules, ValueDefinition } from '../../types'
+import { Json, PagedTable, SelectField, TextArea, TextField, Time, Title, usePaged } from '../../ui'
 import { EvidenceButton, ReviewButtons } from './review'
-
-interface Rules {
-  boardKey: string
-  updatedAt: string
-  [field: string]: unknown
-}
-interface ValueRule {
-  key: string
-  minPerRun: number | null
-  maxPerRun: number | null
-  dailyCap: number | null
-  updatedAt: string
-}
 
 const OUTCOMES = ['', 'OPEN', 'EXPIRED', 'ACCEPTED', 'REJECTED'] as const
 
@@ -135,7 +122,7 @@ function RulesSection() {
 }
 
 function ValuesSection() {
-  const paged = usePaged<ValueRule>('/validated-actions/values', {})
+  const paged = usePaged<ValueDefinition>('/validated-actions/values', {})
   const [key, setKey] = useState('')
   const [minPerRun, setMin] = useState('')
   const [maxPerRun, setMax] = useState('')

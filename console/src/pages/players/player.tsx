@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import { api, enc, get } from '../api'
-import type { PageProps } from '../routes'
-import type { AdminUser, Run } from '../types'
+import { api, enc, get } from '../../api'
+import type { PageProps } from '../../page'
+import type { AdminFeedback, AdminRun, AdminUnlocks, AdminUser, AdminUserLog, PlayerState } from '../../types'
 import {
   ConfirmButton,
   ErrorNote,
@@ -18,34 +18,9 @@ import {
   useLoad,
   usePaged,
   WriteButton,
-} from '../ui'
-import { playerName } from './players'
+} from '../../ui'
 import { ExportButton, PlayerData } from './player-data'
-import { ActionForm } from '../list'
-
-interface Unlocks {
-  userId: string
-  unlocks: string[]
-  maxUnlocks: number
-}
-interface Values {
-  day: string
-  values: Array<{ key: string; balance: number; earnedToday: number; dailyCap: number | null }>
-}
-interface Feedback {
-  id: string
-  title: string
-  message: string
-  category: string
-  createdAt: string
-}
-interface Log {
-  id: string
-  message: string
-  type: string
-  errorCode: string | null
-  createdAt: string
-}
+import { ActionForm } from '../../list'
 
 function Ban({ user, reload }: { user: AdminUser; reload: () => void }) {
   const [reason, setReason] = useState('')
@@ -116,7 +91,7 @@ function SignOut({ user, reload }: { user: AdminUser; reload: () => void }) {
 function Delete({ user }: { user: AdminUser }) {
   const [typed, setTyped] = useState('')
   const action = useAction()
-  const name = playerName(user)
+  const name = user.username
   const allowed = useCanWrite()
   return (
     <section aria-labelledby="delete-title">
@@ -143,7 +118,7 @@ function Delete({ user }: { user: AdminUser }) {
 }
 
 function Unlocks({ userId }: { userId: string }) {
-  const loaded = useLoad(() => get<Unlocks>(`/users/${userId}/unlocks`), [userId])
+  const loaded = useLoad(() => get<AdminUnlocks>(`/users/${userId}/unlocks`), [userId])
   const [ids, setIds] = useState('')
   const action = useAction()
   return (
@@ -191,7 +166,7 @@ function Unlocks({ userId }: { userId: string }) {
 }
 
 function ValuesPanel({ userId }: { userId: string }) {
-  const loaded = useLoad(() => get<Values>(`/users/${userId}/values`), [userId])
+  const loaded = useLoad(() => get<PlayerState>(`/users/${userId}/values`), [userId])
   const [key, setKey] = useState('')
   const [amount, setAmount] = useState('')
   const [reason, setReason] = useState('')
@@ -234,13 +209,13 @@ function ValuesPanel({ userId }: { userId: string }) {
 export default function Player({ params }: PageProps) {
   const userId = params.userId
   const loaded = useLoad(() => get<AdminUser>(`/users/${userId}`), [userId])
-  const runs = usePaged<Run>('/validated-actions/runs', { userId }, 10)
-  const feedback = usePaged<Feedback>('/user-feedback', { userId }, 10)
-  const logs = usePaged<Log>('/user-logs', { userId }, 10)
+  const runs = usePaged<AdminRun>('/validated-actions/runs', { userId }, 10)
+  const feedback = usePaged<AdminFeedback>('/user-feedback', { userId }, 10)
+  const logs = usePaged<AdminUserLog>('/user-logs', { userId }, 10)
   const user = loaded.data
   return (
     <>
-      <Title actions={<ExportButton userId={userId} />}>{user ? playerName(user) : 'Player'}</Title>
+      <Title actions={<ExportButton userId={userId} />}>{user ? user.username : 'Player'}</Title>
       <p>
         <a href="#/players">← Players</a>
       </p>
@@ -254,9 +229,9 @@ export default function Player({ params }: PageProps) {
                 <code>{user.userId}</code>
               </dd>
               <dt>Username</dt>
-              <dd>{user.username ?? '—'}</dd>
+              <dd>{user.username}</dd>
               <dt>Display name</dt>
-              <dd>{user.displayName ?? '—'}</dd>
+              <dd>{user.displayName}</dd>
               <dt>E-mail</dt>
               <dd>
                 {user.email ?? '—'} {user.email && (user.isVerified ? '(verified)' : '(not verified)')}

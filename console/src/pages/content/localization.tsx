@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, enc, type Page } from '../api'
-import { ActionForm } from '../list'
+import { api, enc } from '../../api'
+import { ActionForm } from '../../list'
+import type { TranslationGrid } from '../../types'
 import {
   ConfirmButton,
   ErrorNote,
@@ -13,13 +14,9 @@ import {
   useCanWrite,
   usePaged,
   WriteButton,
-} from '../ui'
+} from '../../ui'
 
-interface Row {
-  key: string
-  values: Record<string, string>
-}
-type Grid = Page<Row> & { languages: string[] }
+type Row = TranslationGrid['items'][number]
 
 /** One cell being edited: its key and language. */
 interface Cell {
@@ -96,7 +93,7 @@ export default function Localization() {
   const [newLang, setNewLang] = useState('')
   const action = useAction()
   const allowed = useCanWrite()
-  const grid = paged.data as Grid | undefined
+  const grid = paged.data as TranslationGrid | undefined
   const languages = [...new Set([...(grid?.languages ?? []), ...extra])]
   const rows = grid?.items ?? []
   const closeAndReload = () => {

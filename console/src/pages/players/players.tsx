@@ -1,11 +1,7 @@
 import { useState } from 'preact/hooks'
-import { ListPage } from '../list'
-import type { AdminUser } from '../types'
-import { TextField, Time } from '../ui'
-
-export function playerName(user: Pick<AdminUser, 'username' | 'displayName' | 'userId'>): string {
-  return user.username ?? user.displayName ?? user.userId
-}
+import { ListPage } from '../../list'
+import type { AdminUser } from '../../types'
+import { TextField, Time } from '../../ui'
 
 export default function Players() {
   const [text, setText] = useState('')
@@ -17,7 +13,7 @@ export default function Players() {
       query={{ query }}
       empty={query ? `No player matches “${query}”.` : 'No players yet.'}
       columns={() => [
-        { label: 'Name', render: (u) => <a href={`#/players/${u.userId}`}>{playerName(u)}</a> },
+        { label: 'Name', render: (u) => <a href={`#/players/${u.userId}`}>{u.username}</a> },
         { label: 'E-mail', render: (u) => u.email ?? <span class="muted">—</span> },
         {
           label: 'Status',

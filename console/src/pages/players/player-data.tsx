@@ -1,37 +1,11 @@
 // What the player's export holds that no other admin list shows: sessions, profile, cloud save, board
 // entries and gift-code redemptions. One request (GET /users/{id}/export) fills every section.
-import { download, get, saveBlob } from '../api'
-import { ErrorNote, Json, Loading, Table, Time, useAction, useLoad } from '../ui'
-
-interface Export {
-  sessions: Array<{
-    sessionId: string
-    createdAt: string
-    expiresAt: string
-    refreshExpiresAt: string | null
-    revokedAt: string | null
-  }>
-  profile: { avatarId: string | null; frameId: string | null; badges: string[]; customData: unknown } | null
-  cloudSave: {
-    encoding: 'utf8' | 'base64'
-    data: string
-    sizeBytes: number
-    version: number
-    updatedAt: string
-  } | null
-  leaderboardEntries: Array<{
-    leaderboardKey: string
-    period: string
-    score: number
-    reachedAt: string
-    hidden: boolean
-  }>
-  leaderboardBans: Array<{ leaderboardKey: string; reason: string | null; bannedAt: string }>
-  giftCodeRedemptions: Array<{ code: string; giftData: string; grantedUnlocks: string[]; redeemedAt: string }>
-}
+import { download, get, saveBlob } from '../../api'
+import type { UserExport } from '../../types'
+import { ErrorNote, Json, Loading, Table, Time, useAction, useLoad } from '../../ui'
 
 /** The save's bytes as stored: binary saves come base64-encoded in the export. */
-function saveBytes(save: NonNullable<Export['cloudSave']>): Blob {
+function saveBytes(save: NonNullable<UserExport['cloudSave']>): Blob {
   if (save.encoding === 'utf8') return new Blob([save.data], { type: 'application/octet-stream' })
   const binary = atob(save.data)
   const bytes = new Uint8Array(binary.length)
@@ -39,7 +13,7 @@ function saveBytes(save: NonNullable<Export['cloudSave']>): Blob {
   return new Blob([bytes], { type: 'application/octet-stream' })
 }
 
-function sessionState(s: Export['sessions'][number], now: number): string {
+function sessionState(s: UserExport['sessions'][number], now: number): string {
   if (s.revokedAt) return 'revoked'
   const end = Math.max(Date.parse(s.expiresAt), s.refreshExpiresAt ? Date.parse(s.refreshExpiresAt) : 0)
   return end > now ? 'active' : 'expired'
@@ -62,7 +36,7 @@ export function ExportButton({ userId }: { userId: string }) {
 }
 
 export function PlayerData({ userId }: { userId: string }) {
-  const loaded = useLoad(() => get<Export>(`/users/${userId}/export`), [userId])
+  const loaded = useLoad(() => get<UserExport>(`/users/${userId}/export`), [userId])
   const data = loaded.data
   const now = Date.now()
   return (

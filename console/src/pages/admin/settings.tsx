@@ -1,15 +1,7 @@
 import { useState } from 'preact/hooks'
-import { get } from '../api'
-import { Loading, Table, TextField, Title, useLoad } from '../ui'
-
-interface Setting {
-  name: string
-  value: string | number | boolean | null
-  secret: boolean
-  set: boolean
-  isDefault: boolean
-  description: string | null
-}
+import { get } from '../../api'
+import type { Setting } from '../../types'
+import { Loading, Table, TextField, Title, useLoad } from '../../ui'
 
 /** A secret's value never reaches the console: the server answers only whether one is set. */
 function Value({ setting }: { setting: Setting }) {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import { api, enc } from '../api'
-import { ActionForm } from '../list'
-import type { Email } from '../types'
+import { api, enc } from '../../api'
+import { ActionForm } from '../../list'
+import type { AdminEmail, EmailTemplate as Template, PreviewResponse as Preview } from '../../types'
 import {
   ConfirmButton,
   ErrorNote,
@@ -14,22 +14,7 @@ import {
   useAction,
   usePaged,
   WriteButton,
-} from '../ui'
-
-interface Template {
-  slug: string
-  defaultLanguage: string
-  clientCallable: boolean
-  system: boolean
-  variables: Record<string, string | null>
-  translations: Record<string, { subject: string; html: string; text?: string | null }>
-  updatedAt: string
-}
-interface Preview {
-  subject: string
-  html: string
-  text: string
-}
+} from '../../ui'
 
 const STATUSES = ['', 'pending', 'processing', 'sent', 'failed', 'cancelled'] as const
 
@@ -128,7 +113,7 @@ function TemplateEditor({ template, onSaved }: { template?: Template; onSaved: (
 export default function EmailPage() {
   const templates = usePaged<Template>('/email-templates', {})
   const [status, setStatus] = useState<(typeof STATUSES)[number]>('')
-  const queue = usePaged<Email>('/emails', { status })
+  const queue = usePaged<AdminEmail>('/emails', { status })
   const [editing, setEditing] = useState<Template | 'new' | null>(null)
   const action = useAction()
   return (
@@ -190,8 +175,8 @@ export default function EmailPage() {
         columns={[
           { label: 'Status', render: (e) => e.status },
           { label: 'Template', render: (e) => e.templateSlug },
-          { label: 'Recipient', render: (e) => e.recipient ?? '' },
-          { label: 'Subject', render: (e) => e.subject ?? '' },
+          { label: 'Recipient', render: (e) => e.recipient },
+          { label: 'Subject', render: (e) => e.subject },
           { label: 'Attempts', render: (e) => e.attempts },
           { label: 'Error', render: (e) => e.errorReason ?? '' },
           { label: 'Created', render: (e) => <Time iso={e.createdAt} /> },

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
-import { api, enc, saveBlob } from '../api'
-import type { GiftCode } from '../types'
+import { api, enc, saveBlob } from '../../api'
+import type { AdminGiftCode, GeneratedGiftCodes } from '../../types'
 import {
   ErrorNote,
   Notice,
@@ -12,7 +12,7 @@ import {
   useAction,
   usePaged,
   WriteButton,
-} from '../ui'
+} from '../../ui'
 
 const splitList = (text: string) =>
   text
@@ -64,7 +64,7 @@ function CreateForm({ onDone }: { onDone: () => void }) {
         onSave={() =>
           action
             .run(async () => {
-              const created = await api<GiftCode>('POST', '/gift-codes', {
+              const created = await api<AdminGiftCode>('POST', '/gift-codes', {
                 ...(code.trim() && { code: code.trim() }),
                 ...gift.body(),
               })
@@ -97,7 +97,7 @@ function GenerateForm({ onDone }: { onDone: () => void }) {
         onSave={() =>
           action
             .run(async () => {
-              const batch = await api<{ codes: string[] }>('POST', '/gift-codes/generate', {
+              const batch = await api<GeneratedGiftCodes>('POST', '/gift-codes/generate', {
                 count: Number(count),
                 ...(prefix.trim() && { prefix: prefix.trim() }),
                 ...gift.body(),
@@ -129,7 +129,7 @@ function GenerateForm({ onDone }: { onDone: () => void }) {
 
 export default function GiftCodes() {
   const [prefixFilter, setPrefixFilter] = useState('')
-  const paged = usePaged<GiftCode>('/gift-codes', { prefix: prefixFilter.trim() })
+  const paged = usePaged<AdminGiftCode>('/gift-codes', { prefix: prefixFilter.trim() })
   const [mode, setMode] = useState<'create' | 'generate' | null>(null)
   return (
     <>

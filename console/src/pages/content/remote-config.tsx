@@ -1,13 +1,8 @@
 import { useState } from 'preact/hooks'
-import { api, enc } from '../api'
-import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../list'
-import { CheckField, TextArea, TextField, Time } from '../ui'
-
-interface Config {
-  configKey: string
-  configValue: string | null
-  updatedAt: string
-}
+import { api, enc } from '../../api'
+import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../../list'
+import type { AdminConfig as Config } from '../../types'
+import { CheckField, TextArea, TextField, Time } from '../../ui'
 
 function isJson(text: string): boolean {
   try {
@@ -22,7 +17,7 @@ function isJson(text: string): boolean {
 function ConfigEditor({ item, done }: FormProps<Config>) {
   const [key, setKey] = useState(item?.configKey ?? '')
   const [value, setValue] = useState(item?.configValue ?? '')
-  const [asJson, setAsJson] = useState(item ? isJson(item.configValue ?? '') : true)
+  const [asJson, setAsJson] = useState(item ? isJson(item.configValue) : true)
   let problem = ''
   if (asJson) {
     try {

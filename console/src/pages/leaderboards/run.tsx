@@ -1,11 +1,11 @@
-import { get } from '../api'
-import type { PageProps } from '../routes'
-import type { Run } from '../types'
-import { Json, Loading, Time, Title, useLoad } from '../ui'
+import { get } from '../../api'
+import type { PageProps } from '../../page'
+import type { AdminRunDetail } from '../../types'
+import { Json, Loading, Time, Title, useLoad } from '../../ui'
 import { EvidenceButton, ReviewButtons } from './review'
 
 export default function RunPage({ params }: PageProps) {
-  const loaded = useLoad(() => get<Run>(`/validated-actions/runs/${params.runId}`), [params.runId])
+  const loaded = useLoad(() => get<AdminRunDetail>(`/validated-actions/runs/${params.runId}`), [params.runId])
   const run = loaded.data
   return (
     <>
@@ -69,7 +69,7 @@ export default function RunPage({ params }: PageProps) {
           <Json value={run.earned} />
           <h2>Submissions</h2>
           <ul>
-            {(run.submissions ?? []).map((s, i) => (
+            {run.submissions.map((s, i) => (
               <li key={i}>
                 {s.code} ({s.status}) <Time iso={s.at} />
               </li>

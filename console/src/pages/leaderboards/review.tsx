@@ -1,6 +1,6 @@
-import { api, download } from '../api'
-import type { Run } from '../types'
-import { useAction, WriteButton, ErrorNote } from '../ui'
+import { api, download } from '../../api'
+import type { AdminRun as Run } from '../../types'
+import { useAction, WriteButton, ErrorNote } from '../../ui'
 
 /** Approve or reject one run; a rejection takes its score off the board. */
 export function ReviewButtons({ run, onDone }: { run: Run; onDone: () => void }) {

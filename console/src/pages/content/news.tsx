@@ -1,16 +1,8 @@
 import { useState } from 'preact/hooks'
-import { api } from '../api'
-import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../list'
-import { TextArea, TextField, Time } from '../ui'
-
-interface News {
-  id: string
-  title: string
-  message: string
-  languageCode: string
-  releaseDate: string
-  scheduled: boolean
-}
+import { api } from '../../api'
+import { ActionForm, deleteRow, ListPage, RowActions, type FormProps } from '../../list'
+import type { AdminNews as News } from '../../types'
+import { TextArea, TextField, Time } from '../../ui'
 
 function NewsForm({ item, done }: FormProps<News>) {
   const [title, setTitle] = useState(item?.title ?? '')
