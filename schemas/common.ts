@@ -11,6 +11,9 @@ import type { FuncKeywordDefinition } from 'ajv'
 export const LOWERCASE_UUID = 'x-lowercase-uuid'
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** A UUID in any letter case (the text form the schemas accept). */
+export const isUuidText = (text: string) => UUID_TEXT.test(text)
+
 export const lowercaseUuidKeyword: FuncKeywordDefinition = {
   keyword: LOWERCASE_UUID,
   type: 'string',
