@@ -123,7 +123,9 @@ export async function buildApp({
     requestIdHeader: false,
     genReqId: requestIdOf,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A server URL configured with a trailing slash makes every SDK send `//api/v1/...`: served as one
+    // slash. Keys and limits still follow the matched route (paths.ts), never the raw target.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
     frameworkErrors: frameworkError,
     // avvio's 10 s default per plugin would abort a start whose migrations take longer (a big table, DDL

@@ -12,6 +12,9 @@ export const LOWERCASE_UUID = 'x-lowercase-uuid'
 /** A UUID's text, any case: the one pattern every check of an id uses. */
 export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** A UUID in any letter case (the text form the schemas accept). */
+export const isUuidText = (text: string) => UUID_TEXT.test(text)
+
 export const lowercaseUuidKeyword: FuncKeywordDefinition = {
   keyword: LOWERCASE_UUID,
   type: 'string',

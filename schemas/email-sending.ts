@@ -15,6 +15,20 @@ const VariableValuesSchema = Type.Record(Type.String(), Type.String({ maxLength:
   description: 'Values of the template variables (strings); declared defaults fill the missing ones',
 })
 
+/**
+ * The app's send takes `null` for a value too, as an empty string: the newest Unity SDK writes a
+ * null C# string as `null` (`{"variables":{"nil":null,"empty":""}}`). The admin preview stays strict.
+ */
+const SendVariableValuesSchema = Type.Record(
+  Type.String(),
+  Type.Union([Type.String({ maxLength: MAX_VARIABLE_LENGTH }), Type.Null()]),
+  {
+    maxProperties: MAX_VARIABLES,
+    description:
+      'Values of the template variables (strings; `null` counts as `""`); declared defaults fill the missing ones',
+  },
+)
+
 export const EmailStatusSchema = StringEnum(['pending', 'processing', 'sent', 'failed', 'cancelled'] as const)
 
 // ---- app API ---------------------------------------------------------------------------------
@@ -29,7 +43,7 @@ export const SendEmailBodySchema = Type.Object({
     description:
       'Required. Language tag of the e-mail (e.g. `de-AT`); when the template has no translation for it, its primary subtag (`de`) is used, then the template default language',
   }),
-  variables: Nullable(VariableValuesSchema),
+  variables: Nullable(SendVariableValuesSchema),
   scheduledAt: OptionalString({ format: 'date-time', description: 'ISO 8601, at most 1 year ahead; past means now' }),
 })
 export type SendEmailBody = Static<typeof SendEmailBodySchema>

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, OptionalString, StringEnum, TimestampSchema, UuidSchema } from './common.js'
+import { LOWERCASE_UUID, Nullable, OptionalString, StringEnum, TimestampSchema, UuidSchema } from './common.js'
 import { BOARD_KEY_PATTERN, BoardKeySchema, MAX_SCORE, ScoreSchema } from './leaderboard.js'
 
 /** Rules of unbound runs live under this key. */
@@ -125,6 +125,19 @@ export type SubmitResult = Static<typeof SubmitResultSchema>
 export const StateQuerySchema = Type.Object({ userId: UuidSchema })
 
 export const RunParamsSchema = Type.Object({ runId: UuidSchema })
+
+/**
+ * The evidence upload takes any run id: one that is not a UUID names no run, so it is answered like
+ * an unknown run (404 EVIDENCE_NOT_REQUESTED), which the SDKs' own tests expect, not 400. A UUID is
+ * still matched case-insensitively.
+ */
+export const EvidenceParamsSchema = Type.Object({
+  runId: Type.String({
+    minLength: 1,
+    [LOWERCASE_UUID]: true,
+    description: 'The run id (a UUID); any other text names no run: 404 EVIDENCE_NOT_REQUESTED',
+  }),
+})
 
 export const EvidenceBodySchema = Type.Object({
   userId: UuidSchema,

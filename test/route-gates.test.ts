@@ -88,6 +88,9 @@ function spellings(path: string): Array<[string, string]> {
   out.push(['%2F', join(segments.slice(0, 3)) + '%2F' + segments.slice(3).join('/')])
   out.push(['%2f after api', `/api%2f${segments.slice(1).join('/')}`])
   out.push(['//', path.replace('/v1/', '//v1//')])
+  // A server URL with a trailing slash: every SDK then sends `//api/v1/...` (served as one slash).
+  out.push(['// prefix', `/${path}`])
+  out.push(['/// prefix', `//${path}`])
   out.push(['/./', path.replace('/v1/', '/./v1/./')])
   out.push(['..', path.replace('/v1/', '/v1/probe/../')])
   out.push(['encoded ..', path.replace('/v1/', '/v1/probe/%2e%2e/')])
@@ -153,6 +156,12 @@ eachDialect(t, async (t: Test, dialect) => {
         const right = await send(base, route.method, target, rightKey)
         if (right.code === 'UNAUTHORIZED' || right.status >= 500)
           failures.push(`${where} with its key: ${right.status} ${right.code}`)
+        // Repeated slashes name the route itself: the same answer as the plain path, not a 404.
+        if (name.endsWith('prefix') || name === '//') {
+          const plain = await send(base, route.method, route.path, rightKey)
+          if (right.status !== plain.status || right.code !== plain.code)
+            failures.push(`${where} with its key: ${right.status} ${right.code}, plain ${plain.status} ${plain.code}`)
+        }
         checked++
       }
     }

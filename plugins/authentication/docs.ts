@@ -66,7 +66,8 @@ export const docs: OperationDocs = {
       '`authStatus: "USER_NOT_FOUND"` in the error body.\n' +
       '- `{ type: "EMAIL", email, password }`: a wrong e-mail or password is 401 `INVALID_CREDENTIALS` with ' +
       '`authStatus: "INVALID_CREDENTIALS"` (one answer for both). After 10 failures for one account within 15 minutes, ' +
-      'further attempts are 429 `TOO_MANY_ATTEMPTS` (with `Retry-After`) for 15 minutes.\n' +
+      'further attempts are 429 `TOO_MANY_ATTEMPTS` for 15 minutes, the wait in `retryAfterSeconds` (no `Retry-After` ' +
+      'header: the Unity and Unreal SDKs would wait it out and send the password again).\n' +
       '- `{ refreshToken }`: renews a session. The refresh token is single-use and a new one is returned; reusing a spent ' +
       'one revokes that token family. Unknown, expired, spent or revoked: 401 `SESSION_REQUIRED`.\n' +
       SOCIAL +

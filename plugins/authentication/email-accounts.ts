@@ -121,8 +121,8 @@ function tooManyAttempts(until: number, now: number) {
     429,
     'TOO_MANY_ATTEMPTS',
     'Too many failed sign-ins for this account; try again later',
-    { authStatus: 'TOO_MANY_ATTEMPTS' },
-    { 'retry-after': String(seconds) },
+    // No Retry-After header: the SDKs would wait it out and retry (errors.ts says why).
+    { authStatus: 'TOO_MANY_ATTEMPTS', retryAfterSeconds: seconds },
   )
 }
 

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../../db/dialect.js'
 import { REQUEST_ID_HEADER } from './logging.js'
+import { surfaceOf } from './paths.js'
 
 /**
  * The one error type services and hooks throw. The error handler turns it, and every other error,
@@ -113,6 +114,27 @@ const CODE_BY_STATUS: Record<number, string> = {
 
 const RETRY_AFTER_SECONDS = '5'
 
+/**
+ * The coded 429s of the app API that may carry `Retry-After`. The Unity and Unreal SDKs retry every
+ * other coded 429 after its `Retry-After`: a player locked out of sign-in for 15 minutes would hang
+ * the game that long per retry and send the password again each time. Every other coded 429 gives its
+ * wait only as `retryAfterSeconds` in the body; the admin API (the console) keeps the header.
+ */
+const APP_RETRYABLE_429 = new Set(['RUN_RATE_LIMITED', 'RUN_CAPACITY_REACHED'])
+
+/** The headers of an AppError as sent: for a coded 429, `Retry-After` comes from `retryAfterSeconds` where allowed. */
+function appErrorHeaders(request: FastifyRequest, error: AppError): Record<string, string> {
+  if (error.statusCode !== 429) return error.headers
+  const headers = Object.fromEntries(
+    Object.entries(error.headers).filter(([name]) => name.toLowerCase() !== 'retry-after'),
+  )
+  const seconds = error.extra.retryAfterSeconds
+  if (typeof seconds === 'number' && (APP_RETRYABLE_429.has(error.code) || surfaceOf(request) !== 'app')) {
+    headers['retry-after'] = String(seconds)
+  }
+  return headers
+}
+
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -125,7 +147,7 @@ export function sendError(
     return reply.code(429).send()
   }
   if (error instanceof AppError) {
-    reply.headers(error.headers)
+    reply.headers(appErrorHeaders(request, error))
     if (error.statusCode === 401 && error.code === 'SESSION_REQUIRED') reply.header('www-authenticate', 'Bearer')
     return reply.code(error.statusCode).send(errorBody(error.statusCode, error.code, error.message, error.extra))
   }

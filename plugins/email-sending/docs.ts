@@ -61,12 +61,13 @@ export const docs: OperationDocs = {
       "User-scoped (compat mode: `userId` alone; strict mode: the user's bearer). Mails the user at their account address " +
       '(never an address from the request) from a client-callable template. `language` is required: when the template has ' +
       "no translation for it, its primary subtag (`de` for `de-AT`) is used, then the template's default language. " +
-      '`variables` are strings (values are HTML-escaped in the html part); declared defaults fill missing ones (the Unity ' +
+      '`variables` are strings, `null` counting as `""` (the newest Unity SDK sends it; values are HTML-escaped in the ' +
+      'html part); declared defaults fill missing ones (the Unity ' +
       'SDK always sends `{}`). `scheduledAt` at most 1 year ahead (else 400); past means now. After the checks every route ' +
       'makes (validation, session, 404 `USER_NOT_FOUND`, 403 `USER_BANNED`), in order: 503 `EMAIL_DISABLED` (no SMTP ' +
       'configured), 404 `TEMPLATE_NOT_FOUND` (unknown or not client-callable), 422 `USER_HAS_NO_EMAIL`, 422 ' +
       '`MISSING_VARIABLES` (with `missingVariables`: declared, no value, no default), 429 `EMAIL_QUOTA_EXCEEDED` past ' +
-      '`EMAIL_MAX_PER_USER_PER_HOUR` (default 10; account e-mails do not count). 201 `{ id, status: "pending", scheduledAt }`.',
+      '`EMAIL_MAX_PER_USER_PER_HOUR` (default 10; account e-mails do not count), with the wait in `retryAfterSeconds`. 201 `{ id, status: "pending", scheduledAt }`.',
     request: { userId: EX.userId, templateSlug: 'weekly-report', language: 'de-AT', variables: { score: '4200' } },
     response: { id: EX.emailId, status: 'pending', scheduledAt: EX.now },
   },

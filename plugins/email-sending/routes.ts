@@ -55,7 +55,7 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
         userId,
         templateSlug,
         language,
-        variables: variables ?? undefined,
+        variables: variables ? Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v ?? ''])) : undefined,
         scheduledAt: scheduledAtOf.get(request)!,
       })
       return reply.code(201).send(queued)

@@ -106,15 +106,24 @@ export async function sendEmail(
   )
   await inTransaction(deps.db, async (trx) => {
     await lockUser(trx, user.id)
-    const sent = await trx
+    const lastHour = trx
       .selectFrom('emails')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_id', '=', user.id)
       .where('is_account', '=', 0)
       .where('created_at', '>', now - HOUR_MS)
-      .executeTakeFirstOrThrow()
+    const sent = await lastHour.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
     if (Number(sent.n) >= deps.maxPerUserPerHour) {
-      throw new AppError(429, 'EMAIL_QUOTA_EXCEEDED', `At most ${deps.maxPerUserPerHour} e-mails per user per hour`)
+      // A send is allowed again once enough of the hour's e-mails have aged out of it.
+      const freeing = await lastHour
+        .select('created_at')
+        .orderBy('created_at')
+        .offset(Number(sent.n) - deps.maxPerUserPerHour)
+        .limit(1)
+        .executeTakeFirstOrThrow()
+      const retryAfterSeconds = Math.max(1, Math.ceil((Number(freeing.created_at) + HOUR_MS - now) / 1000))
+      throw new AppError(429, 'EMAIL_QUOTA_EXCEEDED', `At most ${deps.maxPerUserPerHour} e-mails per user per hour`, {
+        retryAfterSeconds,
+      })
     }
     await trx.insertInto('emails').values(email).execute()
   })

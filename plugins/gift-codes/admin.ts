@@ -20,7 +20,7 @@ import {
   listGiftCodes,
   listRedemptions,
   revokeGiftCode,
-} from './service.js'
+} from './admin-service.js'
 
 const tags = ['Admin', 'Gift Codes']
 const security = [{ adminKey: [] }]

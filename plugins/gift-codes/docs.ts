@@ -53,8 +53,8 @@ export const docs: OperationDocs = {
   },
   [`POST ${APP}/redeem`]: {
     description:
-      'Redeems a code: 200 `{ success: true, message, giftData, grantedUnlocks }` (the cosmetics newly unlocked; ones ' +
-      'the player already has are not granted twice), or 200 `{ success: false, message, reason, grantedUnlocks: [] }` ' +
+      'Redeems a code: 200 `{ success: true, message, giftData, grantedUnlocks }` (every grant of the code the player ' +
+      'owns after the redemption, those owned before included, so the SDKs refresh the profile; none is granted twice), or 200 `{ success: false, message, reason, grantedUnlocks: [] }` ' +
       `with \`reason\` one of ${REASONS} (compat: a failure has **no** \`giftData\` key; a Godot client assigns it to a ` +
       'typed String). A user redeems a code at most once; redemptions never exceed `maxRedemptions`, under any concurrency. ' +
       `409 \`UNLOCK_LIMIT_REACHED\` when the grants would pass the player's unlock limit, and nothing is redeemed. ${SCOPED}`,

@@ -56,15 +56,20 @@ export default fp(
     await app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      // Every request header a client of the contract sends (API.md §1): a header missing here makes
+      // the browser refuse the request before it leaves, e.g. the Unity SDK's conditional cloud save
+      // (If-Match) in WebGL builds. Joined once here, like exposedHeaders.
       allowedHeaders: [
         'Content-Type',
         'Authorization',
         'X-API-Key',
         'X-Admin-Key',
+        'If-Match',
         'If-None-Match',
         'Accept',
         'X-Request-Id',
-      ],
+        'X-Requested-With',
+      ].join(', '),
       // Joined once here: @fastify/cors joins a list again on every request.
       exposedHeaders: [
         'ETag',

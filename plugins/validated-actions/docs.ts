@@ -192,7 +192,7 @@ export const docs: OperationDocs = {
   [`PUT ${APP}/runs/{runId}/evidence`]: {
     description:
       `${SESSION} Uploads the input log the submit answer asked for, as standard base64. 404 \`EVIDENCE_NOT_REQUESTED\` ` +
-      '(no request for this run and player); 400 `EVIDENCE_INVALID_ENCODING`; 413 `EVIDENCE_TOO_LARGE` (decoded over ' +
+      "(no request for this run and player; also a `runId` that is not a UUID, as the SDKs' own tests expect); 400 `EVIDENCE_INVALID_ENCODING`; 413 `EVIDENCE_TOO_LARGE` (decoded over " +
       "`maxBytes`); 422 `EVIDENCE_HASH_MISMATCH` (its SHA-256 is not the run's `inputLogHash`; the request stays open " +
       'until `uploadBefore`); 409 `EVIDENCE_ALREADY_UPLOADED`; 410 `EVIDENCE_EXPIRED`.',
     parameters: { runId: EX.runId },

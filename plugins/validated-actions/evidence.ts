@@ -2,6 +2,7 @@ import type { Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
+import { isUuidText } from '../../schemas/common.js'
 import { isBase64, sha256Hex } from './service.js'
 
 /**
@@ -11,11 +12,15 @@ import { isBase64, sha256Hex } from './service.js'
  */
 
 export async function uploadEvidence(db: Db, runId: string, userId: string, log: string, now: number) {
-  const run = await db
-    .selectFrom('validated_runs')
-    .select(['user_id', 'input_log_hash', 'evidence_status', 'evidence_upload_before', 'evidence_max_bytes'])
-    .where('id', '=', runId)
-    .executeTakeFirst()
+  // Text that is not a UUID names no run; not even asked of the database, where MySQL's collation
+  // would match a UUID followed by spaces.
+  const run = !isUuidText(runId)
+    ? undefined
+    : await db
+        .selectFrom('validated_runs')
+        .select(['user_id', 'input_log_hash', 'evidence_status', 'evidence_upload_before', 'evidence_max_bytes'])
+        .where('id', '=', runId)
+        .executeTakeFirst()
   const fail = (status: number, code: string, message: string) => new AppError(status, code, message, { runId })
   if (!run || run.user_id !== userId || run.evidence_status === null) {
     throw fail(404, 'EVIDENCE_NOT_REQUESTED', 'No evidence was requested for this run')
