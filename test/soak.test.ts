@@ -33,6 +33,7 @@ const CONCURRENCY = 6
 const STEPS_PER_PLAYER = 12
 /** The load runs at least this long, and until a little after the last fault. */
 const LOAD_MS = 45_000
+const START_TIMEOUT_MS = 90_000
 const GIFT_CODE = 'SOAK-GIFT'
 const MAX_REDEMPTIONS = 8
 const RUN_VALUE = { key: 'coins', amount: 5 }
@@ -66,6 +67,8 @@ t.test(
         port: ports[i],
         logFile: join(dir, `server-${i}.log`),
         nodeArgs: serverNodeFlags(ROOT),
+        // A first start migrates a fresh database; on a loaded CI machine that alone can take 30 s.
+        startTimeoutMs: START_TIMEOUT_MS,
         env: {
           ...dbEnv,
           DB_HOST: proxy.host,
