@@ -1,5 +1,6 @@
 # Outpost's image: the compiled server on Node.js LTS, running as the unprivileged `node` user.
-# Node 24 is an LTS line that better-sqlite3 12.x builds for; bump NODE_VERSION within an LTS line.
+# Node 24 is an LTS line that better-sqlite3 12.x builds for; bump NODE_VERSION within an LTS line, but
+# not to 24.19+ while better-sqlite3 is 12.x (it aborts there: README "Docker"). .ci/run tests this version.
 ARG NODE_VERSION=24.11.1
 
 # Build stage: compile TypeScript and the native SQLite driver.

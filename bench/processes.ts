@@ -127,11 +127,18 @@ export function freePort(): Promise<number> {
 
 /**
  * Polls `url` until it answers (any status, or a 2xx with `ok`), or throws when `alive` says the
- * process died. A proxy answers 502 before its backend is up, hence `ok`.
+ * process died or `timeoutMs` (default 30 s) has passed. A proxy answers 502 before its backend is
+ * up, hence `ok`.
  */
-export async function waitForHttp(url: string, alive: () => boolean, what: string, options: { ok?: boolean } = {}) {
-  const tries = 300
-  for (let i = 0; i < tries; i++) {
+export async function waitForHttp(
+  url: string,
+  alive: () => boolean,
+  what: string,
+  options: { ok?: boolean; timeoutMs?: number } = {},
+) {
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const deadline = performance.now() + timeoutMs
+  while (performance.now() < deadline) {
     if (!alive()) throw new Error(`${what} exited before it listened`)
     try {
       const res = await fetch(url)
@@ -142,7 +149,7 @@ export async function waitForHttp(url: string, alive: () => boolean, what: strin
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
-  throw new Error(`${what} did not answer at ${url} within ${tries / 10} s`)
+  throw new Error(`${what} did not answer at ${url} within ${timeoutMs / 1000} s`)
 }
 
 export function waitForExit(child: ChildProcess, signal: NodeJS.Signals, graceMs = 10_000): Promise<void> {
@@ -187,11 +194,21 @@ export function track(child: ChildProcess) {
   return child
 }
 
-/** Starts a node script and resolves once `healthPath` answers. */
+/**
+ * Starts a node script and resolves once `healthPath` answers, within `startTimeoutMs` (default 30 s;
+ * past it the process is killed and the start fails).
+ */
 export async function startNode(
   script: string,
   scriptArgs: string[],
-  options: { cwd: string; env: Record<string, string>; port: number; logFile: string; nodeArgs?: string[] },
+  options: {
+    cwd: string
+    env: Record<string, string>
+    port: number
+    logFile: string
+    nodeArgs?: string[]
+    startTimeoutMs?: number
+  },
   healthPath = '/health',
 ): Promise<Server> {
   // The server's log goes to a file: an unread pipe would fill up and stall the server mid-run.
@@ -204,7 +221,15 @@ export async function startNode(
     }),
   )
   const url = `http://127.0.0.1:${options.port}`
-  await waitForHttp(`${url}${healthPath}`, () => child.exitCode === null, script)
+  try {
+    await waitForHttp(`${url}${healthPath}`, () => child.exitCode === null, script, {
+      timeoutMs: options.startTimeoutMs,
+    })
+  } catch (error) {
+    // A server that never answered would otherwise keep running, and keep its parent from exiting.
+    await waitForExit(child, 'SIGKILL')
+    throw error
+  }
   let stopping = false
   child.once('exit', (code, signal) => {
     if (!stopping) process.stderr.write(`!!! ${script} exited mid-run (code ${code}, signal ${signal})\n`)
