@@ -24,7 +24,7 @@ import {
   putBoard,
   resetBoard,
   unbanPlayer,
-} from './operator.js'
+} from './admin-service.js'
 
 const tags = ['Admin', 'Leaderboard']
 const security = [{ adminKey: [] }]

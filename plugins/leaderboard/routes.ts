@@ -19,7 +19,7 @@ import {
   type TopQuery,
 } from '../../schemas/leaderboard.js'
 import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, topEntries } from './service.js'
-import { DEFAULT_BOARD } from './operator.js'
+import { DEFAULT_BOARD } from './admin-service.js'
 import { clamp } from '../http/pagination.js'
 import type { TopPageCache } from './top-cache.js'
 

@@ -29,7 +29,7 @@ import { findUser } from '../users/service.js'
 import { notFound } from '../core/errors.js'
 import { listRules, putRules } from './rules.js'
 import { adjustBalance, listAdjustments, listValues, playerState, putValue } from './values.js'
-import { listRuns, reviewRun, runDetail } from './operator.js'
+import { listRuns, reviewRun, runDetail } from './admin-service.js'
 import { evidenceLog } from './evidence.js'
 
 const EvidenceBytesSchema = Type.String({ format: 'binary', description: 'The uploaded input log' })
