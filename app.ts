@@ -1,10 +1,8 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Ajv, type Options as AjvOptions } from 'ajv'
-import addFormats from 'ajv-formats'
 import type { Db } from './db/types.js'
-import { lowercaseUuidKeyword } from './schemas/common.js'
+import { createAjv as ajv } from './schemas/validator.js'
 import surfacesPlugin from './plugins/core/surfaces.js'
 import { parseTrustProxy, type Config } from './config.js'
 import configPlugin from './plugins/core/config.js'
@@ -81,13 +79,6 @@ export interface BuildOptions {
   processMetrics?: Registry
   /** The features to register; FEATURES unless a test adds one. */
   features?: readonly Feature[]
-}
-
-function ajv(options: AjvOptions) {
-  const instance = new Ajv({ useDefaults: true, removeAdditional: true, allErrors: false, strict: false, ...options })
-  addFormats.default(instance, ['uuid', 'date-time', 'date', 'email', 'uri'])
-  instance.addKeyword(lowercaseUuidKeyword)
-  return instance
 }
 
 /**

@@ -55,10 +55,32 @@ export function present<T>(value: T | null | undefined | ''): T | undefined {
 }
 
 /**
- * One name for a person as sent: up to 200 characters, no control characters. The limit that counts,
+ * What no name shown to other players may hold: C0, DEL and C1 controls (a name is one line), the
+ * line and paragraph separators, and the bidirectional controls (U+202A–U+202E, U+2066–U+2069, the
+ * marks U+200E, U+200F, U+061C), which reorder what follows them: "U+202E evil" reads "live" on a board.
+ */
+const NAME_FORBIDDEN_CLASS = '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069'
+/** The rule as a JSON Schema pattern (Ajv compiles patterns with the `u` flag). */
+export const NAME_PATTERN = `^[^${NAME_FORBIDDEN_CLASS}]*$`
+const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u')
+
+/** Whether a name breaks the rule above (for names that do not come through a schema). */
+export const hasForbiddenNameCharacter = (name: string) => NAME_FORBIDDEN.test(name)
+/** A name from elsewhere (a provider's profile) with what the rule forbids taken out. */
+export const withoutForbiddenNameCharacters = (name: string) => name.replace(new RegExp(NAME_FORBIDDEN, 'gu'), '')
+
+/**
+ * Every name a player shows others (usernames, display names, profile and board names): one line, no
+ * control or bidirectional override characters. The one definition of that rule for schemas.
+ */
+export const DisplayNameSchema = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({ ...options, pattern: NAME_PATTERN })
+
+/**
+ * One name for a person as sent: up to 200 characters, under the rule above. The limit that counts,
  * 1–50 characters after trimming, is checked by the users service (`normalizeName`).
  */
-export const NameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001F\\u007F]*$' })
+export const NameSchema = DisplayNameSchema({ minLength: 1, maxLength: 200 })
 
 export const ErrorSchema = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
+import { DisplayNameSchema, Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
 import { PublicProfileSchema } from './player-profile.js'
 
 export const MAX_SCORE = Number.MAX_SAFE_INTEGER
@@ -129,7 +129,7 @@ export const AdminBoardListSchema = Type.Object({
 })
 
 export const BoardPutBodySchema = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$' })),
+  name: Type.Optional(DisplayNameSchema({ minLength: 1, maxLength: 100 })),
   sortOrder: Type.Optional(SortOrderSchema),
   updateStrategy: Type.Optional(UpdateStrategySchema),
   minScore: Type.Optional(ScoreSchema),

@@ -1,5 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, OptionalString, TimestampSchema, UuidSchema, StringEnum } from './common.js'
+import {
+  DisplayNameSchema,
+  NAME_PATTERN,
+  Nullable,
+  OptionalString,
+  TimestampSchema,
+  UuidSchema,
+  StringEnum,
+} from './common.js'
 
 /** The cosmetic id rule; bodies carry ids as plain strings so a bad one is INVALID_COSMETIC_ID. */
 export const COSMETIC_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,31}$'
@@ -44,7 +52,7 @@ export const ProfileUpdateBodySchema = Type.Object({
   avatarId: SlotId,
   frameId: SlotId,
   badges: Nullable(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 100 })),
-  displayName: OptionalString({ maxLength: 200, pattern: '^[^\\u0000-\\u001F\\u007F]*$' }),
+  displayName: OptionalString({ maxLength: 200, pattern: NAME_PATTERN }),
   customData: Nullable(CustomDataSchema),
 })
 export type ProfileUpdateBody = Static<typeof ProfileUpdateBodySchema>
@@ -70,7 +78,7 @@ export const CosmeticParamsSchema = Type.Object({ id: CosmeticIdSchema })
 
 export const CosmeticBodySchema = Type.Object({
   type: CosmeticTypeSchema,
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$' }),
+  name: DisplayNameSchema({ minLength: 1, maxLength: 100 }),
   locked: Type.Boolean({ default: false }),
 })
 

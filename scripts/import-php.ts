@@ -1,6 +1,6 @@
 // `npm run import:php -- --from <sqlite file | mysql URL> [--dry-run]`: moves a horizOn Simple Server's
 // data into the Outpost database configured in .env (created and migrated when needed).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -175,17 +175,24 @@ export async function main(
       io.err.write(`No such file: ${args.from} (give the PHP server's SQLite file or a mysql:// URL)\n`)
       return 2
     }
+    if (!statSync(args.from).isFile()) {
+      io.err.write(`${args.from} is not a file: give the PHP server's SQLite file (DB_PATH in its .env)\n`)
+      return 2
+    }
     // Read from a copy: the PHP server may be writing its file, and its WAL must not be half-read.
     const dir = mkdtempSync(join(tmpdir(), 'outpost-import-'))
     const copy = join(dir, 'source.db')
-    const live = new SQLite(args.from, { fileMustExist: true })
     try {
-      await live.backup(copy)
+      const live = new SQLite(args.from, { fileMustExist: true })
+      try {
+        await live.backup(copy)
+      } finally {
+        live.close()
+      }
     } catch (error) {
+      // Whatever fails here (a file that is not SQLite, a lock), the temporary copy goes with it.
       rmSync(dir, { recursive: true, force: true })
       throw error
-    } finally {
-      live.close()
     }
     const opened = openSqliteSource(copy)
     source = {

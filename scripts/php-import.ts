@@ -1,11 +1,11 @@
-// Moves a horizOn Simple Server (the PHP server) database into Outpost. Every row is written through
-// the service of the Outpost feature that owns its table, and each of those writes is keyed (the row's
-// own id, or the owner's unique key), so a second run finds everything there and copies nothing twice.
-import SQLite from 'better-sqlite3'
-import { createConnection, type Connection } from 'mysql2/promise'
+// Moves a horizOn Simple Server (the PHP server) database into Outpost: php-source.ts reads it,
+// php-rows.ts holds each row to the API's checks, and this file writes what passes. Every row is written
+// through the service of the Outpost feature that owns its table, and each of those writes is keyed (the
+// row's own id, or the owner's unique key), so a second run finds everything there and copies nothing twice.
 import type { Db } from '../db/types.js'
 import { isDatabaseUnavailable } from '../db/dialect.js'
 import { EventHub } from '../plugins/core/events.js'
+import { withoutNul } from '../plugins/http/json-body.js'
 import type { ImportOutcome } from '../db/import-outcome.js'
 import { importAnonymousUser } from '../plugins/users/service.js'
 import { importScore } from '../plugins/leaderboard/service.js'
@@ -16,112 +16,12 @@ import { importGiftCode, importRedemption } from '../plugins/gift-codes/service.
 import { importFeedback } from '../plugins/user-feedback/service.js'
 import { importLog } from '../plugins/user-logs/service.js'
 import { importGroupStatus, importReport, importSession } from '../plugins/crash-reporting/service.js'
+import type { CrashReportBody } from '../schemas/crash-reporting.js'
+import type { PhpSource, Row } from './php-source.js'
+import { crashReportBody, phpTime, RowChecker, str } from './php-rows.js'
 
-type Row = Record<string, unknown>
-
-/** A PHP server's database, read page by page in a stable order. */
-export interface PhpSource {
-  readonly description: string
-  tables(): Promise<Set<string>>
-  count(table: string): Promise<number>
-  page(table: string, orderBy: string, limit: number, offset: number): Promise<Row[]>
-  close(): Promise<void>
-}
-
-const IDENTIFIER = /^[a-z_]+$/
-
-function identifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`not a table or column name: ${name}`)
-  return name
-}
-
-export function openSqliteSource(path: string): PhpSource {
-  const db = new SQLite(path, { fileMustExist: true })
-  return {
-    description: `SQLite file ${path}`,
-    async tables() {
-      const rows = db.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>
-      return new Set(rows.map((r) => r.name))
-    },
-    async count(table) {
-      return (db.prepare(`select count(*) as n from ${identifier(table)}`).get() as { n: number }).n
-    },
-    async page(table, orderBy, limit, offset) {
-      return db
-        .prepare(`select * from ${identifier(table)} order by ${identifier(orderBy)} limit ? offset ?`)
-        .all(limit, offset) as Row[]
-    },
-    async close() {
-      db.close()
-    },
-  }
-}
-
-export async function openMysqlSource(url: string): Promise<PhpSource> {
-  const parsed = new URL(url)
-  const conn: Connection = await createConnection({
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
-    // DATETIME columns as the text the PHP server wrote (UTC), not as dates in this machine's zone.
-    dateStrings: true,
-    supportBigNumbers: true,
-    bigNumberStrings: false,
-    charset: 'UTF8MB4_UNICODE_CI',
-    connectTimeout: 10_000,
-  })
-  const safeUrl = `${parsed.protocol}//${parsed.host}${parsed.pathname}`
-  return {
-    description: `MySQL database ${safeUrl}`,
-    async tables() {
-      const [rows] = await conn.query('show tables')
-      return new Set((rows as Row[]).map((r) => String(Object.values(r)[0])))
-    },
-    async count(table) {
-      const [rows] = await conn.query(`select count(*) as n from \`${identifier(table)}\``)
-      return Number((rows as Array<{ n: number }>)[0]!.n)
-    },
-    async page(table, orderBy, limit, offset) {
-      const [rows] = await conn.query(
-        `select * from \`${identifier(table)}\` order by \`${identifier(orderBy)}\` limit ? offset ?`,
-        [limit, offset],
-      )
-      return rows as Row[]
-    },
-    async close() {
-      await conn.end()
-    },
-  }
-}
-
-export function isMysqlUrl(from: string): boolean {
-  return /^mysql:\/\//i.test(from)
-}
-
-/**
- * A time the PHP server stored: `2026-11-22T10:30:00` (its own writes, UTC) or `2026-11-22 10:30:00`
- * (SQL defaults, UTC), read as UTC. Undefined when it is not a time at all.
- */
-export function phpTime(value: unknown): number | undefined {
-  if (typeof value !== 'string' || value.trim() === '') return undefined
-  const text = value.trim().replace(' ', 'T')
-  const ms = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`)
-  return Number.isFinite(ms) ? ms : undefined
-}
-
-const str = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
-
-/** A column the PHP server stores JSON-encoded (breadcrumbs, custom keys): its value, or undefined. */
-function parsedJson(value: unknown): unknown {
-  if (typeof value !== 'string' || value === '') return undefined
-  try {
-    return JSON.parse(value) as unknown
-  } catch {
-    return undefined
-  }
-}
+export { isMysqlUrl, openMysqlSource, openSqliteSource, type PhpSource } from './php-source.js'
+export { phpTime } from './php-rows.js'
 
 /** One table of the PHP server and how each of its rows is written into Outpost. */
 interface Step {
@@ -295,34 +195,9 @@ function steps(settings: ImportSettings): Step[] {
       table: 'crash_reports',
       orderBy: 'id',
       key: (r) => String(r.id),
-      write: (db, r) => {
-        const breadcrumbs = parsedJson(r.breadcrumbs)
-        const customKeys = parsedJson(r.custom_keys)
-        return importReport(
-          db,
-          String(r.id),
-          {
-            type: String(r.type) as 'CRASH',
-            message: String(r.message),
-            stackTrace: str(r.stack_trace) ?? undefined,
-            fingerprint: String(r.fingerprint),
-            appVersion: String(r.app_version),
-            sdkVersion: String(r.sdk_version),
-            platform: String(r.platform),
-            os: String(r.os),
-            deviceModel: String(r.device_model),
-            deviceMemoryMb: r.device_memory_mb === null ? null : Number(r.device_memory_mb),
-            sessionId: String(r.session_id),
-            userId: str(r.user_id) ?? undefined,
-            breadcrumbs: Array.isArray(breadcrumbs) ? (breadcrumbs as []) : null,
-            customKeys:
-              customKeys && typeof customKeys === 'object' && !Array.isArray(customKeys)
-                ? (customKeys as Record<string, unknown>)
-                : null,
-          },
-          timeOr(r.created_at),
-        )
-      },
+      // A NUL inside the JSON text of breadcrumbs or custom keys is taken out too, as the API does.
+      write: (db, r) =>
+        importReport(db, String(r.id), withoutNul(crashReportBody(r)) as CrashReportBody, timeOr(r.created_at)),
     },
     {
       // Groups are rebuilt from their reports above; what only the operator decided (a status) is carried over.
@@ -380,8 +255,8 @@ const PAGE = 500
 
 /**
  * Copies every table the PHP server keeps into `db`, row by row, in an order where every row's parent
- * (its user, its gift code) comes first. A row a service refuses is counted and listed, never dropped
- * silently; a database failure stops the run (a second run resumes where it stopped, copying nothing twice).
+ * (its user, its gift code) comes first. Each row first passes the API's own checks (php-rows.ts). A row
+ * refused there or by a service is counted and listed, never dropped silently; a database failure stops the run (a second run resumes where it stopped, copying nothing twice).
  */
 export async function importPhp(
   source: PhpSource,
@@ -392,6 +267,7 @@ export async function importPhp(
   const present = await assertPhpSchema(source)
   const report: ImportReport = { tables: [], refused: [], ignoredTables: [] }
   const plan = steps(settings)
+  const checker = new RowChecker()
   const known = new Set([...plan.map((s) => s.table), ...NOT_DATA])
   report.ignoredTables = [...present].filter((t) => !known.has(t) && !t.startsWith('sqlite_')).sort()
   for (const step of plan) {
@@ -402,9 +278,11 @@ export async function importPhp(
     let done = 0
     for (let offset = 0; offset < total; offset += PAGE) {
       for (const row of await source.page(step.table, step.orderBy, PAGE, offset)) {
+        const checked = checker.check(step.table, row)
         let outcome: ImportOutcome
         try {
-          outcome = await step.write(db, row)
+          outcome =
+            'reason' in checked ? { status: 'refused', reason: checked.reason } : await step.write(db, checked.row)
         } catch (error) {
           // A row the owner refuses as invalid (a score outside the board's bounds, a value too long
           // for its column): listed with the owner's words. Only lost connections stop the run.
@@ -413,6 +291,7 @@ export async function importPhp(
           if (isDatabaseUnavailable(error) || (e.statusCode === undefined && !refusedByDatabase)) throw error
           outcome = { status: 'refused', reason: e.message ?? String(error) }
         }
+        if (step.table === 'users') checker.userOutcome(String(row.id), outcome.status !== 'refused')
         if (outcome.status === 'copied') count.copied++
         else if (outcome.status === 'exists') count.existing++
         else {

@@ -1,6 +1,6 @@
 // `npm run backup -- FILE`: a consistent copy of the SQLite database while the server writes to it.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -140,4 +140,63 @@ t.test('the command explains itself, and points MySQL to mysqldump', async (t) =
   const bad = capture()
   t.equal(await main(['x.db'], {}, bad.io, noEnv), 1)
   t.match(bad.err.text, /API_KEY is required/)
+})
+
+t.test('the copy is private, written beside the target and put in place only when whole', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-backup-safe-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const source = join(dir, 'db.sqlite')
+  const db = new SQLite(source)
+  db.exec("create table users (email text, password_hash text); insert into users values ('a@b.c', 'hash')")
+  db.close()
+  const noEnv = join(tmpdir(), 'no-such-outpost.env')
+  const run = async (target: string, dbPath = source) => {
+    const io = capture()
+    const code = await main([target], { API_KEY, DB_DRIVER: 'sqlite', DB_PATH: dbPath }, io.io, noEnv)
+    return { code, out: io.out.text, err: io.err.text }
+  }
+  const listing = () => readdirSync(dir).sort()
+
+  // A umask that lets everyone read new files: the copy must still be its owner's alone.
+  const umask = process.umask(0o022)
+  t.teardown(() => void process.umask(umask))
+  const ok = await run(join(dir, 'copy.db'))
+  t.equal(ok.code, 0, ok.err)
+  t.equal(statSync(join(dir, 'copy.db')).mode & 0o777, 0o600, 'the copy is mode 0600')
+  t.same(listing(), ['copy.db', 'db.sqlite'], 'no temporary file is left beside it')
+
+  // A dangling link at the target: never followed (SQLite would create the file it points to).
+  const elsewhere = join(dir, 'elsewhere.db')
+  symlinkSync(elsewhere, join(dir, 'dangling.db'))
+  const dangling = await run(join(dir, 'dangling.db'))
+  t.equal(dangling.code, 1)
+  t.match(dangling.err, /dangling\.db is a symbolic link: name a new file/)
+  t.notOk(existsSync(elsewhere), 'nothing was written where the link points')
+  symlinkSync(join(dir, 'copy.db'), join(dir, 'link.db'))
+  const linked = await run(join(dir, 'link.db'))
+  t.equal(linked.code, 1)
+  t.match(linked.err, /link\.db is a symbolic link/)
+
+  // An empty file is not a database to back up: a clear refusal, not "0 pages, integrity ok".
+  const empty = join(dir, 'empty.db')
+  writeFileSync(empty, '')
+  const fromEmpty = await run(join(dir, 'from-empty.db'), empty)
+  t.equal(fromEmpty.code, 1)
+  t.match(fromEmpty.err, /empty \(0 bytes\).*check that DB_PATH/)
+  t.equal(fromEmpty.out, '')
+  const blank = await run(join(dir, 'from-blank.db'), ' ')
+  t.equal(blank.code, 1)
+  t.match(blank.err, /DB_PATH is empty/)
+  const missing = await run(join(dir, 'from-missing.db'), join(dir, 'missing.db'))
+  t.equal(missing.code, 1)
+  t.match(missing.err, /No SQLite database at .*missing\.db: set DB_PATH/)
+
+  // A copy that fails (the source is not a database) leaves nothing behind, temporary file included.
+  const junk = join(dir, 'junk.db')
+  writeFileSync(junk, 'not a database, '.repeat(1000))
+  const before = listing()
+  const failed = await run(join(dir, 'from-junk.db'), junk)
+  t.equal(failed.code, 1)
+  t.match(failed.err, /Backup failed: /)
+  t.same(listing(), before, 'no copy and no temporary file remain')
 })

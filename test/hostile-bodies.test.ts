@@ -331,9 +331,13 @@ tap.test('the bounds sit exactly where documented', async (t) => {
   t.doesNotThrow(() => scanJson(JSON.stringify({ s: '['.repeat(1000) + ','.repeat(20_000) + '\\"['.repeat(100) })))
   t.same(
     scanJson('{"a":"\\ud83d\\ude00","b":"\\\\ud800"}'),
-    { loneSurrogate: false },
+    { loneSurrogate: false, nul: false },
     'a pair and an escaped backslash are fine',
   )
+  t.same(scanJson('{"a":"\\\\u0000"}'), { loneSurrogate: false, nul: false }, 'an escaped backslash before u0000')
+  for (const text of ['"\\u0000"', '{"\\u0000":1}', '"a\\n\\u0000"']) {
+    t.same(scanJson(text), { loneSurrogate: false, nul: true }, `${text} holds a NUL`)
+  }
   for (const text of [
     '"\\ud800x"',
     '"x\\udc00"',
@@ -342,7 +346,7 @@ tap.test('the bounds sit exactly where documented', async (t) => {
     '"\\ud800\\u0041"',
     '"\\udc00\\ud800"',
   ]) {
-    t.same(scanJson(text), { loneSurrogate: true }, `${text} holds a lone surrogate`)
+    t.same(scanJson(text), { loneSurrogate: true, nul: false }, `${text} holds a lone surrogate`)
   }
 })
 

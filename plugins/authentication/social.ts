@@ -13,6 +13,7 @@ import {
   normalizeName,
 } from '../users/service.js'
 import type { AuthResponse } from '../../schemas/authentication.js'
+import { withoutForbiddenNameCharacters } from '../../schemas/common.js'
 import { KeySetCache, ProviderUnavailableError } from './jwks.js'
 import { authResponse, type AuthDeps, type AuthOutcome } from './service.js'
 
@@ -157,12 +158,10 @@ export function vouchedEmail(claims: JWTPayload): string | null {
 
 // ---- names
 
-const CONTROL = /[\u0000-\u001F\u007F]/g
-
-/** A name from the provider's data: control characters dropped, trimmed, cut to the name limit. */
+/** A name from the provider's data: what no shown name may hold dropped, trimmed, cut to the name limit. */
 export function derivedName(...candidates: Array<string | undefined | null>): string | undefined {
   for (const candidate of candidates) {
-    const name = [...(candidate ?? '').replace(CONTROL, '').trim()].slice(0, NAME_MAX).join('').trim()
+    const name = [...withoutForbiddenNameCharacters(candidate ?? '').trim()].slice(0, NAME_MAX).join('').trim()
     if (name) return name
   }
   return undefined

@@ -11,7 +11,8 @@ const APP = '/api/v1/app/crash-reports'
 const ADMIN = '/api/v1/admin/crash-reports'
 const LENIENT =
   'Ingestion is lenient, so no crash is lost: `userId` is any string ≤ 128 (`"anonymous"`, `""` and non-UUIDs are kept ' +
-  'as given; a known user\'s UUID links it to the user), and missing, `null` or `""` fields are stored as `""`. 413 ' +
+  'as given; a known user\'s UUID links it to the user), and missing, `null` or `""` fields are stored as `""`. A NUL ' +
+  'character (U+0000) in any text or key is taken out (every other route refuses it with 400 VALIDATION_ERROR). 413 ' +
   'for a body over 256 KiB; 415 for a body that is not JSON.'
 const group = {
   id: EX.groupId,

@@ -18,6 +18,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/crash-reports/session',
     {
+      config: { stripNul: true },
       schema: {
         tags,
         summary: 'Register one app run (201 new, 200 already registered), the base of the crash-free rate',
@@ -39,6 +40,8 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
     '/crash-reports/create',
     {
       bodyLimit: REPORT_BODY_LIMIT,
+      // Never lose a report for its text (API.md §6.3): a NUL is taken out, not refused.
+      config: { stripNul: true },
       schema: {
         tags,
         summary: 'File a crash report (lenient: only type is required; over-long fields are truncated)',

@@ -6,8 +6,18 @@ import { parseBoundedJson } from './json-body.js'
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * NUL characters in the JSON body are taken out rather than refused (400): for bodies that must
+     * never be lost for their text, the crash reports (API.md §6.3).
+     */
+    stripNul?: boolean
+  }
+}
+
 /**
- * The house JSON body parser, with the depth, size and Unicode bounds of json-body.ts. Exported so a
+ * The house JSON body parser, with the depth, size and text rules of json-body.ts. Exported so a
  * feature that needs its own body limit for JSON (cloud save) can register the same parser with that
  * limit in its encapsulated scope.
  */
@@ -18,7 +28,7 @@ export const parseJsonBody: FastifyBodyParser<string> = (request, body, done) =>
   const text = body as string
   if (text.trim() === '') return done(null, BODYLESS.has(request.method) ? undefined : {})
   try {
-    done(null, parseBoundedJson(text))
+    done(null, parseBoundedJson(text, { stripNul: request.routeOptions.config.stripNul === true }))
   } catch (error) {
     done(error as AppError, undefined)
   }

@@ -47,14 +47,16 @@ const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
 export interface ScanResult {
   /** Some `\uXXXX` escape spells a surrogate without its partner. */
   loneSurrogate: boolean
+  /** Some `\u0000` escape spells a NUL (JSON has no other way to carry one). */
+  nul: boolean
 }
 
 /** A run of text between structural characters (whitespace, a number, true/false/null, or junk). */
 const FILLER = /[^"{}[\],]+/y
 
 /**
- * One pass over the text: nesting depth, number of values, and unpaired surrogate escapes (the body
- * arrives as UTF-8, so a surrogate can only get in as an escape). Long runs are skipped natively
+ * One pass over the text: nesting depth, number of values, unpaired surrogate escapes and NUL escapes
+ * (the body arrives as UTF-8 and JSON refuses raw control characters, so both can only get in as escapes). Long runs are skipped natively
  * (indexOf inside strings, a sticky regex between tokens), so a save of one 1.8 MB string costs
  * about as much as finding its closing quote. The next quote and backslash are remembered, which
  * keeps a string of many escapes linear; escapes that follow each other are read in place.
@@ -65,6 +67,7 @@ export function scanJson(text: string, maxDepth = JSON_MAX_DEPTH, maxValues = JS
   let depth = 0
   let values = 0
   let loneSurrogate = false
+  let nul = false
   let nextQuote = -1
   let nextBackslash = -1
   let i = 0
@@ -75,7 +78,7 @@ export function scanJson(text: string, maxDepth = JSON_MAX_DEPTH, maxValues = JS
       // Inside a string: jump to the next escape or the closing quote, whichever comes first.
       for (;;) {
         if (nextQuote < i) nextQuote = text.indexOf('"', i)
-        if (nextQuote < 0) return { loneSurrogate } // unterminated: JSON.parse refuses it
+        if (nextQuote < 0) return { loneSurrogate, nul } // unterminated: JSON.parse refuses it
         if (nextBackslash < i && nextBackslash !== NONE) {
           nextBackslash = text.indexOf('\\', i)
           if (nextBackslash < 0) nextBackslash = NONE
@@ -109,6 +112,8 @@ export function scanJson(text: string, maxDepth = JSON_MAX_DEPTH, maxValues = JS
             else loneSurrogate = true
           } else if (isLow(unit)) {
             loneSurrogate = true
+          } else if (unit === 0) {
+            nul = true
           }
         }
       }
@@ -129,7 +134,7 @@ export function scanJson(text: string, maxDepth = JSON_MAX_DEPTH, maxValues = JS
     }
     i++
   }
-  return { loneSurrogate }
+  return { loneSurrogate, nul }
 }
 
 /** Shaped like the validator's errors: `body/path message`, with the same in `details`. */
@@ -139,26 +144,39 @@ const invalidBody = (path: string, message: string) =>
 const tooMany = (maxValues: number) =>
   invalidBody('/', `holds more than ${maxValues} values (object members, array elements and containers together)`)
 
-const ILL_FORMED = /\p{Cs}/u
+/** Text no body may carry: an unpaired surrogate (not Unicode) or a NUL (cut short by C and by logs). */
+const BAD_TEXT = /[\p{Cs}\u0000]/u
+const SURROGATE = /\p{Cs}/u
+const NUL = /\u0000/g
 const pointer = (path: string, key: string | number) =>
   `${path}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
 
-/** The JSON pointer of the first string (or of the object holding the first key) with an unpaired surrogate. */
-function findIllFormed(root: unknown): { path: string; message: string } | undefined {
+const valueProblem = (text: string) =>
+  SURROGATE.test(text)
+    ? 'must be valid Unicode (it holds an unpaired surrogate)'
+    : 'must not hold a NUL character (U+0000)'
+const keyProblem = (key: string) =>
+  SURROGATE.test(key)
+    ? 'has a property name that is not valid Unicode (an unpaired surrogate)'
+    : 'has a property name holding a NUL character (U+0000)'
+
+/**
+ * The JSON pointer of the first string (or of the object holding the first key) that breaks the text
+ * rule of API.md §1, with what is wrong. Also the rule of imported rows (`npm run import:php`).
+ */
+export function findBadText(root: unknown): { path: string; message: string } | undefined {
   // Bounded: the scan let at most JSON_MAX_VALUES values through.
   const stack: Array<[unknown, string]> = [[root, '']]
   while (stack.length > 0) {
     const [value, path] = stack.pop()!
     if (typeof value === 'string') {
-      if (ILL_FORMED.test(value))
-        return { path: path || '/', message: 'must be valid Unicode (it holds an unpaired surrogate)' }
+      if (BAD_TEXT.test(value)) return { path: path || '/', message: valueProblem(value) }
     } else if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index--) stack.push([value[index], pointer(path, index)])
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value)
-      if (keys.some((key) => ILL_FORMED.test(key))) {
-        return { path: path || '/', message: 'has a property name that is not valid Unicode (an unpaired surrogate)' }
-      }
+      const bad = keys.find((key) => BAD_TEXT.test(key))
+      if (bad !== undefined) return { path: path || '/', message: keyProblem(bad) }
       for (let index = keys.length - 1; index >= 0; index--) {
         stack.push([(value as Record<string, unknown>)[keys[index]], pointer(path, keys[index])])
       }
@@ -168,19 +186,44 @@ function findIllFormed(root: unknown): { path: string; message: string } | undef
 }
 
 /**
- * Parses a JSON body within the bounds above. Throws 400 VALIDATION_ERROR for a bound or for text
- * that is not valid Unicode (never stored), 400 INVALID_JSON for broken JSON.
+ * The value with every NUL taken out of its strings and property names: for the bodies that must
+ * never be lost for their text (crash reports, API.md §6.3). A name that becomes another's is merged
+ * into it, the later value winning, as JSON.parse does with a repeated name.
  */
-export function parseBoundedJson(text: string): unknown {
-  const { loneSurrogate } = scanJson(text)
+export function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\u0000') ? value.replace(NUL, '') : value
+  if (Array.isArray(value)) return value.map(withoutNul)
+  if (value === null || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, inner] of Object.entries(value)) {
+    const name = key.replace(NUL, '')
+    // As the parser drops __proto__ members: a name that only becomes one here is dropped too.
+    if (name !== '__proto__') out[name] = withoutNul(inner)
+  }
+  return out
+}
+
+export interface TextRules {
+  /** Take NUL characters out instead of refusing them (crash reports: never lose a report). */
+  stripNul?: boolean
+}
+
+/**
+ * Parses a JSON body within the bounds above. Throws 400 VALIDATION_ERROR for a bound, for text that
+ * is not valid Unicode and for a NUL (never stored; taken out instead with `stripNul`), 400
+ * INVALID_JSON for broken JSON.
+ */
+export function parseBoundedJson(text: string, rules: TextRules = {}): unknown {
+  const { loneSurrogate, nul } = scanJson(text)
   let value: unknown
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' })
   } catch {
     throw new AppError(400, 'INVALID_JSON', 'Request body is not valid JSON')
   }
-  if (loneSurrogate) {
-    const found = findIllFormed(value)
+  if (nul && rules.stripNul) value = withoutNul(value)
+  if (loneSurrogate || (nul && !rules.stripNul)) {
+    const found = findBadText(value)
     // Only a removed __proto__ member can hide the escape the scan saw; then nothing of it remains.
     if (found) throw invalidBody(found.path, found.message)
   }
