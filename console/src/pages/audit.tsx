@@ -6,6 +6,8 @@ interface AuditEntry {
   id: number
   at: string
   actor: string
+  /** False for a failed sign-in: the actor is only the name the caller sent. */
+  actorVerified?: boolean
   role: string | null
   address: string
   requestId: string
@@ -51,7 +53,17 @@ export default function Audit() {
       }
       columns={() => [
         { label: 'At', render: (e) => <Time iso={e.at} /> },
-        { label: 'Actor', render: (e) => `${e.actor}${e.role ? ` (${e.role})` : ''}` },
+        {
+          label: 'Actor',
+          render: (e) =>
+            e.actorVerified === false ? (
+              <span title="The name as sent: no credential proved it">
+                {e.actor} <span class="muted">(unverified)</span>
+              </span>
+            ) : (
+              `${e.actor}${e.role ? ` (${e.role})` : ''}`
+            ),
+        },
         { label: 'Action', render: (e) => <code>{e.action}</code> },
         {
           label: 'Status',
