@@ -48,8 +48,20 @@ export const TotpEnrollmentSchema = Type.Object({
   secret: Type.String({ description: 'Base32 secret, for typing into an authenticator app' }),
   uri: Type.String({ description: 'otpauth:// URI, for a QR code' }),
 })
+export const TotpBeginBodySchema = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: 1024, description: 'Your current password' }),
+  currentCode: Type.Optional(
+    Type.String({
+      maxLength: 16,
+      description: 'A code of your current second factor: required when one is set (it is being replaced)',
+    }),
+  ),
+})
 export const TotpConfirmBodySchema = Type.Object({ code: TotpCodeSchema })
-export const TotpConfirmedSchema = Type.Object({ totpEnabled: Type.Literal(true) })
+export const TotpConfirmedSchema = Type.Object({
+  totpEnabled: Type.Literal(true),
+  revokedSessions: Type.Integer({ description: 'Your other sessions, now ended' }),
+})
 
 export const OperatorSchema = Type.Object({
   username: Type.String(),
@@ -91,6 +103,10 @@ export const AuditEntrySchema = Type.Object({
   id: Type.Integer({ description: 'Increases with every entry written' }),
   at: TimestampSchema,
   actor: Type.String({ description: 'Operator name, "admin-key", "cli", or for a failed sign-in the name tried' }),
+  actorVerified: Type.Boolean({
+    description:
+      'False when no credential proved the actor: a failed sign-in, whose actor and request id are what the caller sent',
+  }),
   role: Type.Union([Type.String(), Type.Null()]),
   address: Type.String({ description: 'Client address (X-Forwarded-For when TRUST_PROXY trusts the proxy)' }),
   requestId: Type.String(),

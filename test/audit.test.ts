@@ -13,6 +13,8 @@ import {
 import { KEY_WRITES, SESSION_WRITES } from './fixtures/admin-writes.js'
 import { createUser } from './fixtures/users.js'
 import { MAX_CHANGES_CHARS } from '../plugins/security/audit.js'
+import { reserveAttempt, scopedLockoutKey } from '../plugins/security/login-lockout.js'
+import { AUDITED_FAILURES_PER_ADDRESS } from '../plugins/operators/sign-in.js'
 
 // The audit log: one entry for every admin write, in the write's transaction, with no
 // secret in it; sign-ins and failed sign-ins; none for a write that failed; the owner's list.
@@ -70,7 +72,10 @@ eachDialect(t, async (t, dialect) => {
             payload: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
           }),
       ],
-      ['POST /session/totp', () => boss.request({ method: 'POST', url: '/session/totp' })],
+      [
+        'POST /session/totp',
+        () => boss.request({ method: 'POST', url: '/session/totp', payload: { currentPassword: NEW_PASSWORD } }),
+      ],
     ]
     let totpSecret = ''
     for (const [action, send] of steps) {
@@ -222,5 +227,48 @@ eachDialect(t, async (t, dialect) => {
     )
     assertError(t, await ctx.admin({ method: 'GET', url: '/audit?bogus=1' }), 400, 'VALIDATION_ERROR')
     assertError(t, await ctx.admin({ method: 'GET', url: '/audit?from=yesterday' }), 400, 'VALIDATION_ERROR')
+  })
+  t.test('failed sign-ins: marked unverified, at most 20 per address per 15 minutes', async (t) => {
+    const from = (address: string, username: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/admin/session',
+        remoteAddress: address,
+        // Anyone may send a request id: it is kept, but the entry says nobody proved who sent it.
+        headers: { 'x-request-id': `forged-${username}` },
+        payload: { username, password: 'not the password at all' },
+      })
+    const failedFrom = async (address: string) =>
+      (await ctx.admin({ method: 'GET', url: '/audit?action=sign-in-failed&limit=100' }))
+        .json()
+        .items.filter((e: any) => e.address === address)
+    // 17 failures from this address already took their slots (each failure costs a slow hash: 17
+    // more over HTTP would take a minute on a busy machine), through the very call a failure makes.
+    const slots = scopedLockoutKey('OPERATOR-AUDIT', '198.51.100.7')
+    for (let i = 0; i < 17; i++) await reserveAttempt(ctx.app.db, slots, ctx.clock.now(), AUDITED_FAILURES_PER_ADDRESS)
+    const statuses: number[] = []
+    for (const name of ['boss', 'watcher', 'nobody-at-all', 'boss', 'watcher']) {
+      statuses.push((await from('198.51.100.7', name)).statusCode)
+    }
+    t.same(statuses, Array(5).fill(401), 'five more wrong passwords, each answered 401')
+    const recorded = await failedFrom('198.51.100.7')
+    t.same(
+      recorded.map((e: any) => e.actor),
+      ['nobody-at-all', 'watcher', 'boss'],
+      'the 18th to 20th were written down, the 21st and 22nd not',
+    )
+    t.ok(
+      recorded.every((e: any) => e.actorVerified === false && e.role === null),
+      'each marked unverified',
+    )
+    t.match(recorded.at(-1), { actor: 'boss', requestId: 'forged-boss', status: 401 })
+    await from('198.51.100.8', 'someone-else')
+    t.equal((await failedFrom('198.51.100.8')).length, 1, 'another address is recorded')
+    const signedIn = (await ctx.admin({ method: 'GET', url: '/audit?action=sign-in&limit=1' })).json().items
+    t.match(signedIn, [{ action: 'sign-in', actorVerified: true }], 'a sign-in is verified')
+
+    ctx.clock.advance(15 * 60_000)
+    await from('198.51.100.7', 'after-the-window')
+    t.equal((await failedFrom('198.51.100.7')).length, 4, 'recorded again once the window has passed')
   })
 })

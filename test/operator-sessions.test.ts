@@ -2,9 +2,10 @@ import t from 'tap'
 import * as OTPAuth from 'otpauth'
 import { assertError, buildTestApp, eachDialect, type TestApp } from './helpers/app.js'
 import { addOperator, PASSWORD, signIn, signInRequest } from './fixtures/operators.js'
-import { SESSION_IDLE_MS, SIGN_IN_WINDOW_MS } from '../plugins/operators/service.js'
+import { resetTotp, SESSION_IDLE_MS, SIGN_IN_WINDOW_MS } from '../plugins/operators/service.js'
 
-// Console sessions: expiry on the app clock, revocation, the sign-in lockout and TOTP.
+// Console sessions: expiry on the app clock, revocation, the sign-in lockout (also under a burst
+// across two instances), TOTP and changing it, exact name matching.
 
 const HOUR = 3600 * 1000
 
@@ -98,7 +99,11 @@ eachDialect(t, async (t, dialect) => {
   t.test('TOTP: enroll, confirm, sign in with a code; wrong and replayed codes refused', async (t) => {
     await addOperator(ctx, 'tess', 'owner')
     const tess = await signIn(ctx, 'tess')
-    const enrolled = await tess.request({ method: 'POST', url: '/session/totp' })
+    const enrolled = await tess.request({
+      method: 'POST',
+      url: '/session/totp',
+      payload: { currentPassword: PASSWORD },
+    })
     const { secret, uri } = enrolled.json()
     t.match(secret, /^[A-Z2-7]{32}$/)
     t.match(uri, /^otpauth:\/\/totp\/Outpost:tess\?/)
@@ -119,6 +124,7 @@ eachDialect(t, async (t, dialect) => {
     const code = totpCode(ctx, secret)
     t.same((await tess.request({ method: 'POST', url: '/session/totp/confirm', payload: { code } })).json(), {
       totpEnabled: true,
+      revokedSessions: 1, // the sign-in made before confirming
     })
     t.equal(
       (await ctx.admin({ method: 'GET', url: '/operators' })).json().items.find((o: any) => o.username === 'tess')
@@ -153,6 +159,142 @@ eachDialect(t, async (t, dialect) => {
         .statusCode,
       401,
       'a good code does not make up for a wrong password',
+    )
+  })
+  t.test('lockout under a burst: 100 parallel wrong passwords over two instances, at most 10 checked', async (t) => {
+    await addOperator(ctx, 'burst', 'owner')
+    // A second instance on the same database (and a fresh pool of connections on MySQL).
+    const other = await buildTestApp(t, dialect, { dbEnv: ctx.env, clock: ctx.clock })
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        signInRequest(i % 2 ? other : ctx, { username: 'burst', password: `wrong guess ${i}` }),
+      ),
+    )
+    const codes = answers.map((r) => `${r.statusCode} ${r.json().code}`)
+    const checked = codes.filter((c) => c === '401 INVALID_CREDENTIALS').length
+    const refused = codes.filter((c) => c === '429 TOO_MANY_ATTEMPTS').length
+    t.comment(`${checked} × 401, ${refused} × 429`)
+    t.equal(checked, 10, 'exactly 10 guesses reached the password check')
+    t.equal(refused, 90, 'every other one was refused before it')
+    assertError(t, await signInRequest(other, { username: 'burst', password: PASSWORD }), 429, 'TOO_MANY_ATTEMPTS')
+    ctx.clock.advance(SIGN_IN_WINDOW_MS)
+    t.equal((await signInRequest(ctx, { username: 'burst', password: PASSWORD })).statusCode, 200, 'free again later')
+  })
+
+  t.test('changing the second factor needs the current password and code; other sessions end', async (t) => {
+    await addOperator(ctx, 'vera', 'owner')
+    const vera = await signIn(ctx, 'vera')
+    const begin = (payload?: Record<string, unknown>) =>
+      vera.request({ method: 'POST', url: '/session/totp', ...(payload && { payload }) })
+    assertError(t, await begin(), 400, 'VALIDATION_ERROR')
+    assertError(t, await begin({ currentPassword: 'not my password' }), 401, 'INVALID_CREDENTIALS')
+    const first = (await begin({ currentPassword: PASSWORD })).json().secret
+    t.equal(
+      (await vera.request({ method: 'POST', url: '/session/totp/confirm', payload: { code: totpCode(ctx, first) } }))
+        .statusCode,
+      200,
+    )
+
+    ctx.clock.advance(30_000)
+    const elsewhere = await signIn(ctx, 'vera', PASSWORD, totpCode(ctx, first))
+    ctx.clock.advance(30_000)
+    // The session alone, or the password alone, no longer replaces the factor.
+    assertError(t, await begin({ currentPassword: PASSWORD }), 401, 'INVALID_CREDENTIALS')
+    assertError(
+      t,
+      await begin({ currentPassword: PASSWORD, currentCode: totpCode(ctx, first, 20) }),
+      401,
+      'INVALID_CREDENTIALS',
+    )
+    assertError(
+      t,
+      await begin({ currentPassword: 'not my password', currentCode: totpCode(ctx, first) }),
+      401,
+      'INVALID_CREDENTIALS',
+    )
+    const codeNow = totpCode(ctx, first)
+    const replaced = await begin({ currentPassword: PASSWORD, currentCode: codeNow })
+    t.equal(replaced.statusCode, 200, 'the password and a current code start the change')
+    const second = replaced.json().secret
+    t.not(second, first)
+    assertError(t, await begin({ currentPassword: PASSWORD, currentCode: codeNow }), 401, 'INVALID_CREDENTIALS')
+    t.equal((await elsewhere.request({ method: 'GET', url: '/session' })).statusCode, 200, 'nothing changed yet')
+    const confirmed = await vera.request({
+      method: 'POST',
+      url: '/session/totp/confirm',
+      payload: { code: totpCode(ctx, second) },
+    })
+    t.same(confirmed.json(), { totpEnabled: true, revokedSessions: 1 })
+    assertError(t, await elsewhere.request({ method: 'GET', url: '/session' }), 401, 'UNAUTHORIZED')
+    t.equal((await vera.request({ method: 'GET', url: '/session' })).statusCode, 200, 'this session stays')
+    const audit = (await ctx.admin({ method: 'GET', url: '/audit?actor=vera&limit=100' })).json().items
+    t.match(audit.slice(0, 2), [
+      { action: 'POST /session/totp/confirm', status: 200, changes: { code: '[redacted]' } },
+      {
+        action: 'POST /session/totp',
+        status: 200,
+        changes: { currentPassword: '[redacted]', currentCode: '[redacted]' },
+      },
+    ])
+
+    ctx.clock.advance(30_000)
+    assertError(
+      t,
+      await signInRequest(ctx, { username: 'vera', password: PASSWORD, totp: totpCode(ctx, first) }),
+      401,
+      'INVALID_CREDENTIALS',
+    )
+    t.equal(
+      (await signInRequest(ctx, { username: 'vera', password: PASSWORD, totp: totpCode(ctx, second) })).statusCode,
+      200,
+      'the new factor signs in',
+    )
+    // Removal (the command line's reset-totp) ends the operator's sessions too.
+    await resetTotp(ctx.app.db, 'vera', ctx.clock.now())
+    assertError(t, await vera.request({ method: 'GET', url: '/session' }), 401, 'UNAUTHORIZED')
+    t.equal((await signInRequest(ctx, { username: 'vera', password: PASSWORD })).statusCode, 200)
+  })
+
+  t.test('wrong current passwords count toward the lockout of the name', async (t) => {
+    await addOperator(ctx, 'walt', 'viewer')
+    const walt = await signIn(ctx, 'walt')
+    for (let i = 0; i < 10; i++) {
+      const wrong = { currentPassword: `guess ${i}`, newPassword: 'a brand new password' }
+      assertError(
+        t,
+        await walt.request({ method: 'PUT', url: '/session/password', payload: wrong }),
+        401,
+        'INVALID_CREDENTIALS',
+      )
+    }
+    assertError(
+      t,
+      await walt.request({ method: 'POST', url: '/session/totp', payload: { currentPassword: PASSWORD } }),
+      429,
+      'TOO_MANY_ATTEMPTS',
+    )
+    assertError(t, await signInRequest(ctx, { username: 'walt', password: PASSWORD }), 429, 'TOO_MANY_ATTEMPTS')
+  })
+
+  t.test('names match exactly: no accent- or case-folded look-alike signs in', async (t) => {
+    await addOperator(ctx, 'owner', 'owner')
+    for (const lookalike of ['ownér', 'OWNÉR', 'öwner', 'owner\u200b']) {
+      assertError(t, await signInRequest(ctx, { username: lookalike, password: PASSWORD }), 401, 'INVALID_CREDENTIALS')
+    }
+    t.equal(
+      (await signInRequest(ctx, { username: ' Owner ', password: PASSWORD })).statusCode,
+      200,
+      'case and spaces do not matter',
+    )
+    assertError(
+      t,
+      await ctx.admin({
+        method: 'POST',
+        url: '/operators',
+        payload: { username: 'OWNER', password: PASSWORD, role: 'viewer' },
+      }),
+      409,
+      'CONFLICT',
     )
   })
 })

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto'
 import t from 'tap'
+import { Redis } from 'ioredis'
 import { API_KEY, buildTestApp, freshDatabase } from './helpers/app.js'
 
 type Ctx = Awaited<ReturnType<typeof buildTestApp>>
@@ -79,6 +80,23 @@ t.test(
     for (let i = 0; i < 6; i++)
       statuses.push((await (i % 2 ? second : first)('/api/v1/app/nowhere', { 'x-forwarded-for': ip })).status)
     t.same(statuses, [404, 404, 404, 404, 404, 429])
+  },
+)
+
+t.test(
+  'Redis keys name their limit: outpost-rl-app-<ip> and outpost-rl-admin-…',
+  { skip: !REDIS_URL && 'TEST_REDIS_URL is not set' },
+  async (t) => {
+    const get = await listening(t, { TRUST_PROXY: '127.0.0.1', REDIS_URL: REDIS_URL! })
+    const redis = new Redis(REDIS_URL!)
+    t.teardown(() => redis.disconnect())
+    // A random address per run: tests sharing the machine's Redis never read each other's keys.
+    const ip = randomIp()
+    await get('/api/v1/app/nowhere', { 'x-forwarded-for': ip })
+    await get('/api/v1/admin/users', { 'x-forwarded-for': ip })
+    const keys = (await redis.keys(`outpost-rl-*${ip}`)).sort()
+    t.same(keys, [`outpost-rl-admin-admin-ip:${ip}`, `outpost-rl-app-${ip}`])
+    t.equal(await redis.get(`outpost-rl-app-${ip}`), '1', 'the player limit counted the app request')
   },
 )
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AccountTokenPurpose, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { affected, insertOrLock } from '../../db/dialect.js'
+import { affected } from '../../db/dialect.js'
 import { AppError, badRequest } from '../core/errors.js'
 import { hashToken, randomToken } from '../security/secrets.js'
 import { issueSession, revokeAllSessions } from '../security/session-store.js'
@@ -21,6 +21,7 @@ import { queueAccountEmail } from '../email-sending/service.js'
 import { present } from '../../schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from '../../schemas/authentication.js'
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../security/passwords.js'
+import { guardedAttempt, liftLockout, SIGN_IN_LOCKOUT } from '../security/login-lockout.js'
 import { authResponse, type AuthDeps } from './service.js'
 
 /**
@@ -31,8 +32,8 @@ import { authResponse, type AuthDeps } from './service.js'
  */
 const VERIFY_TTL_MS = 24 * 3600_000
 const RESET_TTL_MS = 3600_000
-export const LOGIN_WINDOW_MS = 15 * 60_000
-export const LOGIN_MAX_FAILURES = 10
+export const LOGIN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
+export const LOGIN_MAX_FAILURES = SIGN_IN_LOCKOUT.maxFailures
 /** Reset mails one account can trigger per hour: forgot-password is open to anyone who knows the address. */
 const RESETS_PER_HOUR = 5
 
@@ -133,16 +134,6 @@ function tooManyAttempts(until: number, now: number) {
  */
 const loginKey = (email: string) => hashToken(emailKey(email))
 
-/** Refuses sign-in for the key until `until`; an earlier lock end never shortens a later one. */
-async function lock(db: Db, keyHash: string, until: number) {
-  await db
-    .updateTable('login_locks')
-    .set({ locked_until: until })
-    .where('key_hash', '=', keyHash)
-    .where('locked_until', '<', until)
-    .execute()
-}
-
 /**
  * Failures and locks of addresses never tried again would stay forever: at most once per window,
  * a sign-in deletes everything expired (a short range delete on an index).
@@ -158,46 +149,6 @@ async function sweepExpired(db: Db, sweep: AuthDeps['loginSweep'], now: number) 
 }
 
 /**
- * Takes one of the key's attempts before the password is checked, in one short transaction: the
- * key's lock row is created or write-locked first, so the attempts on one address queue there (on
- * any instance) and the count of failures in the window is exact. A locked key, or one with the
- * limit already reached (it is locked now), answers when its lock ends; otherwise the attempt is
- * recorded as a failure up front, which a right password takes back.
- */
-type Attempt = { lockedUntil: number } | { id: string; count: number }
-
-async function reserveAttempt(db: Db, keyHash: string, now: number): Promise<Attempt> {
-  const since = now - LOGIN_WINDOW_MS
-  return inTransaction(db, async (trx): Promise<Attempt> => {
-    await insertOrLock(
-      trx,
-      trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }),
-      ['key_hash'],
-      'locked_until',
-    ).execute()
-    const { locked_until: lockedUntil } = await trx
-      .selectFrom('login_locks')
-      .select('locked_until')
-      .where('key_hash', '=', keyHash)
-      .executeTakeFirstOrThrow()
-    if (lockedUntil > now) return { lockedUntil }
-    await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).where('failed_at', '<=', since).execute()
-    const counted = await trx
-      .selectFrom('login_failures')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('key_hash', '=', keyHash)
-      .executeTakeFirstOrThrow()
-    if (Number(counted.n) >= LOGIN_MAX_FAILURES) {
-      await lock(trx, keyHash, now + LOGIN_WINDOW_MS)
-      return { lockedUntil: now + LOGIN_WINDOW_MS }
-    }
-    const id = randomUUID()
-    await trx.insertInto('login_failures').values({ id, key_hash: keyHash, failed_at: now }).execute()
-    return { id, count: Number(counted.n) + 1 }
-  })
-}
-
-/**
  * Unknown e-mail and wrong password answer alike, and take as long: an unknown e-mail is checked
  * against a dummy hash with the same parameters, and its failures count and lock the same way.
  * After LOGIN_MAX_FAILURES failures for one address within the window, it is locked for the
@@ -210,24 +161,14 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   const now = deps.now()
   const keyHash = loginKey(email)
   await sweepExpired(deps.db, deps.loginSweep, now)
-  const attempt = await reserveAttempt(deps.db, keyHash, now)
-  if ('lockedUntil' in attempt) throw tooManyAttempts(attempt.lockedUntil, now)
-  const user = await findUserByEmail(deps.db, email)
-  const stored = user?.password_hash ?? null
-  let matches: boolean
-  try {
-    matches = await verifyPassword(password, stored ?? (await dummyHash()))
-  } catch (error) {
-    // Not checked (the server was too busy to hash): the attempt was no failure.
-    await deps.db.deleteFrom('login_failures').where('id', '=', attempt.id).execute()
-    throw error
-  }
-  if (!user || stored === null || !matches) {
-    if (attempt.count >= LOGIN_MAX_FAILURES) await lock(deps.db, keyHash, now + LOGIN_WINDOW_MS)
-    throw invalidCredentials()
-  }
-  // The right password: the attempt was no failure, and earlier failures are forgiven.
-  await deps.db.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
+  const outcome = await guardedAttempt(deps.db, keyHash, now, async () => {
+    const user = await findUserByEmail(deps.db, email)
+    const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash()))
+    return matches && user?.password_hash ? { user, stored: user.password_hash } : null
+  })
+  if ('lockedUntil' in outcome) throw tooManyAttempts(outcome.lockedUntil, now)
+  if (!outcome.accepted) throw invalidCredentials()
+  const { user, stored } = outcome.accepted
   if (needsRehash(stored)) {
     // Best effort: with every hash slot busy the old hash stays until the next sign-in.
     const upgraded = await hashPassword(password).catch((error: unknown) => {
@@ -303,9 +244,7 @@ export async function resetPassword(deps: AuthDeps, token: string, newPassword: 
       .execute()
     const user = await findUser(trx, userId)
     if (user?.email) {
-      const keyHash = loginKey(user.email)
-      await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
-      await trx.deleteFrom('login_locks').where('key_hash', '=', keyHash).execute()
+      await liftLockout(trx, loginKey(user.email))
     }
   })
   return { success: true, message: 'Password changed; sign in again' }

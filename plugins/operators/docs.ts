@@ -17,6 +17,7 @@ const entry = {
   id: 1042,
   at: EX.now,
   actor: 'ada',
+  actorVerified: true,
   role: 'owner',
   address: '203.0.113.7',
   requestId: '9f1c2d34-5b6a-4e7f-8a9b-0c1d2e3f4a5b',
@@ -39,9 +40,11 @@ export const docs: OperationDocs = {
     description:
       'Sets the `outpost_session` cookie (HttpOnly, SameSite=Strict, Path=/api/v1/admin, Secure over HTTPS): ' +
       'it lasts 2 hours without a request and 24 hours at most. A wrong name, password or TOTP code is one ' +
-      'answer: 401 INVALID_CREDENTIALS. 10 failures for a name within 15 minutes: 429 TOO_MANY_ATTEMPTS ' +
-      'until the oldest is 15 minutes old. `totp` is needed once the operator has enrolled a second factor. ' +
-      'Every sign-in and failed sign-in is in the audit log.',
+      'answer: 401 INVALID_CREDENTIALS. The 10th failure for a name within 15 minutes locks it for 15 minutes: ' +
+      '429 TOO_MANY_ATTEMPTS, on every instance, however many attempts arrive at once (the password of a ' +
+      'locked name is not even checked). `totp` is needed once the operator has enrolled a second factor. ' +
+      'Every sign-in is in the audit log, and failed ones up to 20 per client address per 15 minutes ' +
+      '(their actor is the name as sent: `actorVerified: false`).',
     request: { username: 'ada', password: 'correct horse battery staple', totp: '492039' },
     response: session,
   },
@@ -67,8 +70,12 @@ export const docs: OperationDocs = {
   [`POST ${ADMIN}/session/totp`]: {
     description:
       'Answers a new secret and its otpauth:// URI (RFC 6238: SHA-1, 6 digits, 30 s) for an authenticator ' +
-      'app. Not active until confirmed with a code (POST /session/totp/confirm); until then sign-in needs ' +
-      'no code. Enrolling again replaces a pending secret. Needs X-Requested-With: outpost-console.',
+      'app. Needs `currentPassword` and, when a second factor is on, `currentCode` (a code of it, accepted ' +
+      'once): a wrong one is 401 INVALID_CREDENTIALS, and counts toward the sign-in lockout of your name ' +
+      '(429 TOO_MANY_ATTEMPTS). The new secret is not active until confirmed with a code ' +
+      '(POST /session/totp/confirm); until then the current factor, if any, stays. Enrolling again ' +
+      'replaces a pending secret. Needs X-Requested-With: outpost-console.',
+    request: { currentPassword: 'correct horse battery staple', currentCode: '492039' },
     response: {
       secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
       uri: 'otpauth://totp/Outpost:ada?issuer=Outpost&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30',
@@ -76,11 +83,12 @@ export const docs: OperationDocs = {
   },
   [`POST ${ADMIN}/session/totp/confirm`]: {
     description:
-      'Turns the pending secret on. A wrong code: 400 INVALID_TOTP; nothing pending: 409 CONFLICT. From then ' +
-      'on sign-in needs `totp`, and each code is accepted once. An owner resets it from the command line ' +
-      '(npm run operator -- reset-totp NAME).',
+      'Turns the pending secret on, replacing the factor before it. A wrong code: 400 INVALID_TOTP; nothing ' +
+      'pending: 409 CONFLICT. Every other session of yours ends; this one stays. From then on sign-in needs ' +
+      '`totp`, and each code is accepted once. An owner resets it from the command line ' +
+      "(npm run operator -- reset-totp NAME), which ends the operator's sessions.",
     request: { code: '492039' },
-    response: { totpEnabled: true },
+    response: { totpEnabled: true, revokedSessions: 1 },
   },
   [`GET ${ADMIN}/operators`]: {
     description: `Name, role and whether a second factor is on, by name. ${OWNER_ONLY}`,

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import * as OTPAuth from 'otpauth'
 import type { Db, OperatorRole } from '../../db/types.js'
 import { affected, forUpdate, isUniqueViolation } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
-import { hashToken, randomToken } from '../security/secrets.js'
-import { dummyHash, verifyPassword } from '../security/passwords.js'
-import { countAudit, recordAudit } from '../security/audit.js'
+import { hashToken } from '../security/secrets.js'
+import { recordAudit } from '../security/audit.js'
+import { SIGN_IN_LOCKOUT } from '../security/login-lockout.js'
 import { toIso } from '../core/clock.js'
 
 /** A console session ends after 2 h without a request, and 24 h after sign-in whatever happens. */
@@ -16,8 +15,8 @@ export const SESSION_MAX_MS = 24 * 3600 * 1000
 /** A session's last use is written at most this often (a read per request, a write per minute). */
 const TOUCH_EVERY_MS = 60 * 1000
 /** Failed sign-ins for one name within the window that lock it (further attempts: 429). */
-export const MAX_SIGN_IN_FAILURES = 10
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000
+export const MAX_SIGN_IN_FAILURES = SIGN_IN_LOCKOUT.maxFailures
+export const SIGN_IN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
 export const TOTP_PERIOD_SECONDS = 30
 export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
 export const PASSWORD_MIN = 12
@@ -198,149 +197,22 @@ export async function setPassword(
   })
 }
 
-/** Turns the second factor off (the command line's reset-totp): the operator signs in with a password alone. */
+/**
+ * Turns the second factor off (the command line's reset-totp): the operator signs in with a password
+ * alone. Their sessions end with it, as with any change of the factor.
+ */
 export async function resetTotp(db: Db, username: string, now: number): Promise<void> {
-  const result = await db
-    .updateTable('operators')
-    .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: now })
-    .where('username', '=', normalizeUsername(username))
-    .executeTakeFirst()
-  if (affected(result) === 0) throw operatorNotFound(normalizeUsername(username))
-}
-
-const totpFor = (username: string, secret: string) =>
-  new OTPAuth.TOTP({
-    issuer: 'Outpost',
-    label: username,
-    algorithm: 'SHA1',
-    digits: 6,
-    period: TOTP_PERIOD_SECONDS,
-    secret: OTPAuth.Secret.fromBase32(secret),
-  })
-
-/** A new secret to enroll (not active until a code from it is confirmed), with its otpauth:// URI. */
-export async function beginTotp(db: Db, operatorId: string, now: number): Promise<{ secret: string; uri: string }> {
-  const secret = new OTPAuth.Secret({ size: 20 }).base32
-  const row = await db.selectFrom('operators').select('username').where('id', '=', operatorId).executeTakeFirst()
-  if (!row) throw new AppError(401, 'UNAUTHORIZED', 'This operator no longer exists: sign in again')
-  await db
-    .updateTable('operators')
-    .set({ totp_pending_secret: secret, updated_at: now })
-    .where('id', '=', operatorId)
-    .execute()
-  return { secret, uri: totpFor(row.username, secret).toString() }
-}
-
-/**
- * The time step of `code` when it is valid for `secret` at `now` (one step of clock drift either way),
- * else null.
- */
-function totpStep(username: string, secret: string, code: string, now: number): number | null {
-  const delta = totpFor(username, secret).validate({ token: code, timestamp: now, window: 1 })
-  if (delta === null) return null
-  return Math.floor(now / 1000 / TOTP_PERIOD_SECONDS) + delta
-}
-
-/**
- * Spends a code's time step: only a step later than the last one accepted passes (one conditional
- * UPDATE), so a code seen once, even by another instance, is refused for the rest of its window.
- */
-async function spendTotpStep(db: Db, operatorId: string, step: number): Promise<boolean> {
-  const result = await db
-    .updateTable('operators')
-    .set({ totp_last_step: step })
-    .where('id', '=', operatorId)
-    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
-    .executeTakeFirst()
-  return affected(result) === 1
-}
-
-/** Activates the pending secret with a code from it. */
-export async function confirmTotp(db: Db, operatorId: string, code: string, now: number): Promise<void> {
-  const row = await db
-    .selectFrom('operators')
-    .select(['username', 'totp_pending_secret'])
-    .where('id', '=', operatorId)
-    .executeTakeFirst()
-  if (!row?.totp_pending_secret)
-    throw new AppError(409, 'CONFLICT', 'No enrollment is pending: start one with POST /api/v1/admin/session/totp')
-  const step = totpStep(row.username, row.totp_pending_secret, code, now)
-  if (step === null)
-    throw new AppError(400, 'INVALID_TOTP', 'The code does not match: check the device clock and try the next code')
-  const result = await db
-    .updateTable('operators')
-    .set({ totp_secret: row.totp_pending_secret, totp_pending_secret: null, totp_last_step: step, updated_at: now })
-    .where('id', '=', operatorId)
-    .where('totp_pending_secret', '=', row.totp_pending_secret)
-    .executeTakeFirst()
-  if (affected(result) === 0) throw new AppError(409, 'CONFLICT', 'The enrollment changed meanwhile: start it again')
-}
-
-export interface SignIn {
-  token: string
-  sessionId: string
-  username: string
-  role: OperatorRole
-  expiresAt: number
-}
-
-const invalidCredentials = () =>
-  new AppError(401, 'INVALID_CREDENTIALS', 'The name, password or TOTP code is wrong: check them and try again')
-
-/**
- * Signs an operator in: one answer for every failure (401 INVALID_CREDENTIALS), each failure kept in
- * the audit log, and a name with 10 failures in 15 minutes refused (429 TOO_MANY_ATTEMPTS) before
- * its password is even checked. The failures are counted in SQL, so the limit holds across workers
- * and instances. The password is checked outside any transaction (it takes a quarter second).
- */
-export async function signIn(
-  db: Db,
-  input: { username: string; password: string; totp?: string },
-  context: Omit<AuditContext, 'actor' | 'role'>,
-): Promise<SignIn> {
-  const name = normalizeUsername(input.username).slice(0, 64)
-  const { now } = context
-  const failures = await countAudit(db, 'sign-in-failed', name, now - SIGN_IN_WINDOW_MS)
-  if (failures >= MAX_SIGN_IN_FAILURES) {
-    throw new AppError(
-      429,
-      'TOO_MANY_ATTEMPTS',
-      'Too many failed sign-ins for this name: wait 15 minutes, or have an owner reset the password',
-    )
-  }
-  const row = await findOperator(db, name)
-  let ok = await verifyPassword(input.password, row?.password_hash ?? (await dummyHash()))
-  if (ok && row?.totp_secret) {
-    const step = input.totp ? totpStep(row.username, row.totp_secret, input.totp, now) : null
-    ok = step !== null && (await spendTotpStep(db, row.id, step))
-  }
-  const audit = { address: context.address, requestId: context.requestId, at: now, target: null }
-  if (!ok || !row) {
-    await recordAudit(db, { ...audit, actor: name, role: null, action: 'sign-in-failed', status: 401 })
-    throw invalidCredentials()
-  }
-  const token = randomToken(32)
-  const session = { id: randomUUID(), expiresAt: now + SESSION_MAX_MS }
+  const name = normalizeUsername(username)
   await withTransaction(db, async (trx) => {
-    await trx
-      .deleteFrom('operator_sessions')
-      .where('operator_id', '=', row.id)
-      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)]))
-      .execute()
-    await trx
-      .insertInto('operator_sessions')
-      .values({
-        id: session.id,
-        operator_id: row.id,
-        token_hash: hashToken(token),
-        created_at: now,
-        last_seen_at: now,
-        expires_at: session.expiresAt,
-      })
-      .execute()
-    await recordAudit(trx, { ...audit, actor: row.username, role: row.role, action: 'sign-in', status: 200 })
+    const result = await trx
+      .updateTable('operators')
+      .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: now })
+      .where('username', '=', name)
+      .executeTakeFirst()
+    if (affected(result) === 0) throw operatorNotFound(name)
+    const row = await trx.selectFrom('operators').select('id').where('username', '=', name).executeTakeFirstOrThrow()
+    await trx.deleteFrom('operator_sessions').where('operator_id', '=', row.id).execute()
   })
-  return { token, sessionId: session.id, username: row.username, role: row.role, expiresAt: session.expiresAt }
 }
 
 /** The operator a session token belongs to while it is alive (idle under 2 h, under 24 h old). */
@@ -372,13 +244,6 @@ export async function resolveSession(db: Db, token: string, now: number) {
 
 export async function endSession(db: Db, sessionId: string): Promise<void> {
   await db.deleteFrom('operator_sessions').where('id', '=', sessionId).execute()
-}
-
-/** The password check of a change of one's own password: the stored hash when `password` matches, else null. */
-export async function checkPassword(db: Db, operatorId: string, password: string): Promise<string | null> {
-  const row = await db.selectFrom('operators').select('password_hash').where('id', '=', operatorId).executeTakeFirst()
-  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()))
-  return ok && row ? row.password_hash : null
 }
 
 /** An entry for what the command line did (it is not the admin API, but it changes the same accounts). */

@@ -1,5 +1,6 @@
-// The console's own session: sign in, who am I, sign out, change one's password, enroll
-// a second factor. Writes made with the cookie need X-Requested-With: outpost-console (admin-auth.ts).
+// The console's own session: sign in, who am I, sign out, change one's password, enroll or
+// replace a second factor (both changes need the current credentials). Writes made with the
+// cookie need X-Requested-With: outpost-console (admin-auth.ts).
 import cookie from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -10,6 +11,7 @@ import {
   SessionSchema,
   SignInBodySchema,
   SignedOutSchema,
+  TotpBeginBodySchema,
   TotpConfirmBodySchema,
   TotpConfirmedSchema,
   TotpEnrollmentSchema,
@@ -18,7 +20,9 @@ import { SESSION_COOKIE, SESSION_COOKIE_PATH } from '../security/admin-auth.js'
 import { AppError } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { hashPassword } from '../security/passwords.js'
-import { beginTotp, checkPassword, confirmTotp, endSession, setPassword, signIn, SESSION_MAX_MS } from './service.js'
+import { endSession, setPassword, SESSION_MAX_MS } from './service.js'
+import { reauthenticate, signIn } from './sign-in.js'
+import { beginTotp, confirmTotp } from './second-factor.js'
 
 const tags = ['Admin', 'Operators']
 const security = [{ adminSession: [] }]
@@ -128,9 +132,12 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Both slow hashes run before the request's transaction opens: it would hold the database meanwhile.
       preHandler: async (request) => {
         const { operatorId } = operatorOf(request)
-        const expected = await checkPassword(app.db, operatorId, request.body.currentPassword)
-        if (!expected)
-          throw new AppError(401, 'INVALID_CREDENTIALS', 'The current password is wrong: check it and try again')
+        const expected = await reauthenticate(
+          app.db,
+          operatorId,
+          { password: request.body.currentPassword, needsTotp: false },
+          app.clock.now(),
+        )
         passwordChanges.set(request, { hash: await hashPassword(request.body.newPassword), expected })
       },
     },
@@ -157,8 +164,19 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         security,
-        summary: 'Start enrolling a second factor (TOTP)',
-        response: { 200: TotpEnrollmentSchema, ...errors(401, 403, 404, 429) },
+        summary: 'Start enrolling or replacing your second factor (TOTP)',
+        body: TotpBeginBodySchema,
+        response: { 200: TotpEnrollmentSchema, ...errors(400, 401, 403, 404, 429, 503) },
+      },
+      // The slow password check runs before the request's transaction opens.
+      preHandler: async (request) => {
+        const { currentPassword, currentCode } = request.body
+        await reauthenticate(
+          app.db,
+          operatorOf(request).operatorId,
+          { password: currentPassword, totp: currentCode, needsTotp: true },
+          app.clock.now(),
+        )
       },
     },
     async (request) => beginTotp(app.db, operatorOf(request).operatorId, app.clock.now()),
@@ -175,10 +193,10 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TotpConfirmedSchema, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => {
-      await confirmTotp(app.db, operatorOf(request).operatorId, request.body.code, app.clock.now())
-      return { totpEnabled: true as const }
-    },
+    async (request) => ({
+      totpEnabled: true as const,
+      revokedSessions: await confirmTotp(app.db, operatorOf(request), request.body.code, app.clock.now()),
+    }),
   )
 }
 

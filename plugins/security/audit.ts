@@ -31,8 +31,11 @@ const SECRET_PARTS = [
   'cookie',
   'authorization',
 ]
-/** Whole names that are secrets in this API: a gift code is a bearer voucher, `key`/`code` may be one. */
-const SECRET_NAMES = new Set(['key', 'code', 'codes', 'otp', 'pin'])
+/**
+ * Whole names that are secrets in this API: a gift code is a bearer voucher, `key`/`code` may be one,
+ * `currentCode` is a TOTP code.
+ */
+const SECRET_NAMES = new Set(['key', 'code', 'codes', 'otp', 'pin', 'currentcode'])
 
 export function isSecretName(name: string): boolean {
   const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '')
@@ -65,6 +68,12 @@ export function summarizeChanges(body: unknown): string | null {
   return JSON.stringify({ truncated: true, chars: text.length, preview: text.slice(0, PREVIEW_CHARS) })
 }
 
+/**
+ * A failed sign-in: the only entry whose actor no credential proved (it is the name as claimed, and
+ * the request id is the caller's too). The list shows it with `actorVerified: false`.
+ */
+export const SIGN_IN_FAILED = 'sign-in-failed'
+
 export interface AuditEntry {
   at: number
   actor: string
@@ -93,18 +102,6 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   await db.insertInto('audit_log').values(row).execute()
 }
 
-/** Entries of `action` by `actor` since `since` (ms): the operator sign-in lockout counts its failures here. */
-export async function countAudit(db: Db, action: string, actor: string, since: number): Promise<number> {
-  const row = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('action', '=', action)
-    .where('actor', '=', actor)
-    .where('at', '>', since)
-    .executeTakeFirst()
-  return Number(row?.n ?? 0)
-}
-
 export interface AuditQuery {
   actor?: string
   action?: string
@@ -129,6 +126,8 @@ export async function listAudit(db: Db, query: AuditQuery) {
       id: Number(row.id),
       at: toIso(Number(row.at)),
       actor: row.actor,
+      // Derived, not stored: it holds for the entries written before the field existed too.
+      actorVerified: row.action !== SIGN_IN_FAILED,
       role: row.role,
       address: row.address,
       requestId: row.request_id,

@@ -27,6 +27,8 @@ declare module 'fastify' {
  * hold no request longer than 100 ms (it fails open); a healthy one answers in well under a millisecond.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 50
+/** Every rate-limit key in Redis starts with this, then the limit's name: `outpost-rl-app-203.0.113.7`. */
+export const REDIS_PREFIX = 'outpost-rl-'
 
 type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1]
 type RedisStoreCtor = new (
@@ -106,8 +108,26 @@ class WatchedStore implements FastifyRateLimitStore {
     }
   }
 
+  /**
+   * The plugin names a child's keys after its route (method and URL). A limit made with
+   * `app.rateLimit` has no route, and its keys read `outpost-rl-undefinedundefined-<ip>`: such a
+   * limit is named by the `groupId` it was made with instead (`outpost-rl-app-<ip>`).
+   */
   child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
-    return new WatchedStore(this.inner.child(routeOptions), this.redis, this.outage)
+    const { groupId, continueExceeding, exponentialBackoff } = routeOptions as {
+      groupId?: string
+      continueExceeding?: boolean
+      exponentialBackoff?: boolean
+    }
+    const inner = groupId
+      ? new RedisStore(
+          continueExceeding === true,
+          exponentialBackoff === true,
+          this.redis,
+          `${REDIS_PREFIX}${groupId}-`,
+        )
+      : this.inner.child(routeOptions)
+    return new WatchedStore(inner, this.redis, this.outage)
   }
 
   private onError(error: Error): void {
@@ -273,7 +293,7 @@ export default fp(
       })
       store = class extends WatchedStore {
         constructor() {
-          super(new RedisStore(false, false, redis, 'outpost-rl-'), redis, outage)
+          super(new RedisStore(false, false, redis, REDIS_PREFIX), redis, outage)
         }
       }
     }
@@ -287,11 +307,14 @@ export default fp(
         return new RateLimitedError('Too many requests')
       },
     })
-    const playerLimit = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000 })
-    // One store holds both limits: admin keys carry a prefix no IP address can have.
+    // `groupId` names each limit's keys in Redis (WatchedStore.child); the plugin reads a groupId for
+    // its key only from a route's own config, which these limits have none of.
+    const playerLimit = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000, groupId: 'app' })
+    // The cluster primary holds both limits in one store: admin keys carry a prefix no IP address can have.
     const adminLimit = app.rateLimit({
       max: ADMIN_RATE_LIMIT_PER_SECOND,
       timeWindow: 1000,
+      groupId: 'admin',
       keyGenerator: (request) => request.adminLimitKey ?? `admin-ip:${request.ip}`,
     })
     app.decorate(

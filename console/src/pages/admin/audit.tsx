@@ -39,7 +39,17 @@ export default function Audit() {
       }
       columns={() => [
         { label: 'At', render: (e) => <Time iso={e.at} /> },
-        { label: 'Actor', render: (e) => `${e.actor}${e.role ? ` (${e.role})` : ''}` },
+        {
+          label: 'Actor',
+          render: (e) =>
+            e.actorVerified === false ? (
+              <span title="The name as sent: no credential proved it">
+                {e.actor} <span class="muted">(unverified)</span>
+              </span>
+            ) : (
+              `${e.actor}${e.role ? ` (${e.role})` : ''}`
+            ),
+        },
         { label: 'Action', render: (e) => <code>{e.action}</code> },
         {
           label: 'Status',
