@@ -1,6 +1,5 @@
 // The owner's side of operators: list, add, change a role, remove, end someone's
 // sessions, and read the audit log. The last owner can be neither removed nor demoted.
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {
@@ -21,9 +20,6 @@ import { createOperator, listOperators, normalizeUsername, removeOperator, revok
 
 const tags = ['Admin', 'Operators']
 const security: Array<Record<string, string[]>> = [{ adminKey: [] }, { adminSession: [] }]
-
-/** New operators' password hashes, made before the request's transaction opens (a quarter second each). */
-const newPasswords = new WeakMap<FastifyRequest, string>()
 
 const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -50,14 +46,15 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: OperatorSchema, ...errors(400, 401, 403, 404, 409, 429, 503) },
       },
       preHandler: async (request) => {
-        newPasswords.set(request, await hashPassword(request.body.password))
+        // Hashed before the request's transaction opens (a quarter second): the write then only stores it.
+        request.preparedPassword = { hash: await hashPassword(request.body.password), expected: null }
       },
     },
     async (request, reply) => {
       const { username, role } = request.body
       const created = await createOperator(
         app.db,
-        { username, role, passwordHash: newPasswords.get(request)! },
+        { username, role, passwordHash: request.preparedPassword!.hash },
         app.clock.now(),
       )
       reply.code(201)

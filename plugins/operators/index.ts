@@ -19,9 +19,20 @@ export const manifest: FeatureManifest = {
   adminRights: OWNER_RIGHTS,
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * A password hashed in a route's preHandler, before the request's transaction opens (a hash takes
+     * a quarter second): the new hash, and the current one it was checked against, if any.
+     */
+    preparedPassword: { hash: string; expected: string | null } | null
+  }
+}
+
 export default defineFeature(
   manifest,
   async (app) => {
+    app.decorateRequest('preparedPassword', null)
     app.adminAuth.useOperators({
       session: (token) => resolveSession(app.db, token, app.clock.now()),
       anyOperator: () => anyOperator(app.db),

@@ -35,9 +35,6 @@ function operatorOf(request: FastifyRequest) {
   return { operatorId: actor.operatorId, sessionId: actor.sessionId, username: actor.name }
 }
 
-/** The new password's hash and the checked current one, made before the write's transaction opens. */
-const passwordChanges = new WeakMap<FastifyRequest, { hash: string; expected: string }>()
-
 const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // reply.setCookie and clearCookie, for these routes only (the admin gate reads the Cookie header
   // itself): its hooks then run on the session routes, not on every request.
@@ -138,12 +135,13 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { password: request.body.currentPassword, needsTotp: false },
           app.clock.now(),
         )
-        passwordChanges.set(request, { hash: await hashPassword(request.body.newPassword), expected })
+        // Made before the write's transaction opens: the new hash and the checked current one.
+        request.preparedPassword = { hash: await hashPassword(request.body.newPassword), expected }
       },
     },
     async (request) => {
       const { username, sessionId, operatorId } = operatorOf(request)
-      const change = passwordChanges.get(request)!
+      const change = request.preparedPassword!
       const before = await app.db
         .selectFrom('operator_sessions')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -152,7 +150,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .executeTakeFirst()
       await setPassword(app.db, username, change.hash, app.clock.now(), {
         keepSessionId: sessionId,
-        expectedHash: change.expected,
+        expectedHash: change.expected ?? undefined,
       })
       return { changed: true as const, revokedSessions: Number(before?.n ?? 0) }
     },
