@@ -77,10 +77,7 @@ export function nowAndAfterCommit(db: Db, step: () => void): void {
  * passed since the first attempt, after a growing, jittered pause (the writers that collided must
  * not collide again in step); then the conflict is thrown, which the API answers with 503.
  */
-export async function retryOnConflict<T>(
-  statement: () => Promise<T>,
-  boundMs = DEFAULT_CONFLICT_BOUND_MS,
-): Promise<T> {
+export async function retryOnConflict<T>(statement: () => Promise<T>, boundMs = DEFAULT_CONFLICT_BOUND_MS): Promise<T> {
   const started = performance.now()
   for (let attempt = 1; ; attempt++) {
     try {
