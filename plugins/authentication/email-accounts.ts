@@ -27,7 +27,7 @@ import { authResponse, type AuthDeps } from './service.js'
  * E-mail accounts: sign-up and sign-in with e-mail and password, verification and
  * password reset through single-use tokens (random, stored as SHA-256, spent by a conditional
  * UPDATE) mailed with the system templates. Sign-in failures are rows counted in SQL, so the
- * lockout holds across instances.
+ * lockout holds across instances; the expired ones are deleted by a background job (sweeps.ts).
  */
 const VERIFY_TTL_MS = 24 * 3600_000
 const RESET_TTL_MS = 3600_000
@@ -144,20 +144,6 @@ async function lock(db: Db, keyHash: string, until: number) {
 }
 
 /**
- * Failures and locks of addresses never tried again would stay forever: at most once per window,
- * a sign-in deletes everything expired (a short range delete on an index).
- */
-async function sweepExpired(db: Db, sweep: AuthDeps['loginSweep'], now: number) {
-  if (now - sweep.lastAt < LOGIN_WINDOW_MS) return
-  sweep.lastAt = now
-  await db
-    .deleteFrom('login_failures')
-    .where('failed_at', '<=', now - LOGIN_WINDOW_MS)
-    .execute()
-  await db.deleteFrom('login_locks').where('locked_until', '<=', now).execute()
-}
-
-/**
  * Takes one of the key's attempts before the password is checked, in one short transaction: the
  * key's lock row is created or write-locked first, so the attempts on one address queue there (on
  * any instance) and the count of failures in the window is exact. A locked key, or one with the
@@ -181,11 +167,13 @@ async function reserveAttempt(db: Db, keyHash: string, now: number): Promise<Att
       .where('key_hash', '=', keyHash)
       .executeTakeFirstOrThrow()
     if (lockedUntil > now) return { lockedUntil }
-    await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).where('failed_at', '<=', since).execute()
+    // Only the window's failures count; older ones are left to the sweep job (sweeps.ts): a DELETE
+    // of them here took gap locks on the key's index that the sign-ins of neighbouring keys deadlocked on.
     const counted = await trx
       .selectFrom('login_failures')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('key_hash', '=', keyHash)
+      .where('failed_at', '>', since)
       .executeTakeFirstOrThrow()
     if (Number(counted.n) >= LOGIN_MAX_FAILURES) {
       await lock(trx, keyHash, now + LOGIN_WINDOW_MS)
@@ -209,7 +197,6 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   const password = required(present(body.password), 'password')
   const now = deps.now()
   const keyHash = loginKey(email)
-  await sweepExpired(deps.db, deps.loginSweep, now)
   const attempt = await reserveAttempt(deps.db, keyHash, now)
   if ('lockedUntil' in attempt) throw tooManyAttempts(attempt.lockedUntil, now)
   const user = await findUserByEmail(deps.db, email)
