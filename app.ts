@@ -23,6 +23,7 @@ import consolePlugin from './plugins/http/console.js'
 import loggingPlugin, { requestIdOf } from './plugins/core/logging.js'
 import metricsPlugin from './plugins/observability/metrics/index.js'
 import clusterPlugin, { type Channel } from './plugins/cluster/cluster.js'
+import jobsPlugin from './plugins/jobs/index.js'
 import authentication from './plugins/authentication/index.js'
 import users from './plugins/users/index.js'
 import playerProfile from './plugins/player-profile/index.js'
@@ -174,6 +175,8 @@ export async function buildApp({
   await app.register(openapiPlugin)
   await app.register(healthPlugin)
   await app.register(consolePlugin)
+  // Maintenance out of the request path (sweeps of expired rows): the features add their jobs to it.
+  await app.register(jobsPlugin)
 
   // The features, each one plugin: its app routes under /api/v1/app and its admin routes under
   // /api/v1/admin (always registered: admin-auth decides per request whether the admin API is open).

@@ -7,7 +7,7 @@ import prettier from 'eslint-config-prettier'
  * The shared folders of plugins/ (each has a README of what it holds): every other folder there is a
  * feature, so adding a feature needs no edit here. app.ts holds the one list of features.
  */
-const SHARED = ['core', 'http', 'security', 'observability', 'openapi', 'cluster', 'content']
+const SHARED = ['core', 'http', 'security', 'observability', 'openapi', 'cluster', 'content', 'jobs']
 const shared = SHARED.join('|')
 const ARCHITECTURE = 'ARCHITECTURE.md'
 

@@ -44,11 +44,15 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_READONLY',
 ])
 
-/** The database did not answer (as opposed to refusing a statement): the API answers 503. */
+/**
+ * The database did not answer (as opposed to refusing a statement), or a lock conflict outlasted its
+ * retries (db/transaction.ts): the API answers 503 with Retry-After, as the client's retry can succeed.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; fatal?: boolean; message?: string }
   if (!e) return false
   if (e.code && UNAVAILABLE_CODES.has(e.code)) return true
+  if (isRetryableConflict(e)) return true
   if (e.fatal === true) return true
   return (
     e.message === 'Pool is closed.' ||

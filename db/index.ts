@@ -22,6 +22,7 @@ import type { Database, Db } from './types.js'
 import { registerMysqlDirect, registerSqliteDirect } from './prepared.js'
 import { OutpostMysqlDriver, QUERY_TIMEOUT, type PoolUsage } from './mysql-driver.js'
 import { startCheckpointer } from './checkpointer.js'
+import { setConflictBound } from './transaction.js'
 import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
 
 /**
@@ -262,6 +263,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
     const db = new MysqlDb(driver)
     registerMysqlDirect(db, driver)
     poolUsages.set(db, usage)
+    setConflictBound(db, config.DB_QUERY_TIMEOUT_MS)
     return db
   }
   if (config.DB_PATH !== ':memory:') mkdirSync(dirname(config.DB_PATH), { recursive: true })

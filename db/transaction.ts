@@ -4,11 +4,24 @@ import type { Database, Db } from './types.js'
 import { isRetryableConflict } from './dialect.js'
 import { runPreparedDirectly } from './prepared.js'
 
-const ATTEMPTS = 4
+/**
+ * How long a deadlocked transaction or statement is tried again, from its first attempt, when the
+ * database has not set its own bound (`setConflictBound`): a fixed number of attempts ran out under
+ * load (20 writers queued on one row), and a client must never see a lock conflict as a 500. Past the
+ * bound the conflict is answered as the database being unavailable (503 with Retry-After).
+ */
+const DEFAULT_CONFLICT_BOUND_MS = 5000
+const conflictBounds = new WeakMap<Db, number>()
+
+/** The bound on retrying lock conflicts for this database: its query bound (DB_QUERY_TIMEOUT_MS). */
+export function setConflictBound(db: Db, ms: number): void {
+  conflictBounds.set(db, ms)
+}
 
 /**
  * A transaction that is run again when the database aborted it to break a deadlock (InnoDB does
- * that under concurrent writes to neighbouring index ranges). The callback must be safe to repeat:
+ * that under concurrent writes to neighbouring index ranges), until the database's conflict bound
+ * has passed. The callback must be safe to repeat:
  * everything it did was rolled back. When `db` is already a transaction, `work` joins it (it then
  * commits, rolls back and is retried with the caller's work): an admin write runs its service inside
  * the request's transaction, which also holds its audit entry (see `runInRequestTransaction`).
@@ -28,7 +41,7 @@ export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>
     const steps = commitSteps.get(open!)
     if (steps) for (const step of steps) step()
     return result
-  })
+  }, conflictBounds.get(db))
 }
 
 /**
@@ -60,15 +73,20 @@ export function nowAndAfterCommit(db: Db, step: () => void): void {
 /**
  * A single statement run again when InnoDB picked it as a deadlock victim (it was rolled back
  * whole): two range UPDATEs over one index from two instances can deadlock without any transaction.
- * The statement must be safe to repeat, as a conditional UPDATE is.
+ * The statement must be safe to repeat, as a conditional UPDATE is. Tried again until `boundMs` has
+ * passed since the first attempt, after a growing, jittered pause (the writers that collided must
+ * not collide again in step); then the conflict is thrown, which the API answers with 503.
  */
-export async function retryOnConflict<T>(statement: () => Promise<T>): Promise<T> {
+export async function retryOnConflict<T>(statement: () => Promise<T>, boundMs = DEFAULT_CONFLICT_BOUND_MS): Promise<T> {
+  const started = performance.now()
   for (let attempt = 1; ; attempt++) {
     try {
       return await statement()
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isRetryableConflict(error)) throw error
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10))
+      if (!isRetryableConflict(error)) throw error
+      const pause = Math.min(100, 5 * attempt) * (0.5 + Math.random())
+      if (performance.now() - started + pause >= boundMs) throw error
+      await new Promise((resolve) => setTimeout(resolve, pause))
     }
   }
 }

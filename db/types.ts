@@ -541,6 +541,14 @@ export interface OperatorSessionsTable {
   expires_at: number
 }
 
+/** A background job's claim (db/jobs.ts): the instance that ran it last, and when. */
+export interface JobRunsTable {
+  name: string
+  claimed_at: number
+  /** The runner that holds the current period (a random id per app instance), null before the first. */
+  claimed_by: string | null
+}
+
 export interface AuditLogTable {
   /** Auto-increment: the order entries were written in. */
   id: Generated<number>
@@ -601,6 +609,7 @@ export interface Database {
   operators: OperatorsTable
   operator_sessions: OperatorSessionsTable
   audit_log: AuditLogTable
+  job_runs: JobRunsTable
 }
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */

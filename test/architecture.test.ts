@@ -138,6 +138,8 @@ t.test('app.ts registers the shared plugins and every feature of the one list, o
     'openapi',
     'health',
     'console',
+    // Not core (which features never reach into) nor a feature: the background jobs' runner.
+    'jobs',
   ]
   for (const name of core) t.ok(app.hasPlugin(name), `core plugin '${name}'`)
 

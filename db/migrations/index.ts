@@ -46,6 +46,7 @@ import * as m0090 from './0090_leaderboard_counts_without_rowid.js'
 import * as m0091 from './0091_trim_user_indexes.js'
 import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
 import * as m0093 from './0093_operator_names_exact.js'
+import * as m0095 from './0095_create_job_runs.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -99,4 +100,5 @@ export const migrations: Record<string, Migration> = {
   '0091_trim_user_indexes': m0091,
   '0092_leaderboard_rank_index_covers_score': m0092,
   '0093_operator_names_exact': m0093,
+  '0095_create_job_runs': m0095,
 }

@@ -28,7 +28,7 @@ import { authResponse, type AuthDeps } from './service.js'
  * E-mail accounts: sign-up and sign-in with e-mail and password, verification and
  * password reset through single-use tokens (random, stored as SHA-256, spent by a conditional
  * UPDATE) mailed with the system templates. Sign-in failures are rows counted in SQL, so the
- * lockout holds across instances.
+ * lockout holds across instances; the expired ones are deleted by a background job (sweeps.ts).
  */
 const VERIFY_TTL_MS = 24 * 3600_000
 const RESET_TTL_MS = 3600_000
@@ -135,20 +135,6 @@ function tooManyAttempts(until: number, now: number) {
 const loginKey = (email: string) => hashToken(emailKey(email))
 
 /**
- * Failures and locks of addresses never tried again would stay forever: at most once per window,
- * a sign-in deletes everything expired (a short range delete on an index).
- */
-async function sweepExpired(db: Db, sweep: AuthDeps['loginSweep'], now: number) {
-  if (now - sweep.lastAt < LOGIN_WINDOW_MS) return
-  sweep.lastAt = now
-  await db
-    .deleteFrom('login_failures')
-    .where('failed_at', '<=', now - LOGIN_WINDOW_MS)
-    .execute()
-  await db.deleteFrom('login_locks').where('locked_until', '<=', now).execute()
-}
-
-/**
  * Unknown e-mail and wrong password answer alike, and take as long: an unknown e-mail is checked
  * against a dummy hash with the same parameters, and its failures count and lock the same way.
  * After LOGIN_MAX_FAILURES failures for one address within the window, it is locked for the
@@ -160,7 +146,6 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   const password = required(present(body.password), 'password')
   const now = deps.now()
   const keyHash = loginKey(email)
-  await sweepExpired(deps.db, deps.loginSweep, now)
   const outcome = await guardedAttempt(deps.db, keyHash, now, async () => {
     const user = await findUserByEmail(deps.db, email)
     const matches = await verifyPassword(password, user?.password_hash ?? (await dummyHash()))

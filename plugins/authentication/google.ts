@@ -52,9 +52,12 @@ async function kept(db: Db, codeHash: string, now: number): Promise<Kept | undef
     : { kind: 'token', idToken: row.payload }
 }
 
-/** Keeps what a code gave until 10 minutes after its exchange (a kept token becomes an identity once checked). */
+/**
+ * Keeps what a code gave until 10 minutes after its exchange (a kept token becomes an identity once
+ * checked). An expired row of the same code is overwritten, expiry included; expired rows are
+ * deleted by the sign-in sweep job (sweeps.ts), not here.
+ */
 async function keep(db: Db, codeHash: string, value: Kept, now: number, expiresAt = now + CODE_TTL_MS) {
-  await db.deleteFrom('google_codes').where('expires_at', '<=', now).execute()
   await upsert(
     db,
     'google_codes',
@@ -66,7 +69,7 @@ async function keep(db: Db, codeHash: string, value: Kept, now: number, expiresA
         expires_at: expiresAt,
       },
     ],
-    { key: ['code_hash'], update: ['kind', 'payload'] },
+    { key: ['code_hash'], update: ['kind', 'payload', 'expires_at'] },
   )
 }
 

@@ -9,6 +9,7 @@ import type { AuthDeps } from './service.js'
 import routes from './routes.js'
 import { components, docs } from './docs.js'
 import { createSocialSettings } from './social.js'
+import { SIGN_IN_SWEEP } from './sweeps.js'
 
 export const manifest: FeatureManifest = {
   name: 'authentication',
@@ -39,15 +40,15 @@ export default defineFeature(
         refreshTtlMs: app.config.REFRESH_TTL_SECONDS * 1000,
       },
       email: { enabled: Boolean(app.config.SMTP_URL), publicUrl: app.config.PUBLIC_URL },
-      loginSweep: { lastAt: Number.NEGATIVE_INFINITY },
       social: createSocialSettings(
         app.config,
         () => app.clock.now(),
         (message) => app.log.warn(message),
       ),
     }
+    app.jobs.add(SIGN_IN_SWEEP)
     app.openapi.describe(docs, components)
     await app.register(routes, { prefix: APP_PREFIX, deps })
   },
-  ['db', 'clock', 'config', 'metrics'],
+  ['db', 'clock', 'config', 'metrics', 'jobs'],
 )

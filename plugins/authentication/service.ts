@@ -31,8 +31,6 @@ export interface AuthDeps {
   lifetimes: SessionLifetimes
   /** E-mail accounts: whether SMTP is configured (account mails are queued), and the base of their links. */
   email: { enabled: boolean; publicUrl: string }
-  /** When this app last swept expired sign-in failures and locks (see email-accounts.ts). */
-  loginSweep: { lastAt: number }
   /** Sign in with Apple and Google: the settings and each provider's key cache. */
   social: SocialSettings
 }

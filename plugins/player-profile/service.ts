@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database, Db, PlayerProfile } from '../../db/types.js'
-import { affected, flag, insertOrLock } from '../../db/dialect.js'
+import { affected, insertOrLock } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -8,21 +8,17 @@ import { toIso } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
 import type { PublicPlayerEvents } from '../core/events.js'
 import { present } from '../../schemas/common.js'
-import { findUser, normalizeName, renameUser } from '../users/service.js'
-import {
-  COSMETIC_ID_PATTERN,
-  type AdminCosmetic,
-  type ProfileDocument,
-  type ProfileUpdateBody,
-  type PublicProfile,
-} from '../../schemas/player-profile.js'
+import { findUser, lockUser, normalizeName, renameUser } from '../users/service.js'
+import type { ProfileDocument, ProfileUpdateBody, PublicProfile } from '../../schemas/player-profile.js'
+import { assertInCatalog, assertWellFormed, catalogEntries, takeOffProfiles, type Cosmetic } from './catalog.js'
+
+export { cosmeticsInCatalog, deleteCosmetic, listCosmetics, putCosmetic } from './catalog.js'
 
 /**
- * The player profile and the cosmetics catalog. A player's visible profile (avatar, frame, badges)
- * and unlocks live in this feature's tables; the name is the user's, read through the users service.
+ * The player profile. A player's visible profile (avatar, frame, badges) and unlocks live in this
+ * feature's tables; the name is the user's, read through the users service. The cosmetics catalog
+ * is in catalog.ts.
  */
-
-type Cosmetic = { id: string; type: 'avatar' | 'frame' | 'badge'; locked: number }
 
 export interface ProfileLimits {
   maxBadges: number
@@ -30,7 +26,6 @@ export interface ProfileLimits {
 }
 
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024
-const COSMETIC_ID = new RegExp(COSMETIC_ID_PATTERN)
 
 const EMPTY_PROFILE: PublicProfile = { avatarId: null, frameId: null, badges: [] }
 
@@ -63,8 +58,15 @@ export async function publicProfiles(db: Db, userIds: readonly string[]): Promis
   return result
 }
 
-/** Creates the player's profile row if missing, and holds its write lock until the transaction ends. */
+/**
+ * Creates the player's profile row if missing, and holds its write lock until the transaction ends.
+ * The user's row is write-locked first: the profile's upsert takes a shared lock on it (the foreign
+ * key) before it waits for the profile row, and a holder of the profile row that renames the user
+ * then waits for that shared lock: InnoDB's deadlock, which 20 parallel PUTs of one player hit again
+ * and again. Taken in this order, every write of one player's profile queues on the user's row.
+ */
 async function lockProfileRow(trx: Transaction<Database>, userId: string, now: number) {
+  await lockUser(trx, userId)
   await insertOrLock(
     trx,
     trx.insertInto('player_profiles').values({
@@ -80,39 +82,6 @@ async function lockProfileRow(trx: Transaction<Database>, userId: string, now: n
     ['user_id'],
     'unlock_count',
   ).execute()
-}
-
-function assertWellFormed(ids: Iterable<string>) {
-  for (const id of ids) {
-    if (!COSMETIC_ID.test(id)) {
-      throw new AppError(
-        400,
-        'INVALID_COSMETIC_ID',
-        `Cosmetic id '${id}' is not valid: lower-case letters, digits, '.', '_', '-', at most 32 characters`,
-      )
-    }
-  }
-}
-
-async function catalogEntries(db: Db, ids: readonly string[]): Promise<Map<string, Cosmetic>> {
-  if (ids.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('cosmetics')
-    .select(['id', 'type', 'locked'])
-    .where('id', 'in', [...ids])
-    .execute()
-  return new Map(rows.map((r) => [r.id, r]))
-}
-
-/** The ids among `ids` that are in the catalog, sorted (gift codes check their grants against it). */
-export async function cosmeticsInCatalog(db: Db, ids: readonly string[]): Promise<string[]> {
-  return [...(await catalogEntries(db, [...new Set(ids)])).keys()].sort()
-}
-
-function assertInCatalog(ids: readonly string[], catalog: Map<string, Cosmetic>) {
-  const missing = ids.find((id) => !catalog.has(id))
-  if (missing !== undefined)
-    throw new AppError(400, 'COSMETIC_NOT_FOUND', `Cosmetic '${missing}' is not in the catalog`)
 }
 
 async function ownedUnlocks(db: Db, userId: string, ids?: readonly string[]): Promise<string[]> {
@@ -308,104 +277,9 @@ export async function revokeUnlock(
   })
 }
 
-/** Removes a cosmetic from the slots of every profile showing it (or of one player's). */
-async function takeOffProfiles(
-  trx: Transaction<Database>,
-  events: PublicPlayerEvents,
-  id: string,
-  now: number,
-  userId?: string,
-) {
-  events.publicPlayerChanged(trx)
-  let slotQuery = trx.updateTable('player_profiles')
-  for (const column of ['avatar_id', 'frame_id'] as const) {
-    let query = slotQuery.set({ [column]: null, updated_at: now }).where(column, '=', id)
-    if (userId) query = query.where('user_id', '=', userId)
-    await query.execute()
-    slotQuery = trx.updateTable('player_profiles')
-  }
-  // Ids are [a-z0-9._-]: the quoted id cannot contain a LIKE wildcard other than '_', which only widens the match.
-  let badgeQuery = trx.selectFrom('player_profiles').select(['user_id', 'badges']).where('badges', 'like', `%"${id}"%`)
-  if (userId) badgeQuery = badgeQuery.where('user_id', '=', userId)
-  for (const row of await badgeQuery.execute()) {
-    const badges = (JSON.parse(row.badges) as string[]).filter((b) => b !== id)
-    await trx
-      .updateTable('player_profiles')
-      .set({ badges: JSON.stringify(badges), updated_at: now })
-      .where('user_id', '=', row.user_id)
-      .execute()
-  }
-}
-
 export async function adminUnlocks(db: Db, userId: string, maxUnlocks: number, granted?: string[]) {
   if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
   return { userId, unlocks: await ownedUnlocks(db, userId), maxUnlocks, ...(granted ? { granted } : {}) }
-}
-
-// ---- the catalog (operator) -------------------------------------------------------------------
-
-function toAdminCosmetic(row: {
-  id: string
-  type: Cosmetic['type']
-  name: string
-  locked: number
-  created_at: number
-  updated_at: number
-}): AdminCosmetic {
-  return {
-    id: row.id,
-    type: row.type,
-    name: row.name,
-    locked: row.locked === 1,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-  }
-}
-
-export async function listCosmetics(db: Db, options: { limit: number; cursor?: string }) {
-  const { items, nextCursor } = await keysetPage(db.selectFrom('cosmetics').selectAll(), {
-    ...options,
-    keys: ['created_at', 'id'],
-    direction: 'asc',
-  })
-  return { items: items.map(toAdminCosmetic), nextCursor }
-}
-
-export async function putCosmetic(
-  db: Db,
-  id: string,
-  input: { type: Cosmetic['type']; name: string; locked: boolean },
-  now: number,
-): Promise<AdminCosmetic> {
-  const locked = flag(input.locked)
-  const values = { type: input.type, name: input.name, locked, updated_at: now }
-  await withTransaction(db, async (trx) => {
-    await insertOrLock(
-      trx,
-      trx.insertInto('cosmetics').values({ id, ...values, created_at: now }),
-      ['id'],
-      'id',
-    ).execute()
-    await trx.updateTable('cosmetics').set(values).where('id', '=', id).execute()
-  })
-  const row = await db.selectFrom('cosmetics').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-  return toAdminCosmetic(row)
-}
-
-/** Deletes a catalog entry, the unlocks of it and its place on every profile, in one transaction. */
-export async function deleteCosmetic(db: Db, events: PublicPlayerEvents, id: string, now: number): Promise<void> {
-  await withTransaction(db, async (trx) => {
-    const owners = trx.selectFrom('player_unlocks').select('user_id').where('cosmetic_id', '=', id)
-    await trx
-      .updateTable('player_profiles')
-      .set({ unlock_count: sql<number>`unlock_count - 1` })
-      .where('user_id', 'in', owners)
-      .execute()
-    await trx.deleteFrom('player_unlocks').where('cosmetic_id', '=', id).execute()
-    await takeOffProfiles(trx, events, id, now)
-    const removed = await trx.deleteFrom('cosmetics').where('id', '=', id).executeTakeFirst()
-    if (affected(removed) === 0) throw notFound('NOT_FOUND', `Cosmetic '${id}' is not in the catalog`)
-  })
 }
 
 // ---- data export ------------------------------------------------------------------------------

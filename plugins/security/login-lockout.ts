@@ -68,11 +68,13 @@ export async function reserveAttempt(
       .where('key_hash', '=', keyHash)
       .executeTakeFirstOrThrow()
     if (lockedUntil > now) return { lockedUntil }
-    await trx.deleteFrom('login_failures').where('key_hash', '=', keyHash).where('failed_at', '<=', since).execute()
+    // Only the window's failures count; older ones are left to the sweep job (authentication/sweeps.ts):
+    // a DELETE of them here took gap locks on the key's index that neighbouring keys' sign-ins deadlocked on.
     const counted = await trx
       .selectFrom('login_failures')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('key_hash', '=', keyHash)
+      .where('failed_at', '>', since)
       .executeTakeFirstOrThrow()
     if (Number(counted.n) >= policy.maxFailures) {
       await lockKey(trx, keyHash, now + policy.windowMs)

@@ -1,0 +1,21 @@
+// Background jobs: the maintenance that must stay out of requests (sweeps of expired rows). Features
+// add their jobs while they register; each run is claimed in SQL (db/jobs.ts), so one instance runs
+// it per period however many share the database. Started when the app is ready, stopped on close.
+import fp from 'fastify-plugin'
+import { JobRunner } from '../../db/jobs.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    jobs: JobRunner
+  }
+}
+
+export default fp(
+  async (app) => {
+    const runner = new JobRunner(app.db, app.clock, app.log.child({ component: 'jobs' }))
+    app.decorate('jobs', runner)
+    app.addHook('onReady', async () => runner.start())
+    app.addHook('onClose', async () => runner.stop())
+  },
+  { name: 'jobs', dependencies: ['db', 'clock'] },
+)
