@@ -47,6 +47,7 @@ import * as m0091 from './0091_trim_user_indexes.js'
 import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
 import * as m0093 from './0093_operator_names_exact.js'
 import * as m0095 from './0095_create_job_runs.js'
+import * as m0096 from './0096_drop_users_login_locked_until.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -101,4 +102,5 @@ export const migrations: Record<string, Migration> = {
   '0092_leaderboard_rank_index_covers_score': m0092,
   '0093_operator_names_exact': m0093,
   '0095_create_job_runs': m0095,
+  '0096_drop_users_login_locked_until': m0096,
 }

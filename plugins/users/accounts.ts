@@ -42,7 +42,6 @@ export const insertUser = prepared((db, p: User) =>
     updated_at: p.updated_at,
     password_hash: p.password_hash,
     email_key: p.email_key,
-    login_locked_until: p.login_locked_until,
   }),
 )
 
@@ -60,7 +59,6 @@ export async function createUser(
     updated_at: user.created_at,
     password_hash: null,
     email_key: null,
-    login_locked_until: null,
   }
   try {
     await insertUser.execute(db, row)
@@ -94,7 +92,6 @@ export async function createEmailUser(
     updated_at: user.createdAt,
     password_hash: user.passwordHash,
     email_key: emailKey(email),
-    login_locked_until: null,
   }
   try {
     await db.insertInto('users').values(row).execute()
@@ -168,7 +165,6 @@ export async function createSocialUser(
     updated_at: input.createdAt,
     password_hash: null,
     email_key: email === null ? null : emailKey(email),
-    login_locked_until: null,
   }
   const identity: UserIdentity = {
     provider: input.provider,

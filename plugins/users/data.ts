@@ -40,7 +40,6 @@ export async function importAnonymousUser(
       updated_at: user.createdAt,
       password_hash: null,
       email_key: null,
-      login_locked_until: null,
     })
     return COPIED
   } catch (error) {
