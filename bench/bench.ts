@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import { createConnection } from 'mysql2/promise'
+import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } from './mysql.js'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
 import { freePort, serverNodeFlags, startNode, type Server } from './processes.js'
 import { runScale } from './scale.js'
@@ -102,44 +102,17 @@ type Db = 'sqlite' | 'mysql'
  */
 const MYSQL_DB = `outpost_bench_${process.pid}`
 
-function mysqlConnection(url: string) {
-  const parsed = new URL(url)
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-  }
-}
-
 async function freshMysqlDatabase(url: string): Promise<Record<string, string>> {
-  const conn = mysqlConnection(url)
-  const admin = await createConnection(conn)
   // Those of benches that were killed before they could drop theirs (their pid is gone).
-  const [rows] = await admin.query("SHOW DATABASES LIKE 'outpost\\_bench\\_%'")
-  for (const row of rows as Array<Record<string, string>>) {
+  const rows = (await onMysqlServer(url, "SHOW DATABASES LIKE 'outpost\\_bench\\_%'")) as Array<Record<string, string>>
+  for (const row of rows) {
     const name = Object.values(row)[0]!
     const pid = Number(/^outpost_bench_(\d+)$/.exec(name)?.[1])
-    if (pid && !existsSync(`/proc/${pid}`)) await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+    if (pid && !existsSync(`/proc/${pid}`)) await dropMysqlDatabase(url, name)
   }
-  await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
-  await admin.query(`CREATE DATABASE ${MYSQL_DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
-  await admin.end()
-  return {
-    DB_DRIVER: 'mysql',
-    DB_HOST: conn.host,
-    DB_PORT: String(conn.port),
-    DB_USER: conn.user,
-    DB_PASS: conn.password,
-    DB_NAME: MYSQL_DB,
-    DB_POOL_SIZE: '16',
-  }
-}
-
-async function dropMysqlDatabase(url: string) {
-  const admin = await createConnection(mysqlConnection(url))
-  await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DB}`)
-  await admin.end()
+  await dropMysqlDatabase(url, MYSQL_DB)
+  await createMysqlDatabase(url, MYSQL_DB)
+  return mysqlSettings(url, MYSQL_DB, 16)
 }
 
 interface Outpost {
@@ -185,7 +158,7 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
   if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))
   const stop = async () => {
     await server.stop()
-    if (db === 'mysql') await dropMysqlDatabase(args['mysql-url']!)
+    if (db === 'mysql') await dropMysqlDatabase(args['mysql-url']!, MYSQL_DB)
   }
   return { server, label: `outpost ${db} w=${workers ?? 'default'}`, dbEnv, log, stop }
 }

@@ -1,8 +1,9 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX } from '../openapi/examples.js'
 import { AuthResponseSchema, MessageResponseSchema } from '../../schemas/authentication.js'
+import { APP_PREFIX } from '../core/paths.js'
 
-const P = '/api/v1/app/user-management'
+const P = `${APP_PREFIX}/user-management`
 
 const auth = {
   userId: EX.userId,

@@ -1,8 +1,9 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX } from '../openapi/examples.js'
 import { LoadResponseSchema, SaveResponseSchema } from '../../schemas/cloud-save.js'
+import { APP_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/cloud-save'
+const APP = `${APP_PREFIX}/cloud-save`
 const SCOPED =
   'User-scoped: in compat mode `userId` alone is accepted and a bearer sent with it must be valid (401 ' +
   "`SESSION_REQUIRED`) and this user's (403 `SESSION_FORBIDDEN`); strict mode requires the bearer. 403 `USER_BANNED`."

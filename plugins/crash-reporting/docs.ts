@@ -6,9 +6,10 @@ import {
   CrashGroupSchema,
   CrashOccurrenceSchema,
 } from '../../schemas/crash-reporting.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/crash-reports'
-const ADMIN = '/api/v1/admin/crash-reports'
+const APP = `${APP_PREFIX}/crash-reports`
+const ADMIN = `${ADMIN_PREFIX}/crash-reports`
 const LENIENT =
   'Ingestion is lenient, so no crash is lost: `userId` is any string ≤ 128 (`"anonymous"`, `""` and non-UUIDs are kept ' +
   'as given; a known user\'s UUID links it to the user), and missing, `null` or `""` fields are stored as `""`. A NUL ' +

@@ -7,9 +7,10 @@ import {
   EmailTemplateListSchema,
   EmailTemplateSchema,
 } from '../../schemas/email-sending.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/email-sending'
-const ADMIN = '/api/v1/admin'
+const APP = `${APP_PREFIX}/email-sending`
+const ADMIN = ADMIN_PREFIX
 const STATUS_RULES =
   "No session is needed in compat mode (the SDKs send none; the id is an unguessable UUID); in strict mode the owner's " +
   "session is required (403 `SESSION_FORBIDDEN` for another user's). Works whether or not SMTP is configured. 404 `EMAIL_NOT_FOUND`."

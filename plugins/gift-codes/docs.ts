@@ -8,9 +8,10 @@ import {
   RedeemSuccessSchema,
   RedemptionListSchema,
 } from '../../schemas/gift-codes.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/gift-codes'
-const ADMIN = '/api/v1/admin/gift-codes'
+const APP = `${APP_PREFIX}/gift-codes`
+const ADMIN = `${ADMIN_PREFIX}/gift-codes`
 const SCOPED =
   'User-scoped: in compat mode `userId` alone is accepted and a bearer sent with it must be valid (401 ' +
   "`SESSION_REQUIRED`) and this user's (403 `SESSION_FORBIDDEN`); strict mode requires the bearer. 403 `USER_BANNED`; " +

@@ -13,9 +13,10 @@ import {
   SubmitResponseSchema,
   TopResponseSchema,
 } from '../../schemas/leaderboard.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app'
-const ADMIN = '/api/v1/admin/leaderboards'
+const APP = APP_PREFIX
+const ADMIN = `${ADMIN_PREFIX}/leaderboards`
 
 const profile = { avatarId: 'fox', frameId: null, badges: ['beta-tester'] }
 const entry = (position: number, userId: string, username: string, score: number) => ({

@@ -1,9 +1,10 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX } from '../openapi/examples.js'
 import { AdminTranslationSchema, TranslationGridSchema } from '../../schemas/localization.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/localization'
-const ADMIN = '/api/v1/admin/localization'
+const APP = `${APP_PREFIX}/localization`
+const ADMIN = `${ADMIN_PREFIX}/localization`
 const LANG =
   '`lang` is a BCP 47 tag matched case-insensitively (`pt-br` = `pt-BR`); absent or `""` means the default language ' +
   '(`DEFAULT_LANGUAGE`, default `en`); a malformed tag is 400.'

@@ -1,8 +1,9 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX, page } from '../openapi/examples.js'
 import { AdminNewsListSchema, AdminNewsSchema, NewsItemSchema } from '../../schemas/news.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const ADMIN = '/api/v1/admin/news'
+const ADMIN = `${ADMIN_PREFIX}/news`
 const item = {
   id: EX.newsId,
   title: 'Season 3 starts',
@@ -19,7 +20,7 @@ export const components: NamedSchemas = {
 }
 
 export const docs: OperationDocs = {
-  'GET /api/v1/app/news': {
+  [`GET ${APP_PREFIX}/news`]: {
     description:
       'Released news, newest first, as a bare JSON array (compat): only items whose release date has passed. `limit` ' +
       '0–100 (default 20; 0 answers `[]`; an integer out of range is clamped, a non-integer is 400); `languageCode` ' +

@@ -7,8 +7,9 @@ import {
   OperatorSchema,
   SessionSchema,
 } from '../../schemas/operators.js'
+import { ADMIN_PREFIX } from '../core/paths.js'
 
-const ADMIN = '/api/v1/admin'
+const ADMIN = ADMIN_PREFIX
 const OWNER_ONLY = 'Owners only (and the X-Admin-Key); other roles get 403 FORBIDDEN.'
 
 const session = { username: 'ada', role: 'owner', expiresAt: EX.later }

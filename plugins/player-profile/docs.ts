@@ -7,9 +7,10 @@ import {
   ProfileDocumentSchema,
   PublicProfileSchema,
 } from '../../schemas/player-profile.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/player-profile'
-const ADMIN = '/api/v1/admin'
+const APP = `${APP_PREFIX}/player-profile`
+const ADMIN = ADMIN_PREFIX
 
 const profile = {
   userId: EX.userId,

@@ -1,9 +1,10 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX, page } from '../openapi/examples.js'
 import { AdminConfigListSchema, AdminConfigSchema } from '../../schemas/remote-config.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/remote-config'
-const ADMIN = '/api/v1/admin/remote-config'
+const APP = `${APP_PREFIX}/remote-config`
+const ADMIN = `${ADMIN_PREFIX}/remote-config`
 const ETAG =
   'Values are strings (the game parses them). Sends an `ETag`; a request with a matching `If-None-Match` gets 304 with no body.'
 const stored = { configKey: 'shop.discount', configValue: '0.2', createdAt: EX.earlier, updatedAt: EX.now }

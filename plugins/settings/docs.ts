@@ -1,7 +1,8 @@
 import type { OperationDocs } from '../openapi/index.js'
+import { ADMIN_PREFIX } from '../core/paths.js'
 
 export const settingsDocs: OperationDocs = {
-  'GET /api/v1/admin/settings': {
+  [`GET ${ADMIN_PREFIX}/settings`]: {
     description:
       'Every setting of the README settings table with the value in effect, read-only (settings change only ' +
       'through the environment or `.env`, and a restart). Secrets — API keys, passwords, tokens, private keys, and ' +

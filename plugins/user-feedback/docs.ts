@@ -1,6 +1,7 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX, page } from '../openapi/examples.js'
 import { AdminFeedbackListSchema, AdminFeedbackSchema } from '../../schemas/user-feedback.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
 export const components: NamedSchemas = {
   Feedback: AdminFeedbackSchema,
@@ -8,7 +9,7 @@ export const components: NamedSchemas = {
 }
 
 export const docs: OperationDocs = {
-  'POST /api/v1/app/user-feedback/submit': {
+  [`POST ${APP_PREFIX}/user-feedback/submit`]: {
     description:
       'Stores player feedback and answers the JSON string `"ok"` (compat). `title` 1–100 and `message` 1–2048 characters; ' +
       '`category` `BUG`, `FEATURE`, `GENERAL` (the default) or another label ≤ 32 characters; `email` a contact address; ' +
@@ -24,7 +25,7 @@ export const docs: OperationDocs = {
     },
     response: 'ok',
   },
-  'GET /api/v1/admin/user-feedback': {
+  [`GET ${ADMIN_PREFIX}/user-feedback`]: {
     description:
       'Feedback, newest first; filters `userId`, `category`, `from` (inclusive) and `to` (exclusive, ISO 8601); paged by `limit` and `cursor`.',
     parameters: { category: 'BUG', from: '2026-11-01T00:00:00Z', limit: 50 },

@@ -1,6 +1,7 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX, page } from '../openapi/examples.js'
 import { AdminUserLogListSchema, AdminUserLogSchema } from '../../schemas/user-logs.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
 export const components: NamedSchemas = {
   UserLog: AdminUserLogSchema,
@@ -8,7 +9,7 @@ export const components: NamedSchemas = {
 }
 
 export const docs: OperationDocs = {
-  'POST /api/v1/app/user-logs/create': {
+  [`POST ${APP_PREFIX}/user-logs/create`]: {
     description:
       'Stores one log line for the player: `message` 1–1000 characters, `type` `INFO` | `WARN` | `ERROR`, `errorCode` ≤ 50. ' +
       "User-scoped (compat mode: `userId` alone; a bearer sent must be valid, 401 `SESSION_REQUIRED`, and this user's, 403 " +
@@ -17,7 +18,7 @@ export const docs: OperationDocs = {
     request: { userId: EX.userId, message: 'Shop purchase failed', type: 'ERROR', errorCode: 'IAP_TIMEOUT' },
     response: { id: EX.id, createdAt: EX.now },
   },
-  'GET /api/v1/admin/user-logs': {
+  [`GET ${ADMIN_PREFIX}/user-logs`]: {
     description:
       'Log lines, newest first; filters `userId`, `type`, `from` (inclusive) and `to` (exclusive, ISO 8601); paged by `limit` and `cursor`.',
     parameters: { userId: EX.userId, type: 'ERROR', limit: 50 },

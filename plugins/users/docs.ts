@@ -1,9 +1,10 @@
 import type { NamedSchemas, OperationDocs } from '../openapi/index.js'
 import { EX, page } from '../openapi/examples.js'
 import { AdminUserListSchema, AdminUserSchema, BanBodySchema, UserExportSchema } from '../../schemas/users.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/user-management'
-const ADMIN = '/api/v1/admin/users'
+const APP = `${APP_PREFIX}/user-management`
+const ADMIN = `${ADMIN_PREFIX}/users`
 
 const user = {
   userId: EX.userId,

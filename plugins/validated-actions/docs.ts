@@ -15,9 +15,10 @@ import {
   ValueListSchema,
   ValueStateSchema,
 } from '../../schemas/validated-actions.js'
+import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
 
-const APP = '/api/v1/app/validated-actions'
-const ADMIN = '/api/v1/admin'
+const APP = `${APP_PREFIX}/validated-actions`
+const ADMIN = ADMIN_PREFIX
 const HASH = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'
 
 const SESSION =

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createConnection } from 'mysql2/promise'
+import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings } from '../../bench/mysql.js'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Registry } from 'prom-client'
@@ -55,35 +55,10 @@ export async function freshDatabase(t: Test, dialect: Dialect): Promise<Record<s
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     return { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'test.db') }
   }
-  const url = new URL(MYSQL_URL!)
   const name = `outpost_t_${randomBytes(6).toString('hex')}`
-  const admin = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-  })
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
-  await admin.end()
-  t.teardown(async () => {
-    const conn = await createConnection({
-      host: url.hostname,
-      port: Number(url.port || 3306),
-      user: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-    })
-    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``)
-    await conn.end()
-  })
-  return {
-    DB_DRIVER: 'mysql',
-    DB_HOST: url.hostname,
-    DB_PORT: url.port || '3306',
-    DB_USER: decodeURIComponent(url.username),
-    DB_PASS: decodeURIComponent(url.password),
-    DB_NAME: name,
-    DB_POOL_SIZE: '8',
-  }
+  await createMysqlDatabase(MYSQL_URL!, name)
+  t.teardown(() => dropMysqlDatabase(MYSQL_URL!, name))
+  return mysqlSettings(MYSQL_URL!, name, 8)
 }
 
 export function testConfig(env: Record<string, string | undefined>): Config {
