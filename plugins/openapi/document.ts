@@ -1,5 +1,4 @@
 import { STATUS_CODES } from 'node:http'
-import type { OperationDoc } from './index.js'
 import { ErrorSchema } from '../../schemas/common.js'
 import {
   componentRef,
@@ -10,6 +9,29 @@ import {
   walkSchema,
   type Json,
 } from './schemas.js'
+
+/**
+ * What a feature says of one operation, beyond its route schema (each feature's `docs.ts`). It is
+ * applied to the generated document, so the route files stay about behaviour.
+ */
+export interface OperationDoc {
+  /**
+   * What a caller needs: limits, the error codes the route answers and why, compatibility notes.
+   * A `description` written in the route schema itself wins over this one.
+   */
+  description: string
+  /** An example request body, valid against the body schema. */
+  request?: unknown
+  /** Example values of the path and query parameters, by parameter name. */
+  parameters?: Record<string, unknown>
+  /** An example body of the success response, valid against its schema. */
+  response?: unknown
+  /** The status `response` is for; default the lowest 2xx the route declares. */
+  status?: number
+}
+
+/** Operation docs keyed by `'<METHOD> <path as in the document>'`, e.g. `'GET /api/v1/app/leaderboard/top'`. */
+export type OperationDocs = Record<string, OperationDoc>
 
 export const HEALTH_TAG = 'Health'
 export const adminTag = (feature: string) => `Admin · ${feature}`

@@ -4,30 +4,13 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TSchema } from '@sinclair/typebox'
 import { ErrorSchema } from '../../schemas/common.js'
 import { canonicalJson, referenceNamed, referenceRouteSchema, type Json } from './schemas.js'
-import { ERROR_COMPONENT, finishDocument, operationTagOrder } from './document.js'
-
-/**
- * What a feature says of one operation, beyond its route schema (each feature's `docs.ts`). It is
- * applied to the generated document, so the route files stay about behaviour.
- */
-export interface OperationDoc {
-  /**
-   * What a caller needs: limits, the error codes the route answers and why, compatibility notes.
-   * A `description` written in the route schema itself wins over this one.
-   */
-  description: string
-  /** An example request body, valid against the body schema. */
-  request?: unknown
-  /** Example values of the path and query parameters, by parameter name. */
-  parameters?: Record<string, unknown>
-  /** An example body of the success response, valid against its schema. */
-  response?: unknown
-  /** The status `response` is for; default the lowest 2xx the route declares. */
-  status?: number
-}
-
-/** Operation docs keyed by `'<METHOD> <path as in the document>'`, e.g. `'GET /api/v1/app/leaderboard/top'`. */
-export type OperationDocs = Record<string, OperationDoc>
+import {
+  ERROR_COMPONENT,
+  finishDocument,
+  operationTagOrder,
+  type OperationDoc,
+  type OperationDocs,
+} from './document.js'
 
 /**
  * Shapes the document names (components/schemas) and references with `$ref` wherever a route's body
@@ -48,6 +31,7 @@ declare module 'fastify' {
   }
 }
 
+export type { OperationDoc, OperationDocs } from './document.js'
 export {
   adminTag,
   commonAnswers,
