@@ -3,6 +3,7 @@ import * as OTPAuth from 'otpauth'
 import { assertError, buildTestApp, eachDialect, type TestApp } from './helpers/app.js'
 import { addOperator, PASSWORD, signIn, signInRequest } from './fixtures/operators.js'
 import { resetTotp, SESSION_IDLE_MS, SIGN_IN_WINDOW_MS } from '../plugins/operators/service.js'
+import { OPERATOR_SESSION_SWEEP, sweepOperatorSessions } from '../plugins/operators/sweeps.js'
 
 // Console sessions: expiry on the app clock, revocation, the sign-in lockout (also under a burst
 // across two instances), TOTP and changing it, exact name matching.
@@ -35,6 +36,27 @@ eachDialect(t, async (t, dialect) => {
     }
     ctx.clock.advance(HOUR)
     assertError(t, await busy.request({ method: 'GET', url: '/session' }), 401, 'UNAUTHORIZED')
+  })
+
+  t.test('ended sessions are deleted by the session sweep, not by a sign-in', async (t) => {
+    await addOperator(ctx, 'sweepy', 'viewer')
+    const sessionsOf = async () =>
+      (
+        await ctx.app.db
+          .selectFrom('operator_sessions as s')
+          .innerJoin('operators as o', 'o.id', 's.operator_id')
+          .select('s.id')
+          .where('o.username', '=', 'sweepy')
+          .execute()
+      ).length
+    await signIn(ctx, 'sweepy')
+    ctx.clock.advance(SESSION_IDLE_MS + 1)
+    const live = await signIn(ctx, 'sweepy')
+    t.equal(await sessionsOf(), 2, 'the idle session stays until the sweep, refused all the same')
+    t.ok((await sweepOperatorSessions(ctx.app.db, ctx.clock.now())) >= 1)
+    t.equal(await sessionsOf(), 1, 'the idle one is gone')
+    t.equal((await live.request({ method: 'GET', url: '/session' })).statusCode, 200, 'the live one works')
+    t.ok(ctx.app.jobs.names.includes(OPERATOR_SESSION_SWEEP.name), 'the operators plugin added the job')
   })
 
   t.test('revocation: sign-out, password change, removal, revoke-sessions', async (t) => {

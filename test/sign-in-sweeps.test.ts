@@ -101,6 +101,8 @@ eachDialect(t, async (t, dialect) => {
   t.test('the sweep job deletes expired rows, keeps live ones, and runs once per period', async (t) => {
     const ctx = await buildTestApp(t, dialect)
     const { clock } = ctx
+    // Other features' jobs run beside it; this test follows the sign-in sweep.
+    const runDue = async () => (await ctx.app.jobs.runDue()).filter((name) => name === SWEEP)
     t.ok(ctx.app.jobs.names.includes(SWEEP), 'the authentication plugin added its job')
     await seedExpired(ctx, [], clock.now())
     const now = clock.now()
@@ -120,7 +122,7 @@ eachDialect(t, async (t, dialect) => {
       ])
       .execute()
 
-    t.same(await ctx.app.jobs.runDue(), [SWEEP], 'due at once: its row was never claimed')
+    t.same(await runDue(), [SWEEP], 'due at once: its row was never claimed')
     t.equal(await count(ctx, 'login_failures'), 1, 'only the failure inside the window is left')
     t.equal(await count(ctx, 'login_locks'), 1, 'only the lock still in force is left')
     const codes = await ctx.app.db.selectFrom('google_codes').select('code_hash').execute()
@@ -131,10 +133,10 @@ eachDialect(t, async (t, dialect) => {
     )
 
     await seedExpired(ctx, [], clock.now())
-    t.same(await ctx.app.jobs.runDue(), [], 'not again within its period')
+    t.same(await runDue(), [], 'not again within its period')
     t.equal(await count(ctx, 'login_locks'), 601)
     clock.advance(5 * MINUTE)
-    t.same(await ctx.app.jobs.runDue(), [SWEEP], 'again once the period has passed')
+    t.same(await runDue(), [SWEEP], 'again once the period has passed')
     t.equal(await count(ctx, 'login_locks'), 1)
   })
 

@@ -7,6 +7,7 @@ import { ADMIN_PREFIX } from '../core/paths.js'
 import { anyOperator, resolveSession } from './service.js'
 import sessionRoutes from './session.js'
 import admin from './admin.js'
+import { OPERATOR_SESSION_SWEEP } from './sweeps.js'
 import { components, docs } from './docs.js'
 
 export const FIRST_OPERATOR_HINT =
@@ -33,6 +34,8 @@ export default defineFeature(
   manifest,
   async (app) => {
     app.decorateRequest('preparedPassword', null)
+    // Ended sessions are deleted by a job, not inside a sign-in (sweeps.ts).
+    app.jobs.add(OPERATOR_SESSION_SWEEP)
     app.adminAuth.useOperators({
       session: (token) => resolveSession(app.db, token, app.clock.now()),
       anyOperator: () => anyOperator(app.db),
@@ -46,5 +49,5 @@ export default defineFeature(
     await app.register(adminRoutes(manifest, sessionRoutes), { prefix: ADMIN_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  ['db', 'clock', 'config', 'admin-auth', 'openapi'],
+  ['db', 'clock', 'config', 'admin-auth', 'openapi', 'jobs'],
 )

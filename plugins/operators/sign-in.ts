@@ -6,7 +6,7 @@ import { hashToken, randomToken } from '../security/secrets.js'
 import { dummyHash, verifyPassword } from '../security/passwords.js'
 import { recordAudit, SIGN_IN_FAILED } from '../security/audit.js'
 import { guardedAttempt, reserveAttempt, scopedLockoutKey, type LockoutPolicy } from '../security/login-lockout.js'
-import { findOperator, normalizeUsername, SESSION_IDLE_MS, SESSION_MAX_MS, type AuditContext } from './service.js'
+import { findOperator, normalizeUsername, SESSION_MAX_MS, type AuditContext } from './service.js'
 import { passesSecondFactor } from './second-factor.js'
 
 /**
@@ -91,11 +91,6 @@ export async function signIn(
   const token = randomToken(32)
   const session = { id: randomUUID(), expiresAt: now + SESSION_MAX_MS }
   await withTransaction(db, async (trx) => {
-    await trx
-      .deleteFrom('operator_sessions')
-      .where('operator_id', '=', row.id)
-      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)]))
-      .execute()
     await trx
       .insertInto('operator_sessions')
       .values({
