@@ -9,7 +9,7 @@ import tap, { type Test } from 'tap'
 import SQLite from 'better-sqlite3'
 import { buildTestApp, eachDialect } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
-import { main } from '../scripts/import-php.js'
+import { runImport } from './helpers/php-import.js'
 
 /** The PHP server's tables, as its migration lays them out (the columns the import reads). */
 const PHP_TABLES = [
@@ -88,26 +88,6 @@ function phpDatabase(t: Test, clashId: string): Fixture {
   report.run(uuid(501), 'of a refused user', 'fp-2', ids.clash, null, null, T)
   db.close()
   return { path, ids }
-}
-
-async function runImport(args: string[], dbEnv: Record<string, string>) {
-  let stdout = ''
-  let stderr = ''
-  const io = { out: { write: (s: string) => (stdout += s) }, err: { write: (s: string) => (stderr += s) } }
-  const env = { API_KEY: 'import-test-api-key-0123', LOG_LEVEL: 'silent', ...dbEnv }
-  let status: number
-  try {
-    status = await main(args, env, io, join(tmpdir(), 'no-such-outpost.env'))
-  } catch (error) {
-    status = 1
-    stderr += `Import failed: ${(error as Error).message}\n`
-  }
-  const counts: Record<string, number[]> = {}
-  for (const line of stdout.split('\n')) {
-    const m = /^([a-z_]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$/.exec(line.trim())
-    if (m) counts[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])]
-  }
-  return { status, stdout, stderr, counts }
 }
 
 eachDialect(tap, async (t, dialect) => {

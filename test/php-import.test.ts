@@ -11,10 +11,10 @@ import SQLite from 'better-sqlite3'
 import { createConnection } from 'mysql2/promise'
 import { buildTestApp, freshDatabase, type Dialect } from './helpers/app.js'
 import { createDb } from '../db/index.js'
-import { main } from '../scripts/import-php.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { testConfig } from './helpers/app.js'
 import { freePort } from '../bench/processes.js'
+import { runImport } from './helpers/php-import.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const PHP_SERVER = process.env.PHP_SERVER_DIR ?? resolve(ROOT, '../shared/peers/horizon-simple-server')
@@ -130,35 +130,6 @@ async function startPhpServer(t: Test, driver: 'sqlite' | 'mysql'): Promise<PhpS
     await new Promise((r) => setTimeout(r, 100))
   }
   return { dir, from, call, exec }
-}
-
-interface Run {
-  status: number
-  stdout: string
-  stderr: string
-  /** Per table: [rows, copied, already, refused]. */
-  counts: Record<string, [number, number, number, number]>
-}
-
-/** The import, in this process (the command's own `main`), with its output kept for the assertions. */
-async function runImport(args: string[], dbEnv: Record<string, string>): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  const io = { out: { write: (text: string) => (stdout += text) }, err: { write: (text: string) => (stderr += text) } }
-  const env = { API_KEY: 'import-test-api-key-0123', LOG_LEVEL: 'silent', ...dbEnv }
-  let status: number
-  try {
-    status = await main(args, env, io, join(tmpdir(), 'no-such-outpost.env'))
-  } catch (error) {
-    status = 1
-    stderr += `Import failed: ${(error as Error).message}\n`
-  }
-  const counts: Run['counts'] = {}
-  for (const line of stdout.split('\n')) {
-    const m = /^([a-z_]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$/.exec(line.trim())
-    if (m) counts[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])]
-  }
-  return { status, stdout, stderr, counts }
 }
 
 /** The Outpost rows that an import writes, counted straight from the database (a dry run must leave them). */
