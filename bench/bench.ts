@@ -25,7 +25,7 @@ import { maxTarget, printTargets, ratioTarget, timesTarget, type Target } from '
  * `npm run bench`: Outpost in a child process (rate limit off), seeded through its API, then each
  * scenario under autocannon, beside a ceiling server measured in the same run, and optionally beside
  * the PHP server it replaces. Prints one table and writes it as JSON under bench/results/.
- * `--targets` runs what the issue's targets need and judges them. Every loop here is bounded in time
+ * `--targets` runs what the performance targets need and judges them. Every loop here is bounded in time
  * and count.
  */
 

@@ -97,7 +97,7 @@ async function timed(times: number, request: (i: number) => Promise<Response>) {
 }
 
 /**
- * The issue's bounds for a million-entry board: SQLite rank and around median ≤ 2 ms and p99 ≤ 10 ms,
+ * The performance targets for a million-entry board: SQLite rank and around median ≤ 2 ms and p99 ≤ 10 ms,
  * submit p99 ≤ 10 ms; MariaDB rank and around median ≤ 5 ms.
  */
 function scaleTargets(driver: string, results: Record<string, { median: number; p99: number }>): Target[] {

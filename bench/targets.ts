@@ -1,5 +1,5 @@
 /**
- * The issue's targets as rows: what was measured, the threshold, and whether it was met. A target
+ * The performance targets as rows: what was measured, the threshold, and whether it was met. A target
  * that could not be measured in this run (its scenario failed or was not run) shows as `—`, never ✓.
  */
 
