@@ -8,7 +8,7 @@ export interface AdminRights {
   write: OperatorRole
 }
 
-/** A counter a feature counts on (`outpost_<name>_total` in /metrics), with every label value it takes. */
+/** A counter a feature counts on, exposed on /metrics as `name` (the whole metric name), and its label values. */
 export interface CounterManifest {
   name: string
   help: string
