@@ -221,7 +221,11 @@ t.test(
     for (const text of queries) {
       for (let run = 0; run < 2; run++) {
         const rows = (await sql.raw(text).execute(db)).rows
-        const expected = reference.prepare(text).all()
+        // A column named `__proto__` is never a key of ours (it would set the prototype). better-sqlite3
+        // leaves it out too when built for Node 20, and keeps it as an own property for Node 24.
+        const expected = (reference.prepare(text).all() as object[]).map((row) =>
+          Object.fromEntries(Object.entries(row).filter(([key]) => key !== '__proto__')),
+        )
         t.same(rows, expected, `${text} (run ${run + 1})`)
         t.same(
           rows.map((row) => Object.keys(row as object)),
