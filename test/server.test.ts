@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
+import { freePort } from '../bench/processes.js'
 
 const SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
 
@@ -42,11 +43,12 @@ const tempDir = (t: Test) => {
   return dir
 }
 
-const port = () => 20000 + Math.floor(Math.random() * 20000)
+// A port the kernel has just handed out free: a random one could be a connection's source port.
+const port = freePort
 
 t.test('fresh checkout: writes .env with keys, prints them once, serves /health on SQLite', async (t) => {
   const cwd = tempDir(t)
-  const p = port()
+  const p = await port()
   const server = start(cwd, { PORT: String(p) })
   t.teardown(() => server.child.kill('SIGKILL'))
   await waitForHealth(p, server.child)
@@ -73,7 +75,7 @@ t.test('fresh checkout: writes .env with keys, prints them once, serves /health 
 })
 
 t.test('the start-up line names the listening address, the docs URL and the console URL', async (t) => {
-  const p = port()
+  const p = await port()
   const server = start(tempDir(t), { API_KEY: 'k'.repeat(20), PORT: String(p), LOG_LEVEL: 'info' })
   t.teardown(() => server.child.kill('SIGKILL'))
   await waitForHealth(p, server.child)
@@ -97,7 +99,7 @@ t.test('a bad setting stops the start with one line naming it', async (t) => {
 })
 
 t.test('SIGTERM lets an in-flight request finish', async (t) => {
-  const p = port()
+  const p = await port()
   const key = 'k'.repeat(20)
   const server = start(tempDir(t), { API_KEY: key, PORT: String(p) })
   t.teardown(() => server.child.kill('SIGKILL'))
@@ -165,7 +167,7 @@ t.test('npm run migrate applies the migrations once', async (t) => {
 t.test('compat mode logs one warning at start naming what it allows; strict mode none', async (t) => {
   const key = 'k'.repeat(20)
   const lines = (output: string) => output.split('\n').filter((line) => line.includes('AUTH_MODE=compat'))
-  const compatPort = port()
+  const compatPort = await port()
   const compat = start(tempDir(t), { API_KEY: key, PORT: String(compatPort) })
   t.teardown(() => compat.child.kill('SIGKILL'))
   await waitForHealth(compatPort, compat.child)
@@ -186,7 +188,7 @@ t.test('compat mode logs one warning at start naming what it allows; strict mode
   compat.child.kill('SIGTERM')
   t.equal(await compat.exited, 0)
 
-  const strictPort = port()
+  const strictPort = await port()
   const strict = start(tempDir(t), { API_KEY: key, PORT: String(strictPort), AUTH_MODE: 'strict' })
   t.teardown(() => strict.child.kill('SIGKILL'))
   await waitForHealth(strictPort, strict.child)
