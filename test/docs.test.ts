@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { freePort, waitForHttp } from '../bench/processes.js'
+import { freePort } from '../bench/processes.js'
 
 /** The repository's source (tests run from dist/test, the sources sit two levels up). */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -140,7 +140,7 @@ t.test("the README's first ten minutes run as written against a fresh server", a
   const cwd = freshCheckout(t)
   const port = await freePort()
   // No key in the environment: the server writes .env on its first start, as on a fresh clone.
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, LOG_LEVEL: 'warn', HOST: '127.0.0.1' }
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, HOST: '127.0.0.1' }
   const server = spawn(process.execPath, ['dist/server.js'], {
     cwd,
     env: { ...env, PORT: String(port) },
@@ -150,10 +150,13 @@ t.test("the README's first ten minutes run as written against a fresh server", a
   server.stdout.on('data', (d) => (serverOutput += d))
   server.stderr.on('data', (d) => (serverOutput += d))
   t.teardown(() => server.kill('SIGKILL'))
-  await waitForHttp(`http://127.0.0.1:${port}/health`, () => server.exitCode === null, 'the server', {
-    ok: true,
-    timeoutMs: 60_000,
-  })
+  // The start-up line names our port: /health alone could be answered by another server that took it.
+  const listening = `Outpost listening on http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  while (!serverOutput.includes(listening) && server.exitCode === null && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  t.ok(serverOutput.includes(listening), 'the server started on its port', { output: serverOutput })
+  if (!serverOutput.includes(listening)) return
   t.match(serverOutput, /wrote \.env with new keys/, 'the first start wrote .env')
 
   // Each block runs in its own shell, as pasted; what it exports is carried to the next.
@@ -165,7 +168,8 @@ t.test("the README's first ten minutes run as written against a fresh server", a
       `\nexport -p > ${state}\n`
     const run = spawnSync('bash', ['-c', script], { cwd, env, encoding: 'utf8', timeout: 120_000 })
     const output = `${run.stdout}${run.stderr}`
-    t.equal(run.status, 0, `block ${i + 1} exits 0`, { output })
+    t.equal(run.status, 0, `block ${i + 1} exits 0`)
+    if (run.status !== 0) t.comment(`block ${i + 1} printed:\n${output}\nserver:\n${serverOutput.slice(-4000)}`)
     t.match(run.stdout, EXPECTED[i]!, `block ${i + 1} prints what the README says`)
   }
 })
