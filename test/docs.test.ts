@@ -77,6 +77,29 @@ t.test('no dead relative link or anchor in the documentation', async (t) => {
   t.ok(checked > 30, `${checked} links checked`)
 })
 
+t.test('the pages the code names exist', async (t) => {
+  const files = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? entry.name === 'node_modules'
+          ? []
+          : files(join(dir, entry.name))
+        : /\.(ts|tsx|mjs|js)$/.test(entry.name)
+          ? [join(dir, entry.name)]
+          : [],
+    )
+  const sources = ['plugins', 'schemas', 'db', 'scripts', 'bench', 'console/src', 'test'].flatMap(files)
+  sources.push('app.ts', 'server.ts', 'config.ts', 'eslint.config.js')
+  let named = 0
+  for (const file of sources) {
+    for (const [page] of read(file).matchAll(/\bdocs\/[\w-]+\.md\b/g)) {
+      named++
+      t.ok(existsSync(join(ROOT, page)), `${file} names ${page}, which exists`)
+    }
+  }
+  t.ok(named > 0, `${named} references checked`)
+})
+
 t.test('the anchor rule is the one GitHub applies', async (t) => {
   const found = anchors('# A page\n## What compat mode allows (`AUTH_MODE=compat`, the default)\n## Notes\n## Notes\n')
   t.same([...found], ['a-page', 'what-compat-mode-allows-auth_modecompat-the-default', 'notes', 'notes-1'])
