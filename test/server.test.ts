@@ -185,7 +185,7 @@ t.test('compat mode logs one warning at start naming what it allows; strict mode
   const entry = JSON.parse(warned[0]!) as { level: number; msg: string }
   t.equal(entry.level, 40, 'a warning')
   t.match(entry.msg, /AUTH_MODE=strict/)
-  t.match(entry.msg, /Security model/)
+  t.match(entry.msg, /docs\/security\.md/, 'it names the page that explains the modes')
   compat.child.kill('SIGTERM')
   t.equal(await compat.exited, 0)
 
