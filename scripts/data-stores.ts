@@ -302,10 +302,22 @@ export async function openMysql(target: MysqlTarget, role: 'source' | 'target'):
       return new Map(auto.map((r) => [String(r[0]), Math.max(0, Number(r[1] ?? 1) - 1)]))
     },
     async insert(table, columns, values) {
-      if (values.length === 0) return
-      await conn.query(`insert into ${q(table)} (${columns.map(q).join(', ')}) values ?`, [
-        values.map((r) => r.map(toMysql)),
-      ])
+      // Statements of at most about INSERT_BYTES of SQL text, well inside the server's max_allowed_packet
+      // (bytes travel as hex, twice their size).
+      const text = `insert into ${q(table)} (${columns.map(q).join(', ')}) values ?`
+      let chunk: Row[] = []
+      let bytes = 0
+      for (const row of values) {
+        const size = row.reduce<number>((n, v) => n + (Buffer.isBuffer(v) ? 2 * v.length : String(v).length * 2) + 4, 0)
+        if (chunk.length > 0 && bytes + size > INSERT_BYTES) {
+          await conn.query(text, [chunk.map((r) => r.map(toMysql))])
+          chunk = []
+          bytes = 0
+        }
+        chunk.push(row)
+        bytes += size
+      }
+      if (chunk.length > 0) await conn.query(text, [chunk.map((r) => r.map(toMysql))])
     },
     async deleteAll(table) {
       await conn.query(`delete from ${q(table)}`)
@@ -327,6 +339,8 @@ export async function openMysql(target: MysqlTarget, role: 'source' | 'target'):
     },
   }
 }
+
+const INSERT_BYTES = 4 * 1024 * 1024
 
 /** MySQL's BIGINT column type. */
 const LONGLONG = 8
