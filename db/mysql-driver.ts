@@ -1,5 +1,6 @@
 import type { Pool, PoolConnection } from 'mysql2'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
+import type { StatementTap } from './statements.js'
 
 /** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
 export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
@@ -20,6 +21,8 @@ export interface MysqlDriverOptions {
   onWaitTimeout(): void
   /** Every statement the server refused or did not answer in time (for the metrics). */
   onQueryFailed(error: unknown): void
+  /** Told of every statement sent (statements.ts). */
+  tap?: StatementTap
 }
 
 interface OkPacket {
@@ -114,6 +117,7 @@ export class MysqlConnection implements DatabaseConnection {
   ) {}
 
   run<R>(sqlText: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    this.options.tap?.listener?.(sqlText)
     return new Promise((resolve, reject) => {
       const fail = (error: unknown) => {
         if ((error as { fatal?: boolean }).fatal === true) this.lost = true
