@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } from './mysql.js'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
-import { freePort, serverNodeFlags, startNode, type Server } from './processes.js'
+import { databaseServerPids, freePort, serverNodeFlags, startNode, type Server } from './processes.js'
 import { runScale } from './scale.js'
 import {
   ADMIN_KEY,
@@ -153,6 +153,7 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
     port,
     logFile: log,
     nodeArgs,
+    alsoCpuOf: db === 'mysql' ? databaseServerPids() : [],
   })
   // With several workers /health answers as soon as the first one listens: give the rest a moment.
   if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))
