@@ -191,6 +191,7 @@ class OutpostSqliteDialect extends SqliteDialect {
 }
 
 const STATEMENT_CACHE_SIZE = 1024
+const MYSQL_PREPARED_PER_CONNECTION = 256
 
 /**
  * WAL pages after which a commit copies the log back into the database file (SQLite's default is
@@ -255,6 +256,10 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
       // A server that accepts the connection but never greets (stopped, overloaded) must not hold it.
       connectTimeout: config.DB_QUERY_TIMEOUT_MS,
       enableKeepAlive: true,
+      // The server-side prepared statements of db/prepared.ts, per connection (least recently used
+      // closed first): the hot paths use a few dozen shapes; the bound keeps a connection's share of
+      // the server's max_prepared_stmt_count (16,382 by default) small whatever the pool size.
+      maxPreparedStatements: MYSQL_PREPARED_PER_CONNECTION,
     })
     const usage = { inUse: 0, waiting: 0, size: config.DB_POOL_SIZE }
     const tap: StatementTap = { listener: null }
