@@ -44,6 +44,7 @@ const USAGE = `usage: npm run bench -- [options]
                            mixed, lb-submit and save unless --scenarios names others
   --duration S             seconds per scenario (default 10; 8 with --targets)
   --connections N          autocannon connections (default 32)
+  --pool N                 DB_POOL_SIZE of a MySQL run (default 16)
   --users N                players seeded on every server (default 1000)
   --targets                run everything the performance targets need, print them with ✓/✗
   --scale N                fill the default board with N entries, time single requests (with --db)
@@ -63,6 +64,7 @@ const { values: args } = parseArgs({
     'server-dir': { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
+    pool: { type: 'string', default: '16' },
     users: { type: 'string', default: '1000' },
     scenarios: { type: 'string', default: '' },
     targets: { type: 'boolean', default: false },
@@ -112,7 +114,7 @@ async function freshMysqlDatabase(url: string): Promise<Record<string, string>> 
   }
   await dropMysqlDatabase(url, MYSQL_DB)
   await createMysqlDatabase(url, MYSQL_DB)
-  return mysqlSettings(url, MYSQL_DB, 16)
+  return mysqlSettings(url, MYSQL_DB, Number(args.pool))
 }
 
 interface Outpost {
