@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } from './mysql.js'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
-import { freePort, serverNodeFlags, startNode, type Server } from './processes.js'
+import { databaseServerPids, freePort, serverNodeFlags, startNode, type Server } from './processes.js'
 import { runScale } from './scale.js'
 import {
   ADMIN_KEY,
@@ -44,6 +44,7 @@ const USAGE = `usage: npm run bench -- [options]
                            mixed, lb-submit and save unless --scenarios names others
   --duration S             seconds per scenario (default 10; 8 with --targets)
   --connections N          autocannon connections (default 32)
+  --pool N                 DB_POOL_SIZE of a MySQL run (default 16)
   --users N                players seeded on every server (default 1000)
   --targets                run everything the performance targets need, print them with ✓/✗
   --scale N                fill the default board with N entries, time single requests (with --db)
@@ -63,6 +64,7 @@ const { values: args } = parseArgs({
     'server-dir': { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
+    pool: { type: 'string', default: '16' },
     users: { type: 'string', default: '1000' },
     scenarios: { type: 'string', default: '' },
     targets: { type: 'boolean', default: false },
@@ -112,7 +114,7 @@ async function freshMysqlDatabase(url: string): Promise<Record<string, string>> 
   }
   await dropMysqlDatabase(url, MYSQL_DB)
   await createMysqlDatabase(url, MYSQL_DB)
-  return mysqlSettings(url, MYSQL_DB, 16)
+  return mysqlSettings(url, MYSQL_DB, Number(args.pool))
 }
 
 interface Outpost {
@@ -153,6 +155,7 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
     port,
     logFile: log,
     nodeArgs,
+    alsoCpuOf: db === 'mysql' ? databaseServerPids() : [],
   })
   // With several workers /health answers as soon as the first one listens: give the rest a moment.
   if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))

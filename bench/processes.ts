@@ -80,6 +80,23 @@ function cpuOf(pid: number): number {
 }
 
 /**
+ * The local MySQL/MariaDB server's processes (by name): a request's cost on MySQL is Outpost's CPU
+ * and the database server's. Other clients of a shared server count too: a measurement, not a bound.
+ */
+export function databaseServerPids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return ['mariadbd', 'mysqld'].includes(readFileSync(`/proc/${pid}/comm`, 'utf8').trim())
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+/**
  * Watches the tree under `roots`: peak RSS of any one process and the number of processes every
  * 100 ms. CPU is summed over the live tree when asked.
  */
@@ -208,6 +225,8 @@ export async function startNode(
     logFile: string
     nodeArgs?: string[]
     startTimeoutMs?: number
+    /** Processes whose CPU counts with the server's (its database server), not its RSS. */
+    alsoCpuOf?: number[]
   },
   healthPath = '/health',
 ): Promise<Server> {
@@ -238,7 +257,7 @@ export async function startNode(
   return {
     children: [child],
     url,
-    cpuMs: tree.cpuMs,
+    cpuMs: () => tree.cpuMs() + (options.alsoCpuOf ?? []).reduce((sum, pid) => sum + cpuOf(pid), 0),
     peakRss: tree.peakRss,
     peakProcesses: tree.peakProcesses,
     resetPeak: tree.resetPeak,

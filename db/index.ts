@@ -24,6 +24,7 @@ import { OutpostMysqlDriver, QUERY_TIMEOUT, type PoolUsage } from './mysql-drive
 import { startCheckpointer } from './checkpointer.js'
 import { setConflictBound } from './transaction.js'
 import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
+import { registerStatementTap, type StatementTap } from './statements.js'
 
 /**
  * What the metrics want to hear of the database (plugins/observability/metrics.ts): failed queries, told
@@ -190,6 +191,7 @@ class OutpostSqliteDialect extends SqliteDialect {
 }
 
 const STATEMENT_CACHE_SIZE = 1024
+const MYSQL_PREPARED_PER_CONNECTION = 256
 
 /**
  * WAL pages after which a commit copies the log back into the database file (SQLite's default is
@@ -210,7 +212,7 @@ const WAL_CHECKPOINT_PAGES = 10_000
  * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-function withStatementCache(database: SQLite.Database, onClose: () => void): SqliteHandle {
+function withStatementCache(database: SQLite.Database, onClose: () => void, tap: StatementTap): SqliteHandle {
   const statements = new Map<string, SQLite.Statement>()
   return {
     close: () => {
@@ -220,7 +222,9 @@ function withStatementCache(database: SQLite.Database, onClose: () => void): Sql
     get inTransaction() {
       return database.inTransaction
     },
+    // Called once for every statement run (runStatement), cached or not.
     prepare(sqlText: string) {
+      tap.listener?.(sqlText)
       let statement = statements.get(sqlText)
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!)
@@ -252,9 +256,15 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
       // A server that accepts the connection but never greets (stopped, overloaded) must not hold it.
       connectTimeout: config.DB_QUERY_TIMEOUT_MS,
       enableKeepAlive: true,
+      // The server-side prepared statements of db/prepared.ts, per connection (least recently used
+      // closed first): the hot paths use a few dozen shapes; the bound keeps a connection's share of
+      // the server's max_prepared_stmt_count (16,382 by default) small whatever the pool size.
+      maxPreparedStatements: MYSQL_PREPARED_PER_CONNECTION,
     })
     const usage = { inUse: 0, waiting: 0, size: config.DB_POOL_SIZE }
+    const tap: StatementTap = { listener: null }
     const driver = new OutpostMysqlDriver(pool, {
+      tap,
       timeoutMs: config.DB_QUERY_TIMEOUT_MS,
       usage,
       onWaitTimeout: () => observer?.queryFailed('pool_timeout'),
@@ -262,6 +272,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
     })
     const db = new MysqlDb(driver)
     registerMysqlDirect(db, driver)
+    registerStatementTap(db, tap)
     poolUsages.set(db, usage)
     setConflictBound(db, config.DB_QUERY_TIMEOUT_MS)
     return db
@@ -277,9 +288,11 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
     config.DB_PATH === ':memory:'
       ? () => {}
       : startCheckpointer(config.DB_PATH, (problem) => observer?.checkpointFailed?.(problem))
-  const statements = withStatementCache(sqlite, stopCheckpointer)
+  const tap: StatementTap = { listener: null }
+  const statements = withStatementCache(sqlite, stopCheckpointer, tap)
   const waitMs = busyTimeoutMs(config)
   const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect(statements, waitMs), log })
+  registerStatementTap(db, tap)
   registerSqliteDirect(db, {
     inTransaction: () => sqlite.inTransaction,
     // A busy answer on the fast path of prepared.ts sends the statement through the driver, which waits.

@@ -1,5 +1,6 @@
 import type { Pool, PoolConnection } from 'mysql2'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
+import type { StatementTap } from './statements.js'
 
 /** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
 export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
@@ -20,6 +21,8 @@ export interface MysqlDriverOptions {
   onWaitTimeout(): void
   /** Every statement the server refused or did not answer in time (for the metrics). */
   onQueryFailed(error: unknown): void
+  /** Told of every statement sent (statements.ts). */
+  tap?: StatementTap
 }
 
 interface OkPacket {
@@ -113,7 +116,14 @@ export class MysqlConnection implements DatabaseConnection {
     private readonly deadlines: Deadlines,
   ) {}
 
-  run<R>(sqlText: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+  /**
+   * One statement. `prepare`: as a server-side prepared statement (mysql2's `execute`, binary
+   * protocol), kept per connection in mysql2's bounded cache (`maxPreparedStatements`), so the server
+   * parses and plans it once per connection instead of on every call: for the fixed shapes of
+   * db/prepared.ts. Everything else goes as text (`query`): one-off shapes would only fill the cache.
+   */
+  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    this.options.tap?.listener?.(sqlText)
     return new Promise((resolve, reject) => {
       const fail = (error: unknown) => {
         if ((error as { fatal?: boolean }).fatal === true) this.lost = true
@@ -126,11 +136,14 @@ export class MysqlConnection implements DatabaseConnection {
         const message = `The database did not answer within ${this.options.timeoutMs} ms`
         fail(Object.assign(new Error(message), { code: QUERY_TIMEOUT }))
       })
-      this.raw.query({ sql: sqlText, values: parameters as unknown[] }, (error: unknown, result: unknown) => {
+      const done = (error: unknown, result: unknown) => {
         if (!this.deadlines.finish(pending)) return
         if (error) fail(error)
         else resolve(toQueryResult<R>(result))
-      })
+      }
+      // The binary protocol refuses undefined; as text it was NULL.
+      if (prepare) this.raw.execute({ sql: sqlText, values: parameters.map((v) => (v === undefined ? null : v)) }, done)
+      else this.raw.query({ sql: sqlText, values: parameters as unknown[] }, done)
     })
   }
 
@@ -193,10 +206,10 @@ export class OutpostMysqlDriver implements Driver {
   }
 
   /** One statement on a connection of its own, given back when it has run. */
-  async runAlone<R>(sqlText: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+  async runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
     const connection = await this.acquireConnection()
     try {
-      return await connection.run<R>(sqlText, parameters)
+      return await connection.run<R>(sqlText, parameters, prepare)
     } finally {
       connection.release()
     }

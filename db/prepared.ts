@@ -13,7 +13,7 @@ import { MysqlConnection, type OutpostMysqlDriver } from './mysql-driver.js'
  * SQLite, when no transaction holds the connection, it runs the cached statement directly: the
  * driver's lock exists only to keep other queries out of an open transaction, and synchronous code
  * cannot interleave with anything. On MySQL it runs on a pool connection of its own, straight
- * through our driver. Inside a transaction that `inTransaction` opened it runs directly on the
+ * through our driver, as a server-side prepared statement (see `MysqlConnection.run`). Inside a transaction that `inTransaction` opened it runs directly on the
  * transaction's connection (see `runPreparedDirectly`); in any other it goes through Kysely as usual.
  *
  * Values must be scalars that Kysely passes through as bound parameters (strings, numbers, null):
@@ -61,7 +61,7 @@ export async function runPreparedDirectly(db: Db, trx: Db): Promise<() => void> 
   if (!mysqlDirect.has(db)) return () => {}
   const connection = await trx.getExecutor().provideConnection(async (held) => held)
   if (!(connection instanceof MysqlConnection)) return () => {}
-  openTransactions.set(trx, (sqlText, parameters) => connection.run(sqlText, parameters))
+  openTransactions.set(trx, (sqlText, parameters) => connection.run(sqlText, parameters, true))
   return () => openTransactions.delete(trx)
 }
 
@@ -94,7 +94,7 @@ export function prepared<P extends object, R>(build: (db: Db, values: P) => Comp
     const inOpenTransaction = openTransactions.get(db)
     if (inOpenTransaction) return inOpenTransaction(sql, parameters)
     const mysqlDriver = mysqlDirect.get(db)
-    if (mysqlDriver) return mysqlDriver.runAlone<R>(sql, parameters)
+    if (mysqlDriver) return mysqlDriver.runAlone<R>(sql, parameters, true)
     const sqliteDirect = direct.get(db)
     if (sqliteDirect && !sqliteDirect.inTransaction()) {
       try {

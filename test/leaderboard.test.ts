@@ -431,6 +431,39 @@ eachDialect(t, async (t, dialect) => {
     t.equal(rank.total, 1, 'one entry, counted once')
   })
 
+  t.test('50 concurrent submits over an existing entry: no increment lost, best kept, counted once', async (t) => {
+    // The entry exists, so each submit first tries a compare-and-set over what it read without locks;
+    // the ones that lose it go the locking way.
+    const user = await createUser(ctx)
+    await createBoard(ctx, 'cas-best')
+    await createBoard(ctx, 'cas-inc', { updateStrategy: 'increment' })
+    t.equal((await submit(ctx, 'cas-best', user.userId, 1)).statusCode, 200)
+    t.equal((await submit(ctx, 'cas-inc', user.userId, 1)).statusCode, 200)
+    const scores = Array.from({ length: 50 }, (_, i) => ((i * 37) % 50) + 2)
+    const answers = await Promise.all(
+      scores.flatMap((s) => [submit(ctx, 'cas-best', user.userId, s), submit(ctx, 'cas-inc', user.userId, s)]),
+    )
+    t.ok(
+      answers.every((r) => r.statusCode === 200),
+      'every submit answered 200',
+    )
+    const best = (await call({ method: 'GET', url: `${board('cas-best')}/rank?userId=${user.userId}` })).json()
+    t.equal(best.score, 51)
+    t.equal(best.total, 1)
+    const inc = (await call({ method: 'GET', url: `${board('cas-inc')}/rank?userId=${user.userId}` })).json()
+    t.equal(inc.score, 1 + scores.reduce((a, b) => a + b, 0))
+    t.equal(inc.total, 1, 'one entry, counted once')
+  })
+
+  t.test("a submit's standing comes first: unknown player 404, banned player 403, before the board", async (t) => {
+    const user = await createUser(ctx)
+    const unknown = '00000000-0000-4000-8000-000000000000'
+    assertError(t, await submit(ctx, 'no-such-board', unknown, 5), 404, 'USER_NOT_FOUND')
+    assertError(t, await submit(ctx, 'no-such-board', user.userId, 5), 404, 'LEADERBOARD_NOT_FOUND')
+    t.equal((await admin({ method: 'POST', url: `/users/${user.userId}/ban`, payload: {} })).statusCode, 200)
+    assertError(t, await submit(ctx, 'no-such-board', user.userId, 5), 403, 'USER_BANNED')
+  })
+
   t.test('validatedOnly boards and board bans', async (t) => {
     const [user, other] = [await createUser(ctx), await createUser(ctx)]
     await createBoard(ctx, 'ranked', { validatedOnly: true })

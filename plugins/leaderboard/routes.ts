@@ -28,8 +28,9 @@ const readErrors = errors(400, 401, 404, 429)
 
 const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async (app, { topPages }) => {
   const scoreSubmitted = app.metrics.counter('outpost_score_submits_total')
-  const submit = async (boardKey: string, body: SubmitBody) => {
+  const submit = async (boardKey: string, body: SubmitBody, request: FastifyRequest) => {
     const result = await submitScore(app.db, app.events, {
+      checkUser: request.identity?.checked === false,
       boardKey,
       userId: body.userId,
       score: body.score,
@@ -45,9 +46,11 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     body: SubmitBodySchema,
     response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
   }
-  // The metadata's size is validation: checked before the session.
+  // The metadata's size is validation: checked before the session. The player's standing is read
+  // with the board and the entry, in the submit's first statement.
   const submitConfig = {
     validate: (request: FastifyRequest) => void serializedMetadata((request.body as SubmitBody).metadata),
+    standingInHandler: true,
   }
 
   app.post(
@@ -57,7 +60,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       config: submitConfig,
       preHandler: app.auth.userScoped,
     },
-    async (request) => submit(present(request.body.leaderboardKey) ?? DEFAULT_BOARD, request.body),
+    async (request) => submit(present(request.body.leaderboardKey) ?? DEFAULT_BOARD, request.body, request),
   )
 
   app.post(
@@ -67,7 +70,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       config: submitConfig,
       preHandler: app.auth.userScoped,
     },
-    async (request) => submit(request.params.boardKey, request.body),
+    async (request) => submit(request.params.boardKey, request.body, request),
   )
 
   const selfHosted = (key: string | null | undefined) => present(key) ?? DEFAULT_BOARD

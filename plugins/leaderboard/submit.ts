@@ -1,7 +1,7 @@
 import { type Transaction } from 'kysely'
-import type { Database, Db, LeaderboardEntry } from '../../db/types.js'
+import type { Database, Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
 import { affected, forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
-import { withTransaction } from '../../db/transaction.js'
+import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { prepared } from '../../db/prepared.js'
 import { AppError, badRequest } from '../core/errors.js'
 import type { BoardEvents } from '../core/events.js'
@@ -9,6 +9,8 @@ import { MAX_SCORE } from '../../schemas/leaderboard.js'
 import { rankScoreOf, removeEntries } from './entries.js'
 import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from './ranking.js'
 import { boardForSubmit, boardNotFound, findBoard, METADATA_MAX_BYTES } from './boards.js'
+import { assertActive, standingOf } from '../security/session-store.js'
+import { casEntry, readSubmitView, type ViewedEntry } from './submit-view.js'
 
 export interface SubmitInput {
   boardKey: string
@@ -21,6 +23,8 @@ export interface SubmitInput {
   now: number
   /** Write only when the player has no entry for the period yet (an import): an existing one is left as it is. */
   onlyNew?: boolean
+  /** The player's existence and ban are not checked yet (USER_NOT_FOUND, USER_BANNED come first). */
+  checkUser?: boolean
 }
 
 export interface SubmitResult {
@@ -98,21 +102,115 @@ export function serializedMetadata(metadata: SubmitInput['metadata']): string | 
  * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
  */
 export async function submitScore(db: Db, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
-  const { score, now } = input
   const metadata = serializedMetadata(input.metadata)
+  if (!db.isTransaction || input.checkUser) {
+    const seen = await readSubmitView(db, input.userId, input.boardKey, input.now)
+    if (input.checkUser) assertActive(standingOf(seen.user ?? undefined))
+    // An unknown player the caller vouched for is left to the write (and its foreign key), as before.
+    if (seen.user) {
+      const board = checkedBoard(seen.board, input)
+      const entry = seen.entry
+      if (!db.isTransaction && !input.onlyNew && entry && entry.hidden === 0 && entry.reached_at !== -1) {
+        const result = await submitOverView(db, events, input, metadata, board, entry)
+        if (result) return result
+      }
+    }
+  }
+  return submitLocked(db, events, input, metadata)
+}
+
+/** The board a submit may write to, or the error that says why not (in the order the API documents). */
+function checkedBoard(
+  found: (Leaderboard & { banned: string | null }) | null | undefined,
+  input: SubmitInput,
+): Leaderboard {
+  if (!found || found.is_active !== 1) throw boardNotFound(input.boardKey)
+  const { banned, ...board } = found
+  if (board.validated_only === 1 && !input.validated) {
+    throw new AppError(403, 'VALIDATED_SUBMIT_REQUIRED', 'This leaderboard accepts scores from validated runs only')
+  }
+  if (banned !== null) {
+    throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+  }
+  if (input.score < board.min_score || input.score > board.max_score) {
+    throw badRequest(`body/score must be between ${board.min_score} and ${board.max_score}`, '/score')
+  }
+  return board
+}
+
+/**
+ * A submit for a visible entry, decided on what the view read without locks: a score that changes
+ * nothing answers from there (reads only); one that changes the entry writes it with a
+ * compare-and-set in a short transaction with the count tree. Null when the entry changed since the
+ * view (another submit came first): the caller then takes the locking way.
+ */
+async function submitOverView(
+  db: Db,
+  events: BoardEvents,
+  input: SubmitInput,
+  metadata: string | null,
+  board: Leaderboard,
+  current: ViewedEntry,
+): Promise<SubmitResult | null> {
+  const { score, now } = input
+  const period = periodKey(board.reset_schedule, now)
+  let stored = score
+  if (board.update_strategy === 'best') {
+    stored = rankScoreOf(board, score) < current.rank_score ? score : current.score
+  } else if (board.update_strategy === 'increment') {
+    stored = current.score + score
+    // Judged again under the lock: the view may be behind.
+    if (Math.abs(stored) > MAX_SCORE) return null
+  }
+  const entry: SortKey = { rank_score: current.rank_score, reached_at: current.reached_at, user_id: input.userId }
+  const answer = (position: number, improved: boolean) => ({
+    leaderboardKey: board.board_key,
+    score: stored,
+    submittedScore: score,
+    improved,
+    position,
+  })
+  if (stored === current.score) return answer(await positionOf(db, board.id, period, entry), false)
+  return inTransaction(db, async (trx) => {
+    entry.rank_score = rankScoreOf(board, stored)
+    entry.reached_at = now
+    const written = await casEntry.execute(trx, {
+      boardId: board.id,
+      period,
+      userId: input.userId,
+      score: stored,
+      rankScore: entry.rank_score,
+      metadata,
+      now,
+      oldScore: current.score,
+      oldRankScore: current.rank_score,
+      oldReachedAt: current.reached_at,
+    })
+    if (affected(written) !== 1) return null
+    // As in `submitLocked`: the position allows for the old score the tree still holds, the tree last.
+    const position = await positionOf(trx, board.id, period, entry, current.rank_score)
+    await applyCounts(trx, board.id, period, countDeltas(current.rank_score, entry.rank_score))
+    events.boardChanged(trx, board.id, entry.rank_score < current.rank_score ? position : 1)
+    return answer(position, true)
+  })
+}
+
+/**
+ * The submit under the entry's row lock: for a new entry, one in a transaction the caller holds, an
+ * import, or one whose entry changed under the view.
+ */
+async function submitLocked(
+  db: Db,
+  events: BoardEvents,
+  input: SubmitInput,
+  metadata: string | null,
+): Promise<SubmitResult> {
+  const { score, now } = input
   return withTransaction(db, async (trx) => {
-    const found = await boardForSubmit.first(trx, { boardKey: input.boardKey, userId: input.userId })
-    if (!found || found.is_active !== 1) throw boardNotFound(input.boardKey)
-    const { banned, ...board } = found
-    if (board.validated_only === 1 && !input.validated) {
-      throw new AppError(403, 'VALIDATED_SUBMIT_REQUIRED', 'This leaderboard accepts scores from validated runs only')
-    }
-    if (banned !== null) {
-      throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
-    }
-    if (score < board.min_score || score > board.max_score) {
-      throw badRequest(`body/score must be between ${board.min_score} and ${board.max_score}`, '/score')
-    }
+    const board = checkedBoard(
+      await boardForSubmit.first(trx, { boardKey: input.boardKey, userId: input.userId }),
+      input,
+    )
 
     const period = periodKey(board.reset_schedule, now)
     const key = { boardId: board.id, period, userId: input.userId }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db, NewSession } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { prepared } from '../../db/prepared.js'
+import { AppError, notFound } from '../core/errors.js'
 import { hashToken, randomToken } from './secrets.js'
 
 /**
@@ -100,10 +101,20 @@ const banState = prepared((db, p: { userId: string }) =>
 )
 
 /** Whether the user exists and is banned (compat-mode calls that name a user without a session). */
-export async function userStanding(db: Db, userId: string): Promise<'UNKNOWN' | 'BANNED' | 'ACTIVE'> {
-  const user = await banState.first(db, { userId })
-  if (!user) return 'UNKNOWN'
-  return user.banned_at === null ? 'ACTIVE' : 'BANNED'
+export async function userStanding(db: Db, userId: string): Promise<Standing> {
+  return standingOf(await banState.first(db, { userId }))
+}
+
+export type Standing = 'UNKNOWN' | 'BANNED' | 'ACTIVE'
+
+/** The standing of a user from their row (absent: undefined), as `userStanding` reads it. */
+export const standingOf = (user: { banned_at: number | null } | undefined): Standing =>
+  user === undefined ? 'UNKNOWN' : user.banned_at === null ? 'ACTIVE' : 'BANNED'
+
+/** The answers to a request naming a user who does not exist (404) or is banned (403). */
+export function assertActive(standing: Standing): void {
+  if (standing === 'UNKNOWN') throw notFound('USER_NOT_FOUND', 'User not found')
+  if (standing === 'BANNED') throw new AppError(403, 'USER_BANNED', 'This account is banned')
 }
 
 export async function revokeSession(db: Db, sessionId: string, now: number): Promise<void> {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler } from 'fastify'
-import { AppError, badRequest, notFound } from '../core/errors.js'
-import { resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
+import { AppError, badRequest } from '../core/errors.js'
+import { assertActive, resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 
 /**
  * Who is calling. Two preHandlers, run after validation:
@@ -13,6 +13,8 @@ import { resolveAccessToken, userStanding, type ResolvedSession } from './sessio
 export interface Identity {
   userId: string
   sessionId: string | null
+  /** False when the route's handler still has to check that the user exists and is not banned. */
+  checked?: boolean
 }
 
 declare module 'fastify' {
@@ -31,6 +33,12 @@ declare module 'fastify' {
      * existence check: a bad body without a session is 400, not 401.
      */
     validate?: (request: FastifyRequest) => void
+    /**
+     * The handler's first statement reads whether the named user exists and is banned, and answers
+     * 404 USER_NOT_FOUND / 403 USER_BANNED itself (before anything else): `userScoped` without a
+     * session then leaves `identity.checked` false instead of reading the user on its own.
+     */
+    standingInHandler?: boolean
   }
 }
 
@@ -97,9 +105,11 @@ export default fp(
       if (strict || presentedToken(request)) return requireSession(request)
       const userId = namedUserId(request)
       if (!userId) throw badRequest('userId is required', '/userId')
-      const standing = await userStanding(db, userId)
-      if (standing === 'UNKNOWN') throw notFound('USER_NOT_FOUND', 'User not found')
-      if (standing === 'BANNED') throw new AppError(403, 'USER_BANNED', 'This account is banned')
+      if (request.routeOptions.config.standingInHandler) {
+        request.identity = { userId, sessionId: null, checked: false }
+        return
+      }
+      assertActive(await userStanding(db, userId))
       request.identity = { userId, sessionId: null }
     }
 
