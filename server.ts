@@ -4,9 +4,10 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
-import { describeConfigError, ensureEnvFile, loadConfig, workerCount, type Config } from './config.js'
+import { describeConfigError, ensureEnvFile, loadConfig, usageText, workerCount, type Config } from './config.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
+import { checkDatabase, explainDbError } from './db/startup-check.js'
 import { connectToPrimary, type Channel } from './plugins/cluster/cluster.js'
 import { processMetrics } from './plugins/observability/metrics/index.js'
 import { runPrimary } from './cluster-primary.js'
@@ -15,6 +16,16 @@ import { version } from './plugins/observability/health.js'
 const ENV_FILE = '.env'
 
 async function main() {
+  // Before anything is written or opened: a help asked for must not start a server or make a .env.
+  const args = process.argv.slice(2)
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usageText())
+    return
+  }
+  if (args.length > 0) {
+    process.stderr.write(`Unknown argument "${args[0]}": npm start takes none but --help.\n\n${usageText()}`)
+    process.exit(2)
+  }
   const generated = ensureEnvFile(ENV_FILE, process.env)
   if (generated) {
     process.stdout.write(
@@ -107,9 +118,12 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
 async function startPrimary(config: Config, logStream: LogStream, workers: number) {
   const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)
   if (config.MIGRATE_ON_START) {
+    await checkDatabase(config)
     const db = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
     try {
-      const applied = await migrateToLatest(db)
+      const applied = await migrateToLatest(db).catch((error) => {
+        throw explainDbError(error, config)
+      })
       if (applied.length) log.info({ applied }, 'migrations applied')
     } finally {
       await db.destroy()
