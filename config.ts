@@ -281,6 +281,7 @@ export function describeConfigError(error: Error): string {
       oneOf(name),
     )
     .replace(/env\/(\w+) must be boolean/g, (_m, name: string) => oneOf(name))
+    .replace(/ must NOT have fewer than (\d+) characters/g, ' must have at least $1 characters')
     .replace(/env\/(\w+)/g, '$1')
   return `Invalid configuration: ${detail}`
 }

@@ -103,7 +103,12 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
     if (!closing) void grace.close()
   }
   if (stopAsked) return stop()
-  await app.listen({ host: config.HOST, port: config.PORT })
+  try {
+    await app.listen({ host: config.HOST, port: config.PORT })
+  } catch (error) {
+    await app.close()
+    throw new Error(listenProblem(error, config) ?? (error as Error).message, { cause: error })
+  }
   // A worker's start is announced by the primary, once for all of them.
   if (channel) return
   // PORT=0 binds a free port: name the one the socket got.
@@ -135,6 +140,22 @@ async function startPrimary(config: Config, logStream: LogStream, workers: numbe
   const env = config.PORT === 0 ? { PORT: String(await freePort(config.HOST)) } : undefined
   const { port } = await runPrimary({ workers, log, env })
   announce(log, config, port, workers)
+}
+
+/** Why the port could not be opened, in the operator's terms, with what to do; null for anything else. */
+function listenProblem(error: unknown, config: Config): string | null {
+  const where = `${config.HOST}:${config.PORT}`
+  switch ((error as { code?: string }).code) {
+    case 'EADDRINUSE':
+      return `port ${config.PORT} is already in use (${where}): stop the program that holds it (another Outpost?), or set PORT in .env to a free port`
+    case 'EACCES':
+      return `cannot listen on ${where} (permission denied; ports below 1024 need privileges): set PORT to 1024 or above, and put a reverse proxy in front for 80/443`
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return `cannot listen on ${where} (HOST is not an address of this machine): set HOST to 0.0.0.0 (every interface), 127.0.0.1, or one of this machine's addresses`
+    default:
+      return null
+  }
 }
 
 /** A port free on `host` now, as the system picks one for a listen on port 0. */

@@ -122,12 +122,34 @@ t.test('MySQL that accepts but never answers: cannot connect (no answer within t
   t.ok(sockets.size >= 1, 'it did reach the port')
 })
 
+t.test('a port already in use: says which and what to set', async (t) => {
+  const holder = createServer()
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => holder.close())
+  const port = (holder.address() as { port: number }).port
+  const result = await run(SERVER, [], tempDir(t), { API_KEY: KEY, PORT: String(port) })
+  t.equal(result.code, 1)
+  t.match(
+    result.stderr,
+    `Outpost failed to start: port ${port} is already in use (127.0.0.1:${port}): stop the program that holds it ` +
+      '(another Outpost?), or set PORT in .env to a free port',
+  )
+})
+
 t.test('SQLite whose folder cannot be made: says which path and what to set', async (t) => {
   const cwd = tempDir(t)
   writeFileSync(join(cwd, 'afile'), 'not a folder')
   const result = await run(SERVER, [], cwd, { API_KEY: KEY, PORT: '0', DB_PATH: './afile/outpost.db' })
   t.equal(result.code, 1)
   t.match(result.stderr, /cannot create the folder of the SQLite database \.\/afile\/outpost\.db \(.+\): set DB_PATH/)
+})
+
+t.test('a file that is not a SQLite database: says so and what to do', async (t) => {
+  const cwd = tempDir(t)
+  writeFileSync(join(cwd, 'notes.db'), 'these are notes, not a database '.repeat(200))
+  const result = await run(SERVER, [], cwd, { API_KEY: KEY, PORT: '0', DB_PATH: './notes.db' })
+  t.equal(result.code, 1)
+  t.match(result.stderr, /\.\/notes\.db is not a usable SQLite database \(.+\): set DB_PATH in \.env/)
 })
 
 t.test(
