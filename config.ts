@@ -308,7 +308,8 @@ export function usageText(): string {
     'Options:',
     '  -h, --help    print this text and exit (nothing is started, written or opened)',
     '',
-    'Other commands: npm run migrate | backup -- FILE | operator -- help | import:php -- --help',
+    'Other commands: npm run migrate, npm run backup -- FILE, npm run operator (prints its usage),',
+    'npm run import:php -- --help. Start-up errors and their fixes: docs/troubleshooting.md',
     '',
     'Settings (name, default, meaning):',
   ]
