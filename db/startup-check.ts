@@ -117,18 +117,27 @@ export function explainDbError(error: unknown, config: DbConfig): unknown {
   return explained ? new Error(explained, { cause: error }) : error
 }
 
+/** The shortest wait of the start's connection check. */
+export const START_CHECK_MIN_MS = 10_000
+
 /**
- * Before the migrations: one connection to MySQL within DB_QUERY_TIMEOUT_MS, so that a wrong host,
+ * Before the migrations: one connection to MySQL within DB_QUERY_TIMEOUT_MS (10 s at least), so that a wrong host,
  * port, account or database name is reported as such (the migrations' own connection waits much longer,
  * and their errors would read as a failed migration). SQLite needs no such check: opening the file is it.
  */
 export async function checkDatabase(config: DbConfig): Promise<void> {
   if (config.DB_DRIVER !== 'mysql') return
-  const db = createDb({ ...config, DB_POOL_SIZE: 1 })
+  // At least 10 s: a server busy at the moment of the start is not a wrong address.
+  const bounded = {
+    ...config,
+    DB_POOL_SIZE: 1,
+    DB_QUERY_TIMEOUT_MS: Math.max(config.DB_QUERY_TIMEOUT_MS, START_CHECK_MIN_MS),
+  }
+  const db = createDb(bounded)
   try {
     await sql`select 1`.execute(db)
   } catch (error) {
-    throw explainDbError(error, config)
+    throw explainDbError(error, bounded)
   } finally {
     await db.destroy()
   }

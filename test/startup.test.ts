@@ -116,9 +116,9 @@ t.test('MySQL that accepts but never answers: cannot connect (no answer within t
   await assertRefused(
     t,
     mysqlEnv({ DB_HOST: '127.0.0.1', DB_PORT: String(port), DB_QUERY_TIMEOUT_MS: '500' }),
-    `cannot connect to MySQL at 127.0.0.1:${port} (no answer within 500 ms): check DB_HOST and DB_PORT`,
+    `cannot connect to MySQL at 127.0.0.1:${port} (no answer within 10000 ms): check DB_HOST and DB_PORT`,
   )
-  t.ok(Date.now() - started < 30_000, 'the start gives up within the query bound, not the migrations’ hours')
+  t.ok(Date.now() - started < 40_000, 'the start gives up within the check’s bound, not the migrations’ hours')
   t.ok(sockets.size >= 1, 'it did reach the port')
 })
 

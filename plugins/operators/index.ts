@@ -46,7 +46,8 @@ export default defineFeature(
       anyOperator: () => anyOperator(app.db),
     })
     app.addHook('onReady', async () => {
-      if (await anyOperator(app.db)) return
+      // Only a hint: a database slow to answer at this moment must not stop the start.
+      if (await anyOperator(app.db).catch(() => true)) return
       app.log.warn(app.config.ADMIN_API_KEY ? FIRST_OPERATOR_HINT_WITH_KEY : FIRST_OPERATOR_HINT)
     })
     app.openapi.describe(docs, components)
