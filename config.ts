@@ -32,14 +32,20 @@ export const ConfigSchema = Type.Object({
   ),
   HOST: Type.String({ default: '0.0.0.0', description: 'Interface to listen on' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port' }),
-  DB_DRIVER: Type.Union([Type.Literal('sqlite'), Type.Literal('mysql')], { default: 'sqlite' }),
+  DB_DRIVER: Type.Union([Type.Literal('sqlite'), Type.Literal('mysql')], {
+    default: 'sqlite',
+    description: 'Database: sqlite (an embedded file) or mysql (MySQL 8 / MariaDB 10.11+)',
+  }),
   DB_PATH: Type.String({ default: './data/outpost.db', description: 'SQLite database file' }),
-  DB_HOST: Type.String({ default: '127.0.0.1' }),
-  DB_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3306 }),
-  DB_NAME: Type.String({ default: 'outpost' }),
-  DB_USER: Type.String({ default: 'outpost' }),
-  DB_PASS: Type.String({ default: '' }),
-  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10 }),
+  DB_HOST: Type.String({ default: '127.0.0.1', description: 'MySQL host' }),
+  DB_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3306, description: 'MySQL port' }),
+  DB_NAME: Type.String({
+    default: 'outpost',
+    description: 'MySQL database, created beforehand with CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci',
+  }),
+  DB_USER: Type.String({ default: 'outpost', description: 'MySQL user' }),
+  DB_PASS: Type.String({ default: '', description: 'MySQL password' }),
+  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10, description: 'MySQL connections per instance' }),
   DB_QUERY_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     maximum: 600_000,
@@ -48,7 +54,12 @@ export const ConfigSchema = Type.Object({
       'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
   }),
   RATE_LIMIT_ENABLED: Bool(true, 'Per-IP request limit on /api/v1/*'),
-  RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10 }),
+  RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 10,
+    description: 'App API requests per second per client IP; beyond it 429',
+  }),
   ADMIN_RATE_LIMIT_PER_SECOND: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,
@@ -63,23 +74,55 @@ export const ConfigSchema = Type.Object({
       'rate limit): use them only when every packet comes through that many proxies',
   }),
   REDIS_URL: Type.String({ default: '', description: 'Redis for rate-limit counters shared by all instances' }),
-  AUTH_MODE: Type.Union([Type.Literal('compat'), Type.Literal('strict')], { default: 'compat' }),
-  SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 30 * 24 * 3600 }),
-  REFRESH_TTL_SECONDS: Type.Integer({ minimum: 60, default: 180 * 24 * 3600 }),
-  CLOUD_SAVE_MAX_BYTES: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 300_000 }),
-  DEFAULT_LANGUAGE: Type.String({ pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$', default: 'en' }),
+  AUTH_MODE: Type.Union([Type.Literal('compat'), Type.Literal('strict')], {
+    default: 'compat',
+    description:
+      'compat: the API key alone may act for any player (as the PHP server did); strict: player writes need the player session',
+  }),
+  SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 30 * 24 * 3600, description: 'Access token lifetime' }),
+  REFRESH_TTL_SECONDS: Type.Integer({ minimum: 60, default: 180 * 24 * 3600, description: 'Refresh token lifetime' }),
+  CLOUD_SAVE_MAX_BYTES: Type.Integer({
+    minimum: 1,
+    maximum: 64 * 1024 * 1024,
+    default: 300_000,
+    description: 'Largest cloud save (UTF-8 bytes)',
+  }),
+  DEFAULT_LANGUAGE: Type.String({
+    pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$',
+    default: 'en',
+    description: 'Fallback language for localization (a language tag: en, de, pt-BR)',
+  }),
   LEADERBOARD_CACHE_MS: Type.Integer({
     minimum: 0,
     maximum: 60_000,
     default: 1000,
     description: 'How long a top page may be served from memory; 0: never',
   }),
-  PROFILE_MAX_BADGES: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
-  PROFILE_MAX_UNLOCKS: Type.Integer({ minimum: 0, maximum: 10_000, default: 25 }),
+  PROFILE_MAX_BADGES: Type.Integer({
+    minimum: 0,
+    maximum: 100,
+    default: 3,
+    description: 'Badges a player profile shows',
+  }),
+  PROFILE_MAX_UNLOCKS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 25,
+    description: 'Cosmetics a player can unlock',
+  }),
   SMTP_URL: Type.String({ default: '', description: 'smtp:// or smtps:// URL; unset = e-mail disabled' }),
-  EMAIL_FROM: Type.String({ default: 'Outpost <no-reply@localhost>' }),
-  EMAIL_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
-  EMAIL_MAX_PER_USER_PER_HOUR: Type.Integer({ minimum: 0, default: 10 }),
+  EMAIL_FROM: Type.String({ default: 'Outpost <no-reply@localhost>', description: 'Sender of every e-mail' }),
+  EMAIL_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 50,
+    default: 5,
+    description: 'Delivery attempts before an e-mail is marked failed',
+  }),
+  EMAIL_MAX_PER_USER_PER_HOUR: Type.Integer({
+    minimum: 0,
+    default: 10,
+    description: 'E-mails a player can trigger through the app API per hour',
+  }),
   EMAIL_POLL_INTERVAL_MS: Type.Integer({
     minimum: 100,
     maximum: 3_600_000,
@@ -146,7 +189,7 @@ export const ConfigSchema = Type.Object({
   }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info' },
+    { default: 'info', description: 'Least severe log line written' },
   ),
   MIGRATE_ON_START: Bool(true, 'Run pending migrations when the server starts'),
   WORKERS: Type.String({
@@ -180,7 +223,13 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   const merged = Object.fromEntries(
     Object.entries({ ...fromFile, ...env }).filter(([, value]) => value !== undefined && value !== ''),
   )
-  const config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
+  let config: Config
+  try {
+    config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
+  } catch (error) {
+    // describeConfigError repeats a refused value only for settings with a fixed list (never a key).
+    throw Object.assign(error as Error, { settings: merged })
+  }
   // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
@@ -197,14 +246,80 @@ export function workerCount(workers: string, cores = availableParallelism()): nu
   return asked === 0 ? Math.max(1, cores) : asked
 }
 
+interface SettingSchema {
+  type?: string
+  default?: unknown
+  description?: string
+  anyOf?: Array<{ const?: unknown }>
+}
+
+const settingSchemas = ConfigSchema.properties as Record<string, SettingSchema>
+
+/** The values a setting with a fixed list takes (a union of literals, or a boolean); null for any other. */
+export function allowedValues(name: string): string[] | null {
+  const schema = settingSchemas[name]
+  if (!schema) return null
+  if (schema.type === 'boolean') return ['true', 'false']
+  const values = schema.anyOf?.map((option) => option.const)
+  return values?.length && values.every((value) => typeof value === 'string') ? (values as string[]) : null
+}
+
 /** Turns Ajv's env error into the one line the operator needs: which variable, what is wrong. */
 export function describeConfigError(error: Error): string {
+  const given = (error as { settings?: Record<string, unknown> }).settings ?? {}
+  const oneOf = (name: string) => {
+    const value = given[name]
+    const got = typeof value === 'string' ? ` (got "${value}")` : ''
+    return `${name} must be one of ${allowedValues(name)?.join(', ')}${got}`
+  }
   const detail = error.message
     .replace(/env must have required property '(\w+)'/g, '$1 is required')
     // `not` is used for the placeholder keys only: say so instead of Ajv's "must NOT be valid".
     .replace(/env\/(\w+) must NOT be valid/g, '$1 is an example placeholder: set a random key of your own')
+    // A union of literals fails once per literal, then once as a whole: one sentence naming the list.
+    .replace(/(?:env\/(\w+) must be equal to constant, )+env\/\1 must match a schema in anyOf/g, (_m, name: string) =>
+      oneOf(name),
+    )
+    .replace(/env\/(\w+) must be boolean/g, (_m, name: string) => oneOf(name))
+    .replace(/ must NOT have fewer than (\d+) characters/g, ' must have at least $1 characters')
     .replace(/env\/(\w+)/g, '$1')
   return `Invalid configuration: ${detail}`
+}
+
+/** A setting's default as the help shows it. */
+function shownDefault(name: string, schema: SettingSchema): string {
+  if (schema.default === '') return 'empty'
+  if (schema.default !== undefined) return String(schema.default)
+  return (ConfigSchema.required as readonly string[] | undefined)?.includes(name) ? 'required' : 'unset'
+}
+
+/**
+ * `npm start -- --help`: the usage and every setting with its default and the first sentence of its
+ * description, read from the schema above (so the list cannot fall behind it).
+ */
+export function usageText(): string {
+  const lines = [
+    'Usage: npm start [-- --help]',
+    '',
+    'Starts Outpost: the app API for game clients, the admin API, the console and the API docs on one port.',
+    'Settings come from the environment and from ./.env (on a first start without API_KEY, a .env with new',
+    'keys is written). A bad value stops the start with a line naming it.',
+    '',
+    'Options:',
+    '  -h, --help    print this text and exit (nothing is started, written or opened)',
+    '',
+    'Other commands: npm run migrate, npm run backup -- FILE, npm run operator (prints its usage),',
+    'npm run import:php -- --help. Start-up errors and their fixes: docs/troubleshooting.md',
+    '',
+    'Settings (name, default, meaning):',
+  ]
+  for (const [name, schema] of Object.entries(settingSchemas)) {
+    const choices = allowedValues(name)
+    const sentence = (schema.description ?? '').split(/(?<=[a-z0-9)"])\. /)[0]!.replace(/\.$/, '')
+    lines.push(`  ${name} = ${shownDefault(name, schema)}${choices ? `  (one of ${choices.join(', ')})` : ''}`)
+    lines.push(`      ${sentence}`)
+  }
+  return `${lines.join('\n')}\n`
 }
 
 /**

@@ -4,9 +4,10 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
-import { describeConfigError, ensureEnvFile, loadConfig, workerCount, type Config } from './config.js'
+import { describeConfigError, ensureEnvFile, loadConfig, usageText, workerCount, type Config } from './config.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
+import { checkDatabase, explainDbError } from './db/startup-check.js'
 import { connectToPrimary, type Channel } from './plugins/cluster/cluster.js'
 import { processMetrics } from './plugins/observability/metrics/index.js'
 import { runPrimary } from './cluster-primary.js'
@@ -15,6 +16,16 @@ import { version } from './plugins/observability/health.js'
 const ENV_FILE = '.env'
 
 async function main() {
+  // Before anything is written or opened: a help asked for must not start a server or make a .env.
+  const args = process.argv.slice(2)
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usageText())
+    return
+  }
+  if (args.length > 0) {
+    process.stderr.write(`Unknown argument "${args[0]}": npm start takes none but --help.\n\n${usageText()}`)
+    process.exit(2)
+  }
   const generated = ensureEnvFile(ENV_FILE, process.env)
   if (generated) {
     process.stdout.write(
@@ -92,7 +103,12 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
     if (!closing) void grace.close()
   }
   if (stopAsked) return stop()
-  await app.listen({ host: config.HOST, port: config.PORT })
+  try {
+    await app.listen({ host: config.HOST, port: config.PORT })
+  } catch (error) {
+    await app.close()
+    throw new Error(listenProblem(error, config) ?? (error as Error).message, { cause: error })
+  }
   // A worker's start is announced by the primary, once for all of them.
   if (channel) return
   // PORT=0 binds a free port: name the one the socket got.
@@ -107,9 +123,12 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
 async function startPrimary(config: Config, logStream: LogStream, workers: number) {
   const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)
   if (config.MIGRATE_ON_START) {
+    await checkDatabase(config)
     const db = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
     try {
-      const applied = await migrateToLatest(db)
+      const applied = await migrateToLatest(db).catch((error) => {
+        throw explainDbError(error, config)
+      })
       if (applied.length) log.info({ applied }, 'migrations applied')
     } finally {
       await db.destroy()
@@ -121,6 +140,22 @@ async function startPrimary(config: Config, logStream: LogStream, workers: numbe
   const env = config.PORT === 0 ? { PORT: String(await freePort(config.HOST)) } : undefined
   const { port } = await runPrimary({ workers, log, env })
   announce(log, config, port, workers)
+}
+
+/** Why the port could not be opened, in the operator's terms, with what to do; null for anything else. */
+function listenProblem(error: unknown, config: Config): string | null {
+  const where = `${config.HOST}:${config.PORT}`
+  switch ((error as { code?: string }).code) {
+    case 'EADDRINUSE':
+      return `port ${config.PORT} is already in use (${where}): stop the program that holds it (another Outpost?), or set PORT in .env to a free port`
+    case 'EACCES':
+      return `cannot listen on ${where} (permission denied; ports below 1024 need privileges): set PORT to 1024 or above, and put a reverse proxy in front for 80/443`
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return `cannot listen on ${where} (HOST is not an address of this machine): set HOST to 0.0.0.0 (every interface), 127.0.0.1, or one of this machine's addresses`
+    default:
+      return null
+  }
 }
 
 /** A port free on `host` now, as the system picks one for a listen on port 0. */

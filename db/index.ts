@@ -20,7 +20,7 @@ import {
 import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerMysqlDirect, registerSqliteDirect } from './prepared.js'
-import { OutpostMysqlDriver, QUERY_TIMEOUT, type PoolUsage } from './mysql-driver.js'
+import { OutpostMysqlDriver, QUERY_TIMEOUT, queuedCallers, type PoolUsage } from './mysql-driver.js'
 import { startCheckpointer } from './checkpointer.js'
 import { setConflictBound } from './transaction.js'
 import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
@@ -60,9 +60,13 @@ function failureKind(error: unknown): DbFailure {
 
 const poolUsages = new WeakMap<Db, PoolUsage & { size: number }>()
 
-/** The MySQL pool's use now (connections handed out, callers waiting, the pool's size); null on SQLite. */
+/**
+ * The MySQL pool's use now (connections handed out, callers queued for one because none is free, the
+ * pool's size); null on SQLite.
+ */
 export function poolUsage(db: Db): { inUse: number; waiting: number; size: number } | null {
-  return poolUsages.get(db) ?? null
+  const usage = poolUsages.get(db)
+  return usage ? { inUse: usage.inUse, waiting: queuedCallers(usage, usage.size), size: usage.size } : null
 }
 
 /**
@@ -261,7 +265,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
       // the server's max_prepared_stmt_count (16,382 by default) small whatever the pool size.
       maxPreparedStatements: MYSQL_PREPARED_PER_CONNECTION,
     })
-    const usage = { inUse: 0, waiting: 0, size: config.DB_POOL_SIZE }
+    const usage = { inUse: 0, asking: 0, size: config.DB_POOL_SIZE }
     const tap: StatementTap = { listener: null }
     const driver = new OutpostMysqlDriver(pool, {
       tap,

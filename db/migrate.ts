@@ -3,6 +3,7 @@ import { Migrator, type Kysely } from 'kysely'
 import { migrations } from './migrations/index.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
 import { describeConfigError, loadConfig } from '../config.js'
+import { checkDatabase, explainDbError } from './startup-check.js'
 
 /**
  * Brings the schema to the latest migration. Kysely's migrator holds a lock row while it runs, so two
@@ -14,7 +15,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error')
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${reason}`, { cause: error })
+    // No migration named: the run failed before its first one (reaching the database, its lock, its table).
+    const what = failed ? `Migration ${failed.migrationName} failed` : 'The migrations could not start'
+    throw new Error(`${what}: ${reason}`, { cause: error })
   }
   return (results ?? []).map((r) => r.migrationName)
 }
@@ -33,9 +36,12 @@ async function main() {
     process.stderr.write(`${describeConfigError(error as Error)}\n`)
     process.exit(1)
   }
+  await checkDatabase(config)
   const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
   try {
-    const applied = await migrateToLatest(db)
+    const applied = await migrateToLatest(db).catch((error) => {
+      throw explainDbError(error, config)
+    })
     process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n')
   } finally {
     await db.destroy()

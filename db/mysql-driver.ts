@@ -8,10 +8,19 @@ export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
 /** The error of a statement the server did not answer in time (mapped to 503 in db/dialect.ts). */
 export const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT'
 
-/** What the pool is doing now, for the metrics: connections handed out, and callers waiting for one. */
+/**
+ * What the pool is doing now, for the metrics: connections handed out, and calls for one not yet
+ * answered. A call is answered a moment later even when a connection is free (mysql2 answers on a
+ * later tick, or after opening a new connection): only the calls beyond the free places wait in line.
+ */
 export interface PoolUsage {
   inUse: number
-  waiting: number
+  asking: number
+}
+
+/** Callers in mysql2's queue: the calls not yet answered beyond the places the pool has free. */
+export function queuedCallers(usage: PoolUsage, size: number): number {
+  return Math.max(0, usage.asking - Math.max(0, size - usage.inUse))
 }
 
 export interface MysqlDriverOptions {
@@ -182,9 +191,9 @@ export class OutpostMysqlDriver implements Driver {
   acquireConnection(): Promise<MysqlConnection> {
     const { usage, timeoutMs } = this.options
     return new Promise((resolve, reject) => {
-      usage.waiting++
+      usage.asking++
       const pending = this.deadlines.start(() => {
-        usage.waiting--
+        usage.asking--
         this.options.onWaitTimeout()
         const message = `No database connection came free within ${timeoutMs} ms`
         reject(Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT }))
@@ -192,7 +201,7 @@ export class OutpostMysqlDriver implements Driver {
       this.pool.getConnection((error, raw) => {
         // The caller gave up: hand the connection straight back for the next one waiting.
         if (!this.deadlines.finish(pending)) return raw?.release()
-        usage.waiting--
+        usage.asking--
         if (error) return reject(error)
         usage.inUse++
         let connection = this.connections.get(raw)

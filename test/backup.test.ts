@@ -134,8 +134,26 @@ t.test('the command explains itself, and points MySQL to mysqldump', async (t) =
   t.equal(await main(['--help'], { API_KEY }, help.io, noEnv), 0)
   t.match(help.out.text, /Usage/)
   const mysql = capture()
-  t.equal(await main(['backup.sql'], { API_KEY, DB_DRIVER: 'mysql' }, mysql.io, noEnv), 2)
-  t.match(mysql.err.text, /mysqldump --single-transaction/)
+  const mysqlEnv = {
+    API_KEY,
+    DB_DRIVER: 'mysql',
+    DB_HOST: 'db.internal',
+    DB_PORT: '3307',
+    DB_USER: 'game',
+    DB_NAME: 'outpost_live',
+    DB_PASS: 'not-to-be-shown',
+  }
+  t.equal(await main(['backup.sql'], mysqlEnv, mysql.io, noEnv), 2)
+  t.match(
+    mysql.err.text,
+    'mysqldump --single-transaction --routines --triggers -h db.internal -P 3307 -u game -p outpost_live > backup.sql',
+    'the command is ready to run with the configured server, user and database',
+  )
+  t.notMatch(mysql.err.text, /HOST|PORT|USER|DB_NAME/, 'no placeholder left')
+  t.notMatch(mysql.err.text, /not-to-be-shown/, 'the password is never printed')
+  const odd = capture()
+  await main(["it's.sql"], { ...mysqlEnv, DB_USER: 'o brien' }, odd.io, noEnv)
+  t.match(odd.err.text, `-u 'o brien' -p outpost_live > 'it'\\''s.sql'`, 'odd values are quoted for the shell')
   t.notOk(existsSync('backup.sql'), 'nothing written for MySQL')
   const bad = capture()
   t.equal(await main(['x.db'], {}, bad.io, noEnv), 1)

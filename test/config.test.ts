@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import {
+  allowedValues,
+  ConfigSchema,
   describeConfigError,
   EXAMPLE_API_KEY,
   ensureEnvFile,
   loadConfig,
   parseTrustProxy,
   PHP_EXAMPLE_API_KEY,
+  usageText,
 } from '../config.js'
 
 const KEY = 'k'.repeat(20)
@@ -83,6 +86,59 @@ t.test('a bad value stops the start with one line naming the variable', async (t
       t.match(line, /^Invalid configuration: /)
     }
   }
+})
+
+t.test('a setting with a fixed list names the allowed values once', async (t) => {
+  // Every setting whose schema is a union of literals or a boolean, found in the schema itself.
+  const fixed = Object.keys(ConfigSchema.properties).filter((name) => allowedValues(name))
+  t.same(fixed, ['DB_DRIVER', 'RATE_LIMIT_ENABLED', 'AUTH_MODE', 'LOG_LEVEL', 'MIGRATE_ON_START', 'CONSOLE_ENABLED'])
+  t.same(allowedValues('AUTH_MODE'), ['compat', 'strict'])
+  t.same(allowedValues('LOG_LEVEL'), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  t.same(allowedValues('DB_DRIVER'), ['sqlite', 'mysql'])
+  t.equal(allowedValues('PORT'), null, 'not a fixed list')
+  for (const name of fixed) {
+    const bad = name === 'DB_DRIVER' ? 'postgres' : 'x'
+    try {
+      loadConfig({ API_KEY: KEY, [name]: bad })
+      t.fail(`${name}=${bad} accepted`)
+    } catch (error) {
+      const line = describeConfigError(error as Error)
+      t.equal(
+        line,
+        `Invalid configuration: ${name} must be one of ${allowedValues(name)!.join(', ')} (got "${bad}")`,
+        line,
+      )
+      t.notMatch(line, /constant|anyOf|boolean/, `${name}: none of the validator's words`)
+    }
+  }
+  try {
+    loadConfig({ API_KEY: KEY, PORT: 'x', AUTH_MODE: 'loose' })
+  } catch (error) {
+    t.equal(
+      describeConfigError(error as Error),
+      'Invalid configuration: PORT must be integer, AUTH_MODE must be one of compat, strict (got "loose")',
+      'with another bad setting: each named once',
+    )
+  }
+  try {
+    loadConfig({ API_KEY: 'short' })
+  } catch (error) {
+    t.notMatch(describeConfigError(error as Error), /short/, 'the value of a key is never repeated')
+  }
+})
+
+t.test('the usage lists every setting with its default and meaning, from the schema', async (t) => {
+  const text = usageText()
+  t.match(text, /^Usage: npm start/)
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const line = new RegExp(`^  ${name} = (\\S.*)\\n      (\\S.+)$`, 'm').exec(text)
+    t.ok(line, `${name} is listed with a description`)
+  }
+  t.match(text, /^  API_KEY = required$/m)
+  t.match(text, /^  ADMIN_API_KEY = unset$/m)
+  t.match(text, /^  PORT = 8080$/m)
+  t.match(text, /^  DB_PASS = empty$/m)
+  t.match(text, /^  AUTH_MODE = compat {2}\(one of compat, strict\)$/m)
 })
 
 t.test('.env is read, and the environment wins over it', async (t) => {

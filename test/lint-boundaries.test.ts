@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { ESLint } from 'eslint'
 
 /**
- * The import boundaries of ARCHITECTURE.md, enforced by the project's ESLint config: a feature
+ * The import boundaries of ARCHITECTURE.md, "Rules", enforced by the project's ESLint config: a feature
  * reaches another only through its service.ts; the shared folders of plugins/, schemas, db and
  * config.ts never import a feature.
  * Each case lints one line of source as if it stood at the given path.
@@ -51,3 +52,22 @@ for (const [filePath, source, allowed] of cases) {
     else t.equal(errors.length, 1, `refused: ${errors[0] ?? 'nothing said'}`)
   })
 }
+
+t.test('every pointer to ARCHITECTURE.md names a section the repository has', async (t) => {
+  const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
+  const headings = new Set([...read('ARCHITECTURE.md').matchAll(/^#{1,4} (.+)$/gm)].map((m) => m[1]!.trim()))
+  const pointer = /ARCHITECTURE\.md, "([^"]+)"/g
+  const files = ['eslint.config.js', 'test/lint-boundaries.test.ts', 'test/layout.test.ts']
+  let seen = 0
+  for (const file of files) {
+    for (const [, section] of read(file).matchAll(pointer)) {
+      seen++
+      t.ok(headings.has(section!), `${file}: ARCHITECTURE.md has a section "${section}"`)
+    }
+  }
+  t.ok(seen >= 2, 'the lint config and the tests point to their sections')
+  // And what a reader sees: the message of a refused import.
+  const [message] = await importErrors('plugins/core/probe.ts', "import { findUser } from '../users/service.js'")
+  const section = /ARCHITECTURE\.md, "([^"]+)"/.exec(message ?? '')?.[1]
+  t.ok(section && headings.has(section), `the lint message names an existing section: ${message}`)
+})

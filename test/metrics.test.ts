@@ -212,6 +212,18 @@ eachDialect(t, async (t, dialect) => {
         t.equal(poolUsage(db)!.inUse, 1, 'a transaction holds a connection')
       })
       t.equal(poolUsage(db)!.inUse, 0, 'given back')
+      // Calls answered from free places (on a later tick, or once a new connection is open) wait in no
+      // line: an idle server reads 0 however often it is sampled while such calls are under way.
+      const fresh = createDb({ ...config, DB_POOL_SIZE: 4 })
+      t.teardown(() => fresh.destroy())
+      const samples: number[] = []
+      const sampler = setInterval(() => samples.push(poolUsage(fresh)!.waiting), 1)
+      const calls = [1, 2, 3].map(() => sql`select sleep(0.2)`.execute(fresh))
+      samples.push(poolUsage(fresh)!.waiting)
+      await Promise.all(calls)
+      clearInterval(sampler)
+      t.ok(samples.length > 3, 'sampled while the connections were opened and used')
+      t.same([...new Set(samples)], [0], 'three calls on a pool of four: nobody waits')
       // One connection, held: the next caller waits past DB_QUERY_TIMEOUT_MS and is told so.
       const small = createDb(
         { ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: 200 },
@@ -239,6 +251,12 @@ eachDialect(t, async (t, dialect) => {
       const families = await scrape(ctx)
       t.equal(valueOf(families, 'outpost_db_pool_connections', { state: 'max' }), 8)
       t.equal(valueOf(families, 'outpost_db_pool_connections', { state: 'in_use' }), 0)
+      t.equal(valueOf(families, 'outpost_db_pool_connections', { state: 'waiting' }), 0, 'idle: nobody waits')
+      // A health probe under way while Prometheus scrapes (a container's health check) is not a wait.
+      const probe = ctx.app.pingDb()
+      const during = await scrape(ctx)
+      await probe
+      t.equal(valueOf(during, 'outpost_db_pool_connections', { state: 'waiting' }), 0, 'a call being answered')
     } else {
       t.equal(poolUsage(db), null, 'SQLite has no pool')
     }

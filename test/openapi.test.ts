@@ -253,6 +253,65 @@ t.test('the OpenAPI document', async (t) => {
     t.match(check(top.schema, { ...top.example, total: '3' }), /integer/, 'a wrongly typed field is caught')
   })
 
+  t.test('raw bytes are a binary string, never the JSON object or its example', async (t) => {
+    let seen = 0
+    for (const [where, , , op] of ops) {
+      const contents = [
+        op.requestBody?.content,
+        ...Object.values(op.responses as Json).map((r) => resolveResponse(doc, r).content),
+      ]
+      for (const content of contents) {
+        const bytes = (content as Json | undefined)?.['application/octet-stream']
+        if (!bytes) continue
+        seen++
+        t.match(bytes.schema, { type: 'string', format: 'binary' }, `${where}: octet-stream is bytes`)
+        t.notOk(bytes.example !== undefined && typeof bytes.example === 'object', `${where}: no JSON object example`)
+      }
+    }
+    t.ok(seen >= 3, `${seen} octet-stream bodies (the cloud save's upload and both loads)`)
+    const save = doc.paths['/api/v1/app/cloud-save/save'].post.requestBody.content
+    t.ok(save['application/json'].example.userId, 'the JSON form keeps its example')
+  })
+
+  t.test('the game API comes first, the admin API apart', async (t) => {
+    const names = doc.tags.map((tag: Json) => tag.name as string)
+    const firstAdmin = names.findIndex((name: string) => name.startsWith('Admin · '))
+    const lastGame = names.findLastIndex((name: string) => !name.startsWith('Admin · ') && name !== HEALTH_TAG)
+    t.ok(lastGame < firstAdmin, 'every game tag is listed before the first admin tag')
+    for (const tag of doc.tags as Json[]) t.ok(tag.description?.length > 20, `${tag.name} says whose API it is`)
+    const groups = doc['x-tagGroups'] as Array<{ name: string; tags: string[] }>
+    t.same(
+      groups.map((group) => group.name),
+      ['Game API (/api/v1/app)', 'Admin API (/api/v1/admin)', 'Health'],
+    )
+    t.same(groups.flatMap((group) => group.tags).sort(), [...names].sort(), 'every tag in one group')
+    t.ok(
+      groups[1]!.tags.every((tag) => tag.startsWith('Admin · ')),
+      'the admin group holds the admin tags only',
+    )
+    t.ok(
+      FEATURE_TAGS.every((tag) => groups[0]!.tags.includes(tag)),
+      'the game group holds every game feature',
+    )
+  })
+
+  t.test('error codes are a list by status under the prose', async (t) => {
+    const save = doc.paths['/api/v1/app/cloud-save/save'].post.description as string
+    const list = save.slice(save.indexOf('**Errors**'))
+    t.match(list, /^- \*\*409\*\* `CONFLICT`$/m)
+    t.match(list, /^- \*\*403\*\* `SESSION_FORBIDDEN`, `USER_BANNED`$/m)
+    t.match(list, /^- \*\*401\*\* `UNAUTHORIZED` when X-API-Key is missing or wrong; also `SESSION_REQUIRED`$/m)
+    t.match(list, /^- \*\*429\*\* with an empty body/m)
+    for (const [where, , , op] of ops) {
+      const mentioned = [...String(op.description).matchAll(/\b([45]\d\d) `([A-Z][A-Z0-9_]+)`/g)]
+      if (!mentioned.length) continue
+      const errors = String(op.description).split('**Errors**')[1] ?? ''
+      for (const [, status, code] of mentioned) {
+        t.match(errors, new RegExp(`^- \\*\\*${status}\\*\\* .*\`${code}\``, 'm'), `${where}: ${status} ${code} listed`)
+      }
+    }
+  })
+
   t.test('every described operation exists (no stale docs)', async (t) => {
     const present = new Set(ops.map(([where]) => where))
     for (const key of ctx.app.openapi.operations.keys())
@@ -319,6 +378,15 @@ t.test('/docs works from any host over plain HTTP', async (t) => {
   t.equal(page.statusCode, 200)
   const csp = String(page.headers['content-security-policy'])
   t.match(csp, /default-src 'self'/, 'the page still has a CSP')
+  t.match(csp, /script-src 'self'[ ;]/, 'scripts from the page only')
+  t.match(csp, /style-src 'self' 'unsafe-inline'/, 'the style element Swagger UI adds while it renders is allowed')
+  t.match(page.body, /<title>Outpost API<\/title>/, "Outpost's name on the tab")
+  const initializer = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })
+  t.match(initializer.body, 'data:image/svg+xml;base64,', "the top bar's logo is Outpost's wordmark")
+  t.match(
+    Buffer.from(/data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body)![1]!, 'base64').toString(),
+    />Outpost</,
+  )
   t.notMatch(csp, /upgrade-insecure-requests/, 'no upgrade to HTTPS for the UI files')
   const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
   t.ok(assets.length >= 4, `${assets.length} assets on the page`)

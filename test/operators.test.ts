@@ -14,7 +14,7 @@ import {
 import { logLines } from './helpers/faults.js'
 import { createUser } from './fixtures/users.js'
 import { addOperator, consoleFor, CSRF, PASSWORD, sessionCookie, signIn, signInRequest } from './fixtures/operators.js'
-import { FIRST_OPERATOR_HINT } from '../plugins/operators/index.js'
+import { FIRST_OPERATOR_HINT, FIRST_OPERATOR_HINT_WITH_KEY } from '../plugins/operators/index.js'
 import { SESSION_MAX_MS } from '../plugins/operators/service.js'
 
 // Operators: the admin API's opening, the permission map, roles, the admin key, CSRF,
@@ -61,6 +61,29 @@ eachDialect(t, async (t, dialect) => {
       role: 'owner',
       expiresAt: new Date(clock.now() + SESSION_MAX_MS).toISOString(),
     })
+  })
+
+  t.test('with ADMIN_API_KEY set, every start without an operator says how to create the first one', async (t) => {
+    const env = await freshDatabase(t, dialect)
+    const clock = new TestClock()
+    const start = async () => {
+      const log = logLines()
+      const app = await buildApp({ config: testConfig({ ...env, LOG_LEVEL: 'info' }), clock, logStream: log.stream })
+      t.teardown(() => app.close())
+      await app.ready()
+      return { app, log }
+    }
+    const first = await start()
+    t.equal(first.log.matching(/^No operator yet/).length, 1, 'the first start')
+    t.match(FIRST_OPERATOR_HINT_WITH_KEY, /npm run operator -- add NAME --role owner.*at least 12 characters/)
+    t.equal(first.log.matching(/The admin API is off/).length, 0, 'the admin API is on: the key opens it')
+    await first.app.close()
+    const again = await start()
+    t.equal(again.log.matching(/^No operator yet/).length, 1, 'a later start, still without an operator')
+    await addOperator({ app: again.app, clock } as unknown as TestApp, 'Root', 'owner')
+    await again.app.close()
+    const after = await start()
+    t.equal(after.log.matching(/npm run operator/).length, 0, 'once an operator exists, no hint')
   })
 
   t.test('operators, sessions and roles', async (t) => {

@@ -4,6 +4,7 @@ import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import type { Db } from '../../db/types.js'
 import { migrateToLatest } from '../../db/migrate.js'
 import { requestDb } from '../../db/transaction.js'
+import { checkDatabase, explainDbError } from '../../db/startup-check.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,14 +17,21 @@ declare module 'fastify' {
 export default fp<{ db?: Db }>(
   async (app, opts) => {
     // Tests may hand in a database they prepared; the server builds it from the config.
-    const db =
-      opts.db ??
-      createDb(app.config, {
-        queryFailed: (kind) => app.metrics.queryFailed(kind),
-        checkpointFailed: (problem) => app.log.warn({ err: problem }, problem.message),
-      })
+    let db: Db
+    try {
+      db =
+        opts.db ??
+        createDb(app.config, {
+          queryFailed: (kind) => app.metrics.queryFailed(kind),
+          checkpointFailed: (problem) => app.log.warn({ err: problem }, problem.message),
+        })
+    } catch (error) {
+      throw explainDbError(error, app.config)
+    }
     app.metrics.watchDb(db)
     if (app.config.MIGRATE_ON_START) {
+      // A wrong host, port, account or database name is said as such, not as a failed migration.
+      if (!opts.db) await checkDatabase(app.config)
       // On MySQL migrations get a connection of their own, outside the per-request query bound. (A
       // SQLite query has no bound to lift, and ':memory:' would be another database on another connection.)
       const migrationDb =
@@ -31,7 +39,9 @@ export default fp<{ db?: Db }>(
           ? db
           : createDb({ ...app.config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
       try {
-        const applied = await migrateToLatest(migrationDb)
+        const applied = await migrateToLatest(migrationDb).catch((error) => {
+          throw explainDbError(error, app.config)
+        })
         if (applied.length) app.log.info({ applied }, 'migrations applied')
       } finally {
         if (migrationDb !== db) await migrationDb.destroy()

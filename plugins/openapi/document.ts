@@ -35,6 +35,16 @@ export type OperationDocs = Record<string, OperationDoc>
 
 export const HEALTH_TAG = 'Health'
 export const adminTag = (feature: string) => `Admin · ${feature}`
+const isAdminTag = (tag: string) => tag.startsWith('Admin · ')
+
+/** One sentence under each tag in the UI: whose API it is and which key it takes. */
+function tagDescription(tag: string): string {
+  if (tag === HEALTH_TAG) return 'Liveness and readiness checks for load balancers and monitoring: no key needed.'
+  if (isAdminTag(tag)) {
+    return `Admin API of ${tag.slice('Admin · '.length)}, for operators and the console: X-Admin-Key or an operator session.`
+  }
+  return `Game API: what the game client calls, with the game's X-API-Key (and the player's session where needed).`
+}
 
 /**
  * Every tag an operation may carry, in the order the UI lists them: the features' own tags (from
@@ -111,17 +121,62 @@ export function commonAnswers(path: string, statuses: string[]): string[] {
   const lines: string[] = []
   if (statuses.includes('400')) {
     lines.push(
-      `400 \`VALIDATION_ERROR\` (with \`details\`) or \`INVALID_JSON\`: the request does not match the schema${admin ? ' (unknown fields and query parameters included)' : ''}`,
+      `400 \`VALIDATION_ERROR\` (with \`details\`) or \`INVALID_JSON\` when the request does not match the schema${admin ? ' (unknown fields and query parameters included)' : ''}`,
     )
   }
   if (statuses.includes('401'))
-    lines.push(`401 \`UNAUTHORIZED\`: \`${admin ? 'X-Admin-Key' : 'X-API-Key'}\` missing or wrong`)
+    lines.push(`401 \`UNAUTHORIZED\` when ${admin ? 'X-Admin-Key' : 'X-API-Key'} is missing or wrong`)
   if (statuses.includes('429')) {
     lines.push(
-      `429 with an empty body: over \`${admin ? 'ADMIN_RATE_LIMIT_PER_SECOND` per admin credential' : 'RATE_LIMIT_PER_SECOND` per IP'}; retry after \`Retry-After\``,
+      `429 with an empty body over ${admin ? 'ADMIN_RATE_LIMIT_PER_SECOND per admin credential' : 'RATE_LIMIT_PER_SECOND per IP'}: retry after Retry-After seconds`,
     )
   }
   return lines
+}
+
+const OCTET = 'application/octet-stream'
+
+/**
+ * Raw bytes are a binary string in OpenAPI, whatever body schema the route validates its JSON form
+ * with: a route that `consumes` JSON and bytes would otherwise show the JSON object (and its example)
+ * under application/octet-stream too. A fresh object: the generator shares one media object among a
+ * route's content types, and the JSON example must not land on the bytes.
+ */
+function binaryMedia(content: Json | undefined, description: string) {
+  const media = content?.[OCTET]
+  if (!media) return
+  const binary = media.schema?.type === 'string' && media.schema?.format === 'binary'
+  content![OCTET] = {
+    schema: binary ? media.schema : { type: 'string', format: 'binary', description },
+    ...(binary && media.example !== undefined && { example: media.example }),
+  }
+}
+
+/** `409 \`CONFLICT\``, `401 \`SESSION_REQUIRED\``: an error code named with its status in a description. */
+const CODE_MENTION = /\b([45]\d\d) `([A-Z][A-Z0-9_]+)`/g
+
+/**
+ * The error answers of an operation as a list under the prose, one line per status: the codes the
+ * description names (in its sentences, where they are explained) and the answers every route of the
+ * surface gives (commonAnswers). A reader finds a code by its status instead of reading for it.
+ */
+export function errorList(description: string, path: string, statuses: string[]): string {
+  const byStatus = new Map<string, string[]>()
+  for (const [, status, code] of description.matchAll(CODE_MENTION)) {
+    const codes = byStatus.get(status!) ?? []
+    if (!codes.includes(`\`${code}\``)) codes.push(`\`${code}\``)
+    byStatus.set(status!, codes)
+  }
+  for (const line of commonAnswers(path, statuses)) {
+    const [status, rest] = [line.slice(0, 3), line.slice(4)]
+    const others = (byStatus.get(status) ?? []).filter((code) => !rest.includes(code))
+    byStatus.set(status, [others.length ? `${rest}; also ${others.join(', ')}` : rest])
+  }
+  if (byStatus.size === 0) return ''
+  const lines = [...byStatus]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, codes]) => `- **${status}** ${codes.join(', ')}`)
+  return `\n\n**Errors** (the body is an ${ERROR_COMPONENT}; its \`code\` is for programs):\n${lines.join('\n')}`
 }
 
 /** Puts an operation's docs where OpenAPI 3.0 reads them: description, media type and parameter examples. */
@@ -201,12 +256,13 @@ export function finishDocument(
       op.tags = operationTags(op.tags)
       op.tags?.forEach((tag: string) => used.add(tag))
       op.operationId ??= operationId(method, path, op.tags)
+      binaryMedia(op.requestBody?.content, 'The raw bytes, sent as they are (not JSON)')
+      for (const response of Object.values(op.responses as Record<string, Json>)) {
+        binaryMedia(response.content, 'The raw bytes, as they were stored')
+      }
       const described = operationDocs.get(`${method.toUpperCase()} ${path}`)
       if (described) applyOperationDoc(op, described)
-      const common = commonAnswers(path, Object.keys(op.responses))
-      if (op.description && common.length) {
-        op.description += `\n\nAs on every ${path.startsWith('/api/v1/admin/') ? 'admin' : 'app'} route:\n${common.map((line) => `- ${line}`).join('\n')}`
-      }
+      if (op.description) op.description += errorList(op.description, path, Object.keys(op.responses))
       for (const parameter of op.parameters ?? []) {
         if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false
         walkSchema(parameter.schema, (schema) => {
@@ -253,8 +309,15 @@ export function finishDocument(
       'The one exception is the transient rate limit: 429 with an empty body.'
   }
   // The tag list matches the operations: each tag used, none listed that no operation carries.
-  doc.tags = [...tagOrder.filter((tag) => used.has(tag)), ...[...used].filter((t) => !tagOrder.includes(t))].map(
-    (name) => ({ name }),
-  )
+  const tags = [...tagOrder.filter((tag) => used.has(tag)), ...[...used].filter((t) => !tagOrder.includes(t))]
+  doc.tags = tags.map((name) => ({ name, description: tagDescription(name) }))
+  // The game's API first, the operators' apart: Redoc and Scalar draw these groups, and Swagger UI
+  // keeps the tag order (app tags, then admin tags, then health) with each admin tag saying what it is.
+  const groups = [
+    { name: 'Game API (/api/v1/app)', tags: tags.filter((tag) => !isAdminTag(tag) && tag !== HEALTH_TAG) },
+    { name: 'Admin API (/api/v1/admin)', tags: tags.filter(isAdminTag) },
+    { name: 'Health', tags: tags.filter((tag) => tag === HEALTH_TAG) },
+  ]
+  doc['x-tagGroups'] = groups.filter((group) => group.tags.length)
   return doc
 }

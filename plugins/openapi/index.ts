@@ -12,6 +12,27 @@ import {
   type OperationDocs,
 } from './document.js'
 
+/** The top bar's logo: the name, white on Swagger UI's dark bar. */
+const WORDMARK =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40">' +
+  '<text x="0" y="29" font-family="system-ui,-apple-system,Segoe UI,Roboto,sans-serif" font-size="28" ' +
+  'font-weight="700" fill="#ffffff">Outpost</text></svg>'
+
+/**
+ * The CSP of /docs, from @fastify/swagger-ui's. Its `upgrade-insecure-requests` goes: on any host but
+ * localhost over plain HTTP (a VM, a LAN box) the browser would fetch the UI's own files over HTTPS and
+ * the page would stay blank. Styles may be inline: Swagger UI's script adds a <style> element while it
+ * renders (its content changes with every release, so no hash can name it); scripts stay 'self' only.
+ */
+export function docsCsp(header: string): string {
+  return header
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests')
+    .map((directive) => (directive.startsWith('style-src ') ? "style-src 'self' 'unsafe-inline'" : directive))
+    .join('; ')
+}
+
 /**
  * Shapes the document names (components/schemas) and references with `$ref` wherever a route's body
  * or response holds an equal schema, instead of repeating them inline.
@@ -90,7 +111,10 @@ export default fp(
         openapi: '3.0.3',
         info: {
           title: 'Outpost',
-          description: `Self-hosted game backend, compatible with the horizOn SDKs. Every error has the same body (${ERROR_COMPONENT}).`,
+          description:
+            'Self-hosted game backend, compatible with the horizOn SDKs. The game API (`/api/v1/app`, called by the ' +
+            'game with its X-API-Key) comes first; the admin API (`/api/v1/admin`, the tags named Admin · …) is the ' +
+            `operators' and the console's. Every error has the same body (${ERROR_COMPONENT}).`,
           version: '1',
         },
         components: {
@@ -123,14 +147,11 @@ export default fp(
     })
     await app.register(swaggerUi, {
       routePrefix: '/docs',
+      // Outpost's name in the top bar and the tab, where Swagger UI would show its own logo and name.
+      logo: { type: 'image/svg+xml', content: Buffer.from(WORDMARK), href: '/docs', target: '_self' },
+      theme: { title: 'Outpost API' },
       staticCSP: true,
-      // The default CSP ends in `upgrade-insecure-requests`: on any host but localhost over plain HTTP
-      // (a VM, a LAN box) the browser then fetches the UI's own files over HTTPS and the page stays blank.
-      transformStaticCSP: (header) =>
-        header
-          .split(';')
-          .filter((directive) => directive.trim() !== 'upgrade-insecure-requests')
-          .join(';'),
+      transformStaticCSP: docsCsp,
     })
   },
   { name: 'openapi', dependencies: ['features'] },

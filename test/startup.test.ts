@@ -1,0 +1,193 @@
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { ConfigSchema } from '../config.js'
+import { freePort } from '../bench/processes.js'
+import { mysqlConnection } from '../bench/mysql.js'
+
+// What a newcomer meets before the server runs: --help, and the start-up errors of the database,
+// each provoked for real (a closed port, a server that never greets, the real MariaDB with a wrong
+// database name or password) and read as the operator reads them, from the process's output.
+
+const SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
+const MIGRATE = fileURLToPath(new URL('../db/migrate.js', import.meta.url))
+const MYSQL_URL = process.env.TEST_MYSQL_URL
+const KEY = 'k'.repeat(20)
+
+function tempDir(t: Test) {
+  const dir = mkdtempSync(join(tmpdir(), 'outpost-startup-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** Runs a compiled entry point to its end (bounded), in its own working directory. */
+function run(
+  script: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} ${args.join(' ')} did not end within 60 s:\n${stdout}${stderr}`))
+    }, 60_000)
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+t.test('--help and -h print the usage and every setting, and start nothing', async (t) => {
+  for (const flag of ['--help', '-h']) {
+    const cwd = tempDir(t)
+    const port = await freePort()
+    // No API_KEY: a start would write .env and open ./data/outpost.db.
+    const result = await run(SERVER, [flag], cwd, { PORT: String(port) })
+    t.equal(result.code, 0, `${flag}: exit 0`)
+    t.match(result.stdout, /^Usage: npm start/)
+    for (const name of Object.keys(ConfigSchema.properties)) {
+      t.match(result.stdout, new RegExp(`^  ${name} = `, 'm'), `${flag}: ${name} listed`)
+    }
+    t.equal(result.stderr, '', 'nothing on stderr')
+    t.same(readdirSync(cwd), [], `${flag}: no .env, no data/ written`)
+    await t.rejects(fetch(`http://127.0.0.1:${port}/health`), `${flag}: nothing listens on PORT`)
+  }
+  const cwd = tempDir(t)
+  const unknown = await run(SERVER, ['--frobnicate'], cwd, {})
+  t.equal(unknown.code, 2, 'an unknown argument: exit 2')
+  t.match(unknown.stderr, /^Unknown argument "--frobnicate": npm start takes none but --help\.\n\nUsage: npm start/)
+  t.same(readdirSync(cwd), [], 'nothing written')
+})
+
+/** The settings for MySQL at host:port, the server's own ones from TEST_MYSQL_URL when given. */
+function mysqlEnv(settings: Record<string, string>): Record<string, string> {
+  return { API_KEY: KEY, PORT: '0', DB_DRIVER: 'mysql', DB_USER: 'root', DB_PASS: '', ...settings }
+}
+
+/** A start that must fail: exit 1, the message on stderr, no "Migration" label, and the message's fix. */
+async function assertRefused(t: Test, env: Record<string, string>, message: string, script = SERVER) {
+  const result = await run(script, [], tempDir(t), env)
+  t.equal(result.code, 1, 'non-zero exit')
+  t.match(result.stderr, message, result.stderr.trim())
+  t.notMatch(result.stderr, /Migration/, 'not reported as a failed migration')
+  return result
+}
+
+t.test('MySQL on a closed port: cannot connect (connection refused)', async (t) => {
+  const port = await freePort()
+  await assertRefused(
+    t,
+    mysqlEnv({ DB_HOST: '127.0.0.1', DB_PORT: String(port) }),
+    `Outpost failed to start: cannot connect to MySQL at 127.0.0.1:${port} (connection refused): ` +
+      'start the MySQL server, or set DB_HOST and DB_PORT in .env to where it listens',
+  )
+})
+
+t.test('MySQL that accepts but never answers: cannot connect (no answer within the bound)', async (t) => {
+  const sockets = new Set<Socket>()
+  const silent = createServer((socket) => {
+    sockets.add(socket)
+    socket.on('error', () => {})
+  })
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy()
+    silent.close()
+  })
+  const port = (silent.address() as { port: number }).port
+  const started = Date.now()
+  await assertRefused(
+    t,
+    mysqlEnv({ DB_HOST: '127.0.0.1', DB_PORT: String(port), DB_QUERY_TIMEOUT_MS: '500' }),
+    `cannot connect to MySQL at 127.0.0.1:${port} (no answer within 10000 ms): check DB_HOST and DB_PORT`,
+  )
+  t.ok(Date.now() - started < 40_000, 'the start gives up within the check’s bound, not the migrations’ hours')
+  t.ok(sockets.size >= 1, 'it did reach the port')
+})
+
+t.test('a port already in use: says which and what to set', async (t) => {
+  const holder = createServer()
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => holder.close())
+  const port = (holder.address() as { port: number }).port
+  const result = await run(SERVER, [], tempDir(t), { API_KEY: KEY, PORT: String(port) })
+  t.equal(result.code, 1)
+  t.match(
+    result.stderr,
+    `Outpost failed to start: port ${port} is already in use (127.0.0.1:${port}): stop the program that holds it ` +
+      '(another Outpost?), or set PORT in .env to a free port',
+  )
+})
+
+t.test('SQLite whose folder cannot be made: says which path and what to set', async (t) => {
+  const cwd = tempDir(t)
+  writeFileSync(join(cwd, 'afile'), 'not a folder')
+  const result = await run(SERVER, [], cwd, { API_KEY: KEY, PORT: '0', DB_PATH: './afile/outpost.db' })
+  t.equal(result.code, 1)
+  t.match(result.stderr, /cannot create the folder of the SQLite database \.\/afile\/outpost\.db \(.+\): set DB_PATH/)
+})
+
+t.test('a file that is not a SQLite database: says so and what to do', async (t) => {
+  const cwd = tempDir(t)
+  writeFileSync(join(cwd, 'notes.db'), 'these are notes, not a database '.repeat(200))
+  const result = await run(SERVER, [], cwd, { API_KEY: KEY, PORT: '0', DB_PATH: './notes.db' })
+  t.equal(result.code, 1)
+  t.match(result.stderr, /\.\/notes\.db is not a usable SQLite database \(.+\): set DB_PATH in \.env/)
+})
+
+t.test(
+  'the real MariaDB: an unknown database, a wrong password',
+  { skip: !MYSQL_URL && 'TEST_MYSQL_URL is not set' },
+  async (t) => {
+    const server = mysqlConnection(MYSQL_URL!)
+    const at = `${server.host}:${server.port}`
+    const base = { DB_HOST: server.host, DB_PORT: String(server.port), DB_USER: server.user, DB_PASS: server.password }
+    const missing = `outpost_missing_${randomBytes(4).toString('hex')}`
+    const create = `CREATE DATABASE ${missing} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`
+
+    t.test('an unknown database, on one process, under WORKERS=2 and from npm run migrate', async (t) => {
+      const expected = `database "${missing}" does not exist on MySQL at ${at}: ${create} (or set DB_NAME`
+      await assertRefused(t, mysqlEnv({ ...base, DB_NAME: missing }), `Outpost failed to start: ${expected}`)
+      await assertRefused(
+        t,
+        mysqlEnv({ ...base, DB_NAME: missing, WORKERS: '2' }),
+        `Outpost failed to start: ${expected}`,
+      )
+      await assertRefused(t, mysqlEnv({ ...base, DB_NAME: missing }), expected, MIGRATE)
+    })
+
+    t.test('a wrong password: access denied, with the fix, without the password', async (t) => {
+      const wrong = `wrong-${randomBytes(6).toString('hex')}`
+      const result = await assertRefused(
+        t,
+        mysqlEnv({ ...base, DB_NAME: 'outpost', DB_PASS: wrong }),
+        `Outpost failed to start: access denied for user "${server.user}" on MySQL at ${at} (with a password): ` +
+          'check DB_USER and DB_PASS in .env; to create the account: ',
+      )
+      t.notMatch(result.stderr, wrong, 'the password is not printed')
+    })
+  },
+)
+
+t.test('a run that fails before its first migration does not read as a failed migration', async (t) => {
+  const { migrateToLatest } = await import('../db/migrate.js')
+  // Kysely's migrator reaches for its own tables first: a database that fails there fails before any migration.
+  await t.rejects(migrateToLatest({} as never), /^The migrations could not start: /)
+})
