@@ -1,5 +1,5 @@
 // ESLint: typescript-eslint's recommended rules, Prettier for layout, and the house's import
-// boundaries (ARCHITECTURE.md, "Rules"): a feature reaches another only through its exported service.
+// boundaries (ARCHITECTURE.md, "Boundaries and rules"): a feature reaches another only through its exported service.
 import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
 
@@ -11,7 +11,7 @@ const SHARED = ['core', 'http', 'security', 'observability', 'openapi', 'cluster
 const shared = SHARED.join('|')
 // The section of the repository's ARCHITECTURE.md each message sends the reader to (test/lint-boundaries.test.ts
 // checks that it exists).
-const ARCHITECTURE = 'ARCHITECTURE.md, "Rules"'
+const ARCHITECTURE = 'ARCHITECTURE.md, "Boundaries and rules"'
 
 /** Another folder of plugins/ named from a file `depth` folders below plugins/ (1: plugins/x/y.ts). */
 const sibling = (depth) => `^${'\\.\\./'.repeat(depth)}`

@@ -3,7 +3,7 @@ import t from 'tap'
 import { ESLint } from 'eslint'
 
 /**
- * The import boundaries of ARCHITECTURE.md, "Rules", enforced by the project's ESLint config: a feature
+ * The import boundaries of ARCHITECTURE.md, "Boundaries and rules", enforced by the project's ESLint config: a feature
  * reaches another only through its service.ts; the shared folders of plugins/, schemas, db and
  * config.ts never import a feature.
  * Each case lints one line of source as if it stood at the given path.
