@@ -79,14 +79,20 @@ export const WebhookSchema = Type.Object({
 })
 export type Webhook = Static<typeof WebhookSchema>
 
-export const WebhookListSchema = Type.Object({ items: Type.Array(WebhookSchema) })
+export const WebhookListSchema = Type.Object({
+  items: Type.Array(WebhookSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
 export type WebhookList = Static<typeof WebhookListSchema>
 
 export const WebhookDeletedSchema = Type.Object({ id: UuidSchema, deleted: Type.Literal(true) })
 
 export const WebhookParamsSchema = Type.Object({ id: UuidSchema })
 export const WebhookDeliveryParamsSchema = Type.Object({ id: UuidSchema, deliveryId: UuidSchema })
-export const WebhookListQuerySchema = Type.Object({})
+export const WebhookListQuerySchema = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+})
 
 export const WebhookAttemptSchema = Type.Object({
   attempt: Type.Integer(),

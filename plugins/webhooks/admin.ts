@@ -37,12 +37,12 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy }> = asyn
       schema: {
         tags,
         security,
-        summary: 'Every webhook endpoint, oldest first, secrets masked',
+        summary: 'Webhook endpoints, oldest first, secrets masked',
         querystring: WebhookListQuerySchema,
         response: { 200: WebhookListSchema, ...errors(400, 401, 403, 429) },
       },
     },
-    async () => listWebhooks(app.db),
+    async (request) => listWebhooks(app.db, request.query),
   )
 
   app.post(

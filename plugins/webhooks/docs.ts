@@ -58,8 +58,9 @@ export const components: NamedSchemas = {
 
 export const docs: OperationDocs = {
   [`GET ${ADMIN}`]: {
-    description: `Every webhook endpoint, oldest first, secrets masked. ${OWNERS}`,
-    response: { items: [hook] },
+    description: `Webhook endpoints, oldest first, secrets masked; a page of at most \`limit\` (1–100, default 50), \`cursor\` for the next. ${OWNERS}`,
+    parameters: { limit: 50 },
+    response: page([hook]),
   },
   [`POST ${ADMIN}`]: {
     description:

@@ -13,6 +13,7 @@ import type {
   WebhookDeliveryList,
   WebhookDeliveryStatus,
   WebhookEventType,
+  WebhookList,
 } from '../../schemas/webhooks.js'
 import type { AddressPolicy } from './address.js'
 import { maskSecret, newSecret } from './signing.js'
@@ -53,9 +54,10 @@ async function endpointRow(db: Db, id: string): Promise<EndpointRow> {
   return row
 }
 
-export async function listWebhooks(db: Db): Promise<{ items: Webhook[] }> {
-  const rows = await db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at').orderBy('id').execute()
-  return { items: rows.map((row) => toWebhook(row)) }
+export async function listWebhooks(db: Db, query: { limit: number; cursor?: string }): Promise<WebhookList> {
+  const q = db.selectFrom('webhook_endpoints').selectAll()
+  const page = await keysetPage(q, { ...query, keys: ['created_at', 'id'], direction: 'asc' })
+  return { items: page.items.map((row) => toWebhook(row)), nextCursor: page.nextCursor }
 }
 
 export async function getWebhook(db: Db, id: string): Promise<Webhook> {
