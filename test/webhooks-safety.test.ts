@@ -126,8 +126,9 @@ eachDialect(t, async (t, dialect) => {
     t.match(delivery, { status: 'pending', responseCode: null, error: /refused.*non-public/ })
   })
 
-  t.test('owner only: a moderator session gets 403', async (t) => {
-    // The manifest's rights are owner/owner: the admin key is an owner; the permission map says so.
+  t.test('owner only: the manifest gives the admin routes to owners; no credential is a 401', async (t) => {
+    const manifest = app.features.find((feature) => feature.name === 'webhooks')
+    t.same(manifest?.adminRights, { read: 'owner', write: 'owner' })
     const res = await app.inject({ method: 'GET', url: '/api/v1/admin/webhooks' })
     t.equal(res.statusCode, 401)
   })

@@ -58,6 +58,8 @@ export function backoffMs(attempt: number, base: number, max: number, random = M
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined
   private stopped = true
+  private timedPass = false
+  private kicked = false
   private chain: Promise<unknown> = Promise.resolve()
   private readonly inFlight = new Set<Promise<void>>()
   private readonly perEndpoint = new Map<string, number>()
@@ -107,16 +109,30 @@ export class WebhookWorker {
     return next
   }
 
+  /** One timer at a time: a kick during a timed pass asks that pass to go on at once when it ends. */
   private schedule(delay: number) {
+    clearTimeout(this.timer)
     this.timer = setTimeout(async () => {
+      this.timer = undefined
+      this.timedPass = true
       try {
         await this.poll()
       } catch (err) {
         this.log.error({ err }, 'webhook worker pass failed')
       }
-      if (!this.stopped) this.schedule(this.settings.pollIntervalMs)
+      this.timedPass = false
+      const next = this.kicked ? 0 : this.settings.pollIntervalMs
+      this.kicked = false
+      if (!this.stopped) this.schedule(next)
     }, delay)
     this.timer.unref()
+  }
+
+  /** A send slot came free: a backlog goes on at once rather than after the poll interval. */
+  private kick() {
+    if (this.stopped) return
+    if (this.timedPass) this.kicked = true
+    else this.schedule(0)
   }
 
   private async pass(): Promise<PassResult> {
@@ -152,11 +168,7 @@ export class WebhookWorker {
           const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1
           if (left > 0) this.perEndpoint.set(delivery.endpoint_id, left)
           else this.perEndpoint.delete(delivery.endpoint_id)
-          // A slot came free: a backlog goes on at once rather than after the poll interval.
-          if (!this.stopped) {
-            clearTimeout(this.timer)
-            this.schedule(0)
-          }
+          this.kick()
         })
       this.inFlight.add(send)
     }
