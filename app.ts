@@ -128,7 +128,7 @@ export async function buildApp({
     // where they happen (connect timeouts, the migration lock wait, the per-query bound).
     pluginTimeout: 0,
     // A client that sends its request slowly holds a socket and a file descriptor: bound every phase
-    // (README, "HTTP timeouts"). Node checks the header and request deadlines on a timer, not per byte.
+    // (docs/deployment.md, "Timeouts"). Node checks the header and request deadlines on a timer, not per byte.
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
     keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,

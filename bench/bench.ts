@@ -35,7 +35,7 @@ const USAGE = `usage: npm run bench -- [options]
                            the scenarios on each and prints the MariaDB/SQLite ratios
   --workers N              WORKERS for Outpost (default: not set, the server's own default); with
                            --targets, what the default-workers runs use instead of the default
-  --peer php, --php        also run the PHP server side by side (README, Performance)
+  --peer php, --php        also run the PHP server side by side (docs/performance.md)
   --php-dir DIR            the PHP server's source (default \$PHP_SERVER_DIR or
                            ../shared/peers/horizon-simple-server)
   --server-dir DIR         run the Outpost built in DIR (DIR/dist/server.js; default this checkout)

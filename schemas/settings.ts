@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 
 export const SettingSchema = Type.Object({
-  name: Type.String({ description: 'The environment variable, as in the README settings table' }),
+  name: Type.String({ description: 'The environment variable, as in the settings table of docs/configuration.md' }),
   value: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], {
     description:
       'The value in effect; for a secret "[set]" or null (never the value); a URL keeps its host but not its credentials',

@@ -143,13 +143,15 @@ t.test('the Grafana dashboard charts metrics that /metrics serves', async (t) =>
   )
 })
 
-t.test('every setting is documented in .env.example and the README', async (t) => {
+t.test('every setting is documented in .env.example and docs/configuration.md', async (t) => {
   const example = read('.env.example')
-  const readme = read('README.md')
+  const page = read('docs/configuration.md')
   for (const name of settings) {
     t.match(example, new RegExp(`^${name}=`, 'm'), `${name} in .env.example`)
-    t.match(readme, new RegExp(`\\| \`${name}\` \\|`), `${name} in the README's table`)
+    t.match(page, new RegExp(`^\\| \`${name}\` \\|`, 'm'), `${name} in the settings table of docs/configuration.md`)
   }
+  const rows = [...page.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1])
+  for (const name of rows) t.ok(settings.includes(name!), `${name} in docs/configuration.md is a setting Outpost reads`)
   t.throws(
     () =>
       loadConfig(

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { buildTestApp } from './helpers/app.js'
 import { loadConfig, describeConfigError } from '../config.js'
 
-// Small deadlines so the test runs in seconds; production defaults are in the README.
+// Small deadlines so the test runs in seconds; production defaults are in docs/configuration.md.
 const HEADERS_MS = 400
 const REQUEST_MS = 800
 const KEEP_ALIVE_MS = 300

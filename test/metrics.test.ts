@@ -19,7 +19,7 @@ async function scrape(ctx: TestApp, headers: Record<string, string> = {}): Promi
   return parsePrometheus(res.body)
 }
 
-/** The families the README's Metrics section names, and their types. */
+/** The families docs/observability.md names, and their types. */
 const NAMED_FAMILIES: Record<string, Family['type']> = {
   http_requests_total: 'counter',
   http_request_duration_seconds: 'histogram',

@@ -23,9 +23,10 @@ function start(cwd: string, env: Record<string, string>) {
   return { child, exited, output: () => output }
 }
 
-async function waitForHealth(port: number, child: ChildProcess) {
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error('server exited')
+async function waitForHealth(port: number, child: ChildProcess, output: () => string) {
+  // A first start on a loaded machine migrates a new database: up to 30 s before it answers.
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`)
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`)
       if (res.ok) return
@@ -34,7 +35,7 @@ async function waitForHealth(port: number, child: ChildProcess) {
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  throw new Error('server did not become healthy')
+  throw new Error(`server did not become healthy:\n${output()}`)
 }
 
 const tempDir = (t: Test) => {
@@ -51,7 +52,7 @@ t.test('fresh checkout: writes .env with keys, prints them once, serves /health 
   const p = await port()
   const server = start(cwd, { PORT: String(p) })
   t.teardown(() => server.child.kill('SIGKILL'))
-  await waitForHealth(p, server.child)
+  await waitForHealth(p, server.child, server.output)
   const env = readFileSync(join(cwd, '.env'), 'utf8')
   const apiKey = /^API_KEY=(.+)$/m.exec(env)?.[1]
   t.ok(apiKey, '.env has an API key')
@@ -68,7 +69,7 @@ t.test('fresh checkout: writes .env with keys, prints them once, serves /health 
 
   const again = start(cwd, { PORT: String(p) })
   t.teardown(() => again.child.kill('SIGKILL'))
-  await waitForHealth(p, again.child)
+  await waitForHealth(p, again.child, again.output)
   t.notMatch(again.output(), apiKey!, 'keys are printed only once')
   again.child.kill('SIGINT')
   t.equal(await again.exited, 0)
@@ -78,7 +79,7 @@ t.test('the start-up line names the listening address, the docs URL and the cons
   const p = await port()
   const server = start(tempDir(t), { API_KEY: 'k'.repeat(20), PORT: String(p), LOG_LEVEL: 'info' })
   t.teardown(() => server.child.kill('SIGKILL'))
-  await waitForHealth(p, server.child)
+  await waitForHealth(p, server.child, server.output)
   // The line is written just after the socket listens: /health may answer a moment before it is out.
   for (let i = 0; i < 50 && !server.output().includes('Outpost listening'); i++)
     await new Promise((resolve) => setTimeout(resolve, 100))
@@ -103,7 +104,7 @@ t.test('SIGTERM lets an in-flight request finish', async (t) => {
   const key = 'k'.repeat(20)
   const server = start(tempDir(t), { API_KEY: key, PORT: String(p) })
   t.teardown(() => server.child.kill('SIGKILL'))
-  await waitForHealth(p, server.child)
+  await waitForHealth(p, server.child, server.output)
   const body = JSON.stringify({ username: 'Late' })
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
@@ -170,7 +171,7 @@ t.test('compat mode logs one warning at start naming what it allows; strict mode
   const compatPort = await port()
   const compat = start(tempDir(t), { API_KEY: key, PORT: String(compatPort) })
   t.teardown(() => compat.child.kill('SIGKILL'))
-  await waitForHealth(compatPort, compat.child)
+  await waitForHealth(compatPort, compat.child, compat.output)
   for (let i = 0; i < 3; i++) {
     const res = await fetch(`http://127.0.0.1:${compatPort}/api/v1/app/user-management/signup`, {
       method: 'POST',
@@ -184,14 +185,14 @@ t.test('compat mode logs one warning at start naming what it allows; strict mode
   const entry = JSON.parse(warned[0]!) as { level: number; msg: string }
   t.equal(entry.level, 40, 'a warning')
   t.match(entry.msg, /AUTH_MODE=strict/)
-  t.match(entry.msg, /Security model/)
+  t.match(entry.msg, /docs\/security\.md/, 'it names the page that explains the modes')
   compat.child.kill('SIGTERM')
   t.equal(await compat.exited, 0)
 
   const strictPort = await port()
   const strict = start(tempDir(t), { API_KEY: key, PORT: String(strictPort), AUTH_MODE: 'strict' })
   t.teardown(() => strict.child.kill('SIGKILL'))
-  await waitForHealth(strictPort, strict.child)
+  await waitForHealth(strictPort, strict.child, strict.output)
   t.same(lines(strict.output()), [], 'no warning in strict mode')
   strict.child.kill('SIGTERM')
   t.equal(await strict.exited, 0)

@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
 const QUERY_TIMEOUT_MS = 2000
 /**
- * The longest a request may take: the server's bound on a database wait (DB_QUERY_TIMEOUT_MS, README
+ * The longest a request may take: the server's bound on a database wait (DB_QUERY_TIMEOUT_MS, docs/deployment.md,
  * "Several instances": every route answers, with a 503 at worst, within it), plus room for a loaded
  * machine. The client gives up later still, and a request it gives up on fails the soak.
  */

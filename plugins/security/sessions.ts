@@ -81,7 +81,7 @@ export default fp(
       app.log.warn(
         "AUTH_MODE=compat: anyone holding the game's API key can write any player's save, scores, logs and more by userId " +
           '(no session needed on user-scoped endpoints). Set AUTH_MODE=strict if your game clients send sessions; ' +
-          'see the README section "Security model".',
+          'see docs/security.md.',
       )
     }
 

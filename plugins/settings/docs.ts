@@ -4,7 +4,7 @@ import { ADMIN_PREFIX } from '../core/paths.js'
 export const settingsDocs: OperationDocs = {
   [`GET ${ADMIN_PREFIX}/settings`]: {
     description:
-      'Every setting of the README settings table with the value in effect, read-only (settings change only ' +
+      'Every setting of the settings table in docs/configuration.md with the value in effect, read-only (settings change only ' +
       'through the environment or `.env`, and a restart). Secrets — API keys, passwords, tokens, private keys, and ' +
       'any setting whose name says key, secret, pass, token or private — answer `"[set]"` when configured and ' +
       '`null` when not, never the value; a URL loses its user name, password, secret-named query values and fragment. ' +

@@ -26,8 +26,8 @@ export default function Settings() {
     <>
       <Title>Settings</Title>
       <p class="muted">
-        Read-only: settings come from the environment or <code>.env</code> and take effect on restart (README,
-        “Settings”). Secrets show only whether they are set.
+        Read-only: settings come from the environment or <code>.env</code> and take effect on restart
+        (docs/configuration.md). Secrets show only whether they are set.
       </p>
       <div class="filters">
         <TextField label="Filter" value={filter} onValue={setFilter} type="search" />
