@@ -129,7 +129,26 @@ export const ConfigSchema = Type.Object({
     default: 5000,
     description: 'How often the e-mail worker looks for due e-mails',
   }),
-  PUBLIC_URL: Type.String({ default: 'http://localhost:8080', description: 'Base URL for links in account e-mails' }),
+  PUBLIC_URL: Type.String({
+    default: 'http://localhost:8080',
+    description: 'Base URL for links in account e-mails and webhook messages',
+  }),
+  WEBHOOK_ALLOW_PRIVATE: Bool(
+    false,
+    'Allow webhook URLs whose host is a loopback, private, link-local or otherwise non-public address',
+  ),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 50,
+    default: 8,
+    description: 'Delivery attempts before a webhook delivery is marked failed',
+  }),
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 1000,
+    description: 'How often the webhook worker looks for due deliveries',
+  }),
   APPLE_BUNDLE_ID: Type.String({
     default: '',
     description:

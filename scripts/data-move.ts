@@ -58,6 +58,9 @@ export const TABLES = [
   'operator_sessions',
   'audit_log',
   'job_runs',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
 ] as const satisfies ReadonlyArray<keyof Database>
 
 type Listed = (typeof TABLES)[number]

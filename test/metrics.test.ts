@@ -40,6 +40,10 @@ const NAMED_FAMILIES: Record<string, Family['type']> = {
   outpost_score_submits_total: 'counter',
   outpost_validated_runs_total: 'counter',
   outpost_crash_reports_total: 'counter',
+  outpost_webhook_deliveries_total: 'counter',
+  outpost_webhook_deliveries_by_event_total: 'counter',
+  outpost_webhook_deliveries_by_endpoint_total: 'counter',
+  outpost_webhook_outbox: 'gauge',
 }
 
 t.test('/metrics parses as Prometheus text with the named families', async (t) => {

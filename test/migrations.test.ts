@@ -1,16 +1,23 @@
 import t from 'tap'
 import { sql } from 'kysely'
-import { createDb } from '../db/index.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
+import type { Config } from '../config.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { migrations } from '../db/migrations/index.js'
 import type { Flag } from '../db/types.js'
 import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'
 
+/**
+ * A database handle as server.ts migrates with: MySQL's migration lock (GET_LOCK) is one per server,
+ * so a run waits for every other database's migrations on it, as long as they take.
+ */
+const migrating = (config: Config): Config => ({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+
 eachDialect(t, async (t, dialect) => {
   t.test('two instances migrating one fresh database at once both succeed', async (t) => {
     const config = testConfig(await freshDatabase(t, dialect))
-    const a = createDb(config)
-    const b = createDb(config)
+    const a = createDb(migrating(config))
+    const b = createDb(migrating(config))
     t.teardown(async () => {
       await a.destroy()
       await b.destroy()
@@ -28,7 +35,7 @@ eachDialect(t, async (t, dialect) => {
   if (dialect === 'mysql') {
     t.test('tables are utf8mb4 / utf8mb4_unicode_ci, as docker-compose configures MySQL', async (t) => {
       const config = testConfig(await freshDatabase(t, dialect))
-      const db = createDb(config)
+      const db = createDb(migrating(config))
       t.teardown(() => db.destroy())
       await migrateToLatest(db)
       const tables = await sql<{ TABLE_NAME: string; TABLE_COLLATION: string }>`
@@ -58,7 +65,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('every migration can be rolled back', async (t) => {
     const config = testConfig(await freshDatabase(t, dialect))
-    const db = createDb(config)
+    const db = createDb(migrating(config))
     t.teardown(() => db.destroy())
     await migrateToLatest(db)
     for (const name of Object.keys(migrations).reverse()) await migrations[name]!.down!(db)
@@ -69,7 +76,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('users: e-mail keys stay unique and indexed; no index on display names or raw e-mails', async (t) => {
     const config = testConfig(await freshDatabase(t, dialect))
-    const db = createDb(config)
+    const db = createDb(migrating(config))
     t.teardown(() => db.destroy())
     await migrateToLatest(db)
     const indexes =
@@ -115,7 +122,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('leaderboard pages (top, around) are read from the rank index alone, score included', async (t) => {
     const config = testConfig(await freshDatabase(t, dialect))
-    const db = createDb(config)
+    const db = createDb(migrating(config))
     t.teardown(() => db.destroy())
     await migrateToLatest(db)
     const page = sql`select user_id, score, rank_score, reached_at from leaderboard_entries

@@ -30,6 +30,8 @@ const localization = () => import('./pages/content/localization')
 const operators = () => import('./pages/admin/operators')
 const audit = () => import('./pages/admin/audit')
 const settings = () => import('./pages/admin/settings')
+const webhooks = () => import('./pages/admin/webhooks')
+const webhook = () => import('./pages/admin/webhook-deliveries')
 
 const ROUTES: Route[] = [
   { pattern: '/', load: overview },
@@ -54,6 +56,8 @@ const ROUTES: Route[] = [
   { pattern: '/operators', load: operators, owner: true },
   { pattern: '/audit', load: audit, owner: true },
   { pattern: '/settings', load: settings, owner: true },
+  { pattern: '/webhooks', load: webhooks, owner: true },
+  { pattern: '/webhooks/:id', load: webhook, owner: true },
 ]
 
 /** The navigation: only pages backed by admin routes that exist. */
@@ -74,6 +78,7 @@ export const NAV: Array<{ path: string; label: string; owner?: boolean }> = [
   { path: '/operators', label: 'Operators', owner: true },
   { path: '/audit', label: 'Audit log', owner: true },
   { path: '/settings', label: 'Settings', owner: true },
+  { path: '/webhooks', label: 'Webhooks', owner: true },
 ]
 
 export function resolve(path: string, role: Role): { route: Route; params: Record<string, string> } | null {

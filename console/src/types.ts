@@ -15,6 +15,7 @@ export type { AdminFeedback } from '../../schemas/user-feedback'
 export type { AdminUserLog } from '../../schemas/user-logs'
 export type { AuditEntry, OperatorBody, Session } from '../../schemas/operators'
 export type { Setting } from '../../schemas/settings'
+export type { Webhook, WebhookDelivery, WebhookEventType, WebhookFormat } from '../../schemas/webhooks'
 export type { Role } from '../../plugins/security/roles'
 
 /** One page of an admin list: every list answer has this shape. */

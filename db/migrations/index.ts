@@ -48,6 +48,9 @@ import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
 import * as m0093 from './0093_operator_names_exact.js'
 import * as m0095 from './0095_create_job_runs.js'
 import * as m0096 from './0096_drop_users_login_locked_until.js'
+import * as m0110 from './0110_create_webhook_endpoints.js'
+import * as m0111 from './0111_create_webhook_deliveries.js'
+import * as m0112 from './0112_create_webhook_attempts.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -103,4 +106,7 @@ export const migrations: Record<string, Migration> = {
   '0093_operator_names_exact': m0093,
   '0095_create_job_runs': m0095,
   '0096_drop_users_login_locked_until': m0096,
+  '0110_create_webhook_endpoints': m0110,
+  '0111_create_webhook_deliveries': m0111,
+  '0112_create_webhook_attempts': m0112,
 }

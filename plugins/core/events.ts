@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
 import { nowAndAfterCommit } from '../../db/transaction.js'
 import type { UserExport } from '../../schemas/users.js'
+import type { WebhookEventType } from '../../schemas/webhooks.js'
 
 /**
  * How one feature reacts to another's writes without importing it: one hub per app, which features
@@ -22,7 +23,19 @@ export type UserDeletingListener = (trx: Transaction<Database>, userId: string) 
  */
 export type UserExportPart = (db: Db, userId: string) => Promise<Partial<UserExport>>
 
+/**
+ * Something an operator hears about outside the console (a new leader, a new crash group, ...): its
+ * type and what a receiver needs to know, as JSON. Raised inside the transaction of the change, so a
+ * listener's rows (the webhooks' outbox) commit or roll back with it.
+ */
+export interface RaisedEvent {
+  type: WebhookEventType
+  data: Record<string, unknown>
+}
+export type RaisedEventListener = (trx: Db, event: RaisedEvent) => Promise<void>
+
 export class EventHub {
+  private readonly raisedListeners: RaisedEventListener[] = []
   private readonly userDeletingListeners: UserDeletingListener[] = []
   private readonly userExportParts: UserExportPart[] = []
   private readonly publicPlayerListeners: Array<() => void> = []
@@ -44,6 +57,24 @@ export class EventHub {
   /** What one leaderboard shows (its entries, counts or settings) has changed, from a position down. */
   onBoardChanged(listener: (boardId: string, fromPosition: number) => void): void {
     this.boardListeners.push(listener)
+  }
+
+  /** Every event raised by any feature, with the transaction of the change that raised it. */
+  onRaised(listener: RaisedEventListener): void {
+    this.raisedListeners.push(listener)
+  }
+
+  /**
+   * Call with the change's transaction: what the listeners write commits with the change, and a
+   * rolled-back change leaves nothing. (With the plain database the listeners write after the change.)
+   */
+  async raise(trx: Db, type: WebhookEventType, data: Record<string, unknown>): Promise<void> {
+    for (const listener of this.raisedListeners) await listener(trx, { type, data })
+  }
+
+  /** True when some feature listens to raised events: a caller may skip the reads an event needs. */
+  get raising(): boolean {
+    return this.raisedListeners.length > 0
   }
 
   /** For a player's data export: the feature adds the fields it owns. */
@@ -86,7 +117,9 @@ export type UserDeletionEvents = Pick<EventHub, 'userDeleting'>
 /** What a service that changes a player's name or public profile needs of the hub. */
 export type PublicPlayerEvents = Pick<EventHub, 'publicPlayerChanged'>
 /** What the leaderboard's writes need of the hub. */
-export type BoardEvents = Pick<EventHub, 'boardChanged'>
+export type BoardEvents = Pick<EventHub, 'boardChanged' | 'raise' | 'raising'>
+/** What a service that raises events for operators needs of the hub. */
+export type RaisedEvents = Pick<EventHub, 'raise' | 'raising'>
 
 declare module 'fastify' {
   interface FastifyInstance {

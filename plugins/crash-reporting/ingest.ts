@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { CrashReportsTable, Db } from '../../db/types.js'
-import { flag, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
+import { flag, forUpdate, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { toIso } from '../core/clock.js'
+import type { RaisedEvents } from '../core/events.js'
 import { findUser } from '../users/service.js'
 import type { CrashReportBody, CrashReportCreated, CrashSessionBody } from '../../schemas/crash-reporting.js'
 import { versionKey } from './versions.js'
@@ -195,8 +196,9 @@ export async function createReport(
   db: Db,
   body: CrashReportBody,
   now: number,
-  options: { id?: string } = {},
+  options: { id?: string; events?: RaisedEvents } = {},
 ): Promise<CrashReportCreated> {
+  const events = options.events?.raising ? options.events : undefined
   const { row, truncated } = normalizeReport(body)
   // An empty sessionId: the report still counts as one crashed run, under a session of its own.
   const sessionId = row.session_id === '' ? randomUUID() : row.session_id
@@ -206,6 +208,12 @@ export async function createReport(
 
   const groupId = await withLinkedUser(db, row.user_id, (linked) =>
     withTransaction(db, async (trx) => {
+      // A resolved group this report may bring back: read again under its row lock, so of concurrent
+      // reports exactly one sees it still resolved (the check costs one read only while it is resolved).
+      const resolvedBefore =
+        events !== undefined &&
+        (await groupStatus(trx, row.fingerprint, false)) === 'RESOLVED' &&
+        (await groupStatus(trx, row.fingerprint, true)) === 'RESOLVED'
       // The group first: its row lock then orders every other write of concurrent reports of one crash.
       await upsert(
         trx,
@@ -240,9 +248,27 @@ export async function createReport(
       )
       const group = await trx
         .selectFrom('crash_groups')
-        .select('id')
+        .select(['id', 'status', 'occurrences', 'type', 'message'])
         .where('fingerprint', '=', row.fingerprint)
         .executeTakeFirstOrThrow()
+      // The row lock orders concurrent reports: exactly one of them made the group (occurrences 1).
+      const raised = !events
+        ? null
+        : Number(group.occurrences) === 1
+          ? 'crash.group_created'
+          : resolvedBefore && group.status === 'REGRESSED'
+            ? 'crash.group_regressed'
+            : null
+      if (raised) {
+        await events!.raise(trx, raised, {
+          groupId: group.id,
+          type: group.type,
+          message: group.message,
+          appVersion: row.app_version,
+          platform: row.platform,
+          userId: row.user_id || null,
+        })
+      }
 
       await upsert(
         trx,
@@ -308,4 +334,9 @@ export async function createReport(
     }),
   )
   return { id, groupId, createdAt: toIso(now), truncated }
+}
+
+async function groupStatus(trx: Db, fingerprint: string, locking: boolean): Promise<string | undefined> {
+  const query = trx.selectFrom('crash_groups').select('status').where('fingerprint', '=', fingerprint)
+  return (await (locking ? forUpdate(trx, query) : query).executeTakeFirst())?.status
 }

@@ -50,7 +50,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = await createReport(app.db, request.body, app.clock.now())
+      const created = await createReport(app.db, request.body, app.clock.now(), { events: app.events })
       crashReported(request.body.type)
       return reply.code(201).send(created)
     },

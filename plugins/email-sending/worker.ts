@@ -5,8 +5,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { UpdateObject } from 'kysely'
 import type { Database, Db, EmailRow } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
-import { retryOnConflict } from '../../db/transaction.js'
+import { inTransaction, retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../core/clock.js'
+import type { RaisedEvents } from '../core/events.js'
 import { countEmailsByStatus, scrubAccountBody } from './service.js'
 
 /**
@@ -95,6 +96,8 @@ export class EmailWorker {
     readonly settings: WorkerSettings,
     /** Told the outcome of every delivery attempt (the metrics count them). */
     private readonly onDelivery: (outcome: 'sent' | 'retried' | 'failed') => void = () => {},
+    /** Told of an e-mail that failed for good (`email.failed`), in the transaction that marks it. */
+    private readonly events?: RaisedEvents,
   ) {}
 
   /** False when SMTP_URL is empty: nothing is ever sent, `runOnce` does nothing. */
@@ -227,7 +230,32 @@ export class EmailWorker {
         this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed, will retry')
         return 'retried'
       }
-      await finish({ status: 'failed', processed_at: this.clock.now(), error_reason: reason, ...scrubAccountBody })
+      const failed = {
+        status: 'failed' as const,
+        processed_at: this.clock.now(),
+        error_reason: reason,
+        ...scrubAccountBody,
+      }
+      if (this.events?.raising) {
+        const events = this.events
+        await inTransaction(this.db, async (trx) => {
+          const marked = await trx
+            .updateTable('emails')
+            .set({ ...failed, claim_token: null, claimed_at: null, updated_at: this.clock.now() })
+            .where('id', '=', email.id)
+            .where('claim_token', '=', token)
+            .executeTakeFirst()
+          if (affected(marked) === 1) {
+            await events.raise(trx, 'email.failed', {
+              emailId: email.id,
+              recipient: email.recipient,
+              subject: email.subject,
+              reason,
+              attempts: attempt,
+            })
+          }
+        })
+      } else await finish(failed)
       this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed for good')
       return 'failed'
     }
@@ -318,6 +346,7 @@ export default fp(
         backoffMaxMs: 3600_000,
       },
       (outcome) => (outcome === 'sent' ? sent() : failed(outcome === 'retried' ? 'retry' : 'final')),
+      app.events,
     )
     app.decorate('emailWorker', worker)
     // Ready (GET /health/ready) only while the worker polls, when there is SMTP to deliver to.
@@ -330,5 +359,5 @@ export default fp(
     app.addHook('onReady', async () => worker.start())
     app.addHook('onClose', async () => worker.stop())
   },
-  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health'] },
+  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health', 'events'] },
 )

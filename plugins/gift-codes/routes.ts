@@ -42,6 +42,7 @@ const giftCodes: FastifyPluginAsyncTypebox = async (app) => {
         request.body.code,
         app.config.PROFILE_MAX_UNLOCKS,
         app.clock.now(),
+        app.events,
       ),
   )
 }

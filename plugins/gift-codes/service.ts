@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { COPIED, EXISTS, refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
+import type { RaisedEvents } from '../core/events.js'
 import { cosmeticsInCatalog, grantUnlocks } from '../player-profile/service.js'
 import type { GiftCodeReason, RedeemResponse, ValidateResponse } from '../../schemas/gift-codes.js'
 
@@ -112,6 +113,7 @@ export async function redeemGiftCode(
   typed: string,
   maxUnlocks: number,
   now: number,
+  events?: RaisedEvents,
 ): Promise<RedeemResponse> {
   const code = normalizeCode(typed)
   if (code === undefined) return failure('NOT_FOUND')
@@ -130,6 +132,22 @@ export async function redeemGiftCode(
         .executeTakeFirst()
       // Which condition failed is read after the rollback, outside this transaction's snapshot.
       if (affected(claimed) === 0) throw new Refused(undefined)
+      if (events?.raising) {
+        // This transaction holds the code's row lock: of concurrent redemptions, only the one that
+        // took the last redemption reads the count at the maximum.
+        const counts = await trx
+          .selectFrom('gift_codes')
+          .select(['redemption_count', 'max_redemptions'])
+          .where('id', '=', row.id)
+          .executeTakeFirstOrThrow()
+        if (Number(counts.redemption_count) >= Number(counts.max_redemptions)) {
+          await events.raise(trx, 'gift_code.exhausted', {
+            code: row.code,
+            maxRedemptions: Number(counts.max_redemptions),
+            userId,
+          })
+        }
+      }
       try {
         await trx
           .insertInto('gift_code_redemptions')

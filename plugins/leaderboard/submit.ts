@@ -261,6 +261,17 @@ async function submitLocked(
     // the tree still holds), and the tree is written last: its top rows are shared by every entry of
     // the period, and on MySQL their row locks are held from this write to the commit, one round trip.
     const position = await positionOf(trx, board.id, period, entry, wasCounted ? current.rank_score : undefined)
+    // First place changes hands when the entry is now first and was not before (read while the
+    // count tree still holds its old score).
+    const tookLead =
+      position === 1 &&
+      events.raising &&
+      (!wasCounted ||
+        (await positionOf(trx, board.id, period, {
+          ...entry,
+          rank_score: current.rank_score,
+          reached_at: current.reached_at,
+        })) !== 1)
     await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
     // An entry that moved up leaves every position above its new one as it was. One that is new or
     // shown again (the total changes) or moved down (the entries it passed move up) may change any page.
@@ -268,6 +279,16 @@ async function submitLocked(
     // the entry lower than that, never higher, so the mark still covers it.
     const movedUp = wasCounted && entry.rank_score < current.rank_score
     events.boardChanged(trx, board.id, movedUp ? position : 1)
+    if (tookLead) {
+      const player = await trx.selectFrom('users').select('username').where('id', '=', input.userId).executeTakeFirst()
+      await events.raise(trx, 'leaderboard.new_leader', {
+        board: board.board_key,
+        period,
+        userId: input.userId,
+        playerName: player?.username ?? null,
+        score: stored,
+      })
+    }
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
   })
 }

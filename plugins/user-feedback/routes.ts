@@ -39,6 +39,7 @@ const userFeedback: FastifyPluginAsyncTypebox = async (app) => {
           deviceInfo: present(body.deviceInfo),
         },
         app.clock.now(),
+        app.events,
       )
       // Fastify sends a string payload as it is, unserialized: send the JSON text of the string "ok".
       return reply.type('application/json; charset=utf-8').send('"ok"' as 'ok')

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserFeedback } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
+import type { RaisedEvents } from '../core/events.js'
+import { withTransaction } from '../../db/transaction.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
 import { keysetPage } from '../http/pagination.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
-/** Player feedback: stored as sent, with the user when one is named, anonymous otherwise. */
+/**
+ * Player feedback: stored as sent, with the user when one is named, anonymous otherwise; raises
+ * `feedback.submitted` in the same transaction.
+ */
 export async function submitFeedback(
   db: Db,
   input: {
@@ -17,20 +22,36 @@ export async function submitFeedback(
     deviceInfo?: string
   },
   now: number,
+  events?: RaisedEvents,
 ): Promise<void> {
-  await db
-    .insertInto('user_feedback')
-    .values({
-      id: randomUUID(),
-      user_id: input.userId,
-      title: input.title,
-      message: input.message,
-      category: input.category ?? DEFAULT_CATEGORY,
-      email: input.email ?? null,
-      device_info: input.deviceInfo ?? null,
-      created_at: now,
+  const row = {
+    id: randomUUID(),
+    user_id: input.userId,
+    title: input.title,
+    message: input.message,
+    category: input.category ?? DEFAULT_CATEGORY,
+    email: input.email ?? null,
+    device_info: input.deviceInfo ?? null,
+    created_at: now,
+  }
+  if (!events?.raising) {
+    await db.insertInto('user_feedback').values(row).execute()
+    return
+  }
+  await withTransaction(db, async (trx) => {
+    await trx.insertInto('user_feedback').values(row).execute()
+    const player = input.userId
+      ? await trx.selectFrom('users').select('username').where('id', '=', input.userId).executeTakeFirst()
+      : undefined
+    await events.raise(trx, 'feedback.submitted', {
+      feedbackId: row.id,
+      userId: row.user_id,
+      playerName: player?.username ?? null,
+      category: row.category,
+      title: row.title,
+      message: row.message.slice(0, 1000),
     })
-    .execute()
+  })
 }
 
 function toAdminFeedback(row: UserFeedback): AdminFeedback {

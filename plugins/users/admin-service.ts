@@ -5,7 +5,7 @@ import { affected } from '../../db/dialect.js'
 import { notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
-import type { UserDeletionEvents } from '../core/events.js'
+import type { RaisedEvents, UserDeletionEvents } from '../core/events.js'
 import { activeSessionCounts, revokeAllSessions } from '../security/session-store.js'
 import type { AdminUser, LinkedProvider } from '../../schemas/users.js'
 import { UUID_TEXT } from '../../schemas/common.js'
@@ -98,8 +98,30 @@ export async function searchUsers(db: Db, options: { query?: string; limit: numb
   }
 }
 
-/** A ban refuses every request the user makes while it lasts; it revokes no session. */
-export async function setBan(db: Db, userId: string, ban: { reason?: string } | null, now: number) {
+/**
+ * A ban refuses every request the user makes while it lasts; it revokes no session. A ban of a player
+ * not banned before raises `player.banned` (pass the admin request's transaction as `db`).
+ */
+export async function setBan(
+  db: Db,
+  userId: string,
+  ban: { reason?: string } | null,
+  now: number,
+  events?: RaisedEvents,
+) {
+  if (ban && events?.raising) {
+    const banned = await db
+      .updateTable('users')
+      .set({ banned_at: now, ban_reason: ban.reason ?? null, updated_at: now })
+      .where('id', '=', userId)
+      .where('banned_at', 'is', null)
+      .executeTakeFirst()
+    if (affected(banned) === 1) {
+      const user = await db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirstOrThrow()
+      await events.raise(db, 'player.banned', { userId, playerName: user.username, reason: ban.reason ?? null })
+      return getAdminUser(db, userId, now)
+    }
+  }
   const result = await db
     .updateTable('users')
     .set(

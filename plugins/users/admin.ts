@@ -76,7 +76,8 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AdminUserSchema, ...adminErrors },
       },
     },
-    async (request) => setBan(app.db, request.params.userId, { reason: present(request.body.reason) }, app.clock.now()),
+    async (request) =>
+      setBan(app.db, request.params.userId, { reason: present(request.body.reason) }, app.clock.now(), app.events),
   )
 
   app.post(

@@ -236,8 +236,13 @@ async function consumeAndApply(
     return { rejection }
   }
 
+  const flagged = (status: 'sus' | 'rejected', reason: string) =>
+    events.raise(trx, 'run.flagged', { runId: run.id, userId, board: run.board_key, score, status, reason })
   const ruleRejection = await checkRun(trx, run, board, rules, input, durationMs)
-  if (ruleRejection) return refuse(ruleRejection)
+  if (ruleRejection) {
+    await flagged('rejected', ruleRejection.code)
+    return refuse(ruleRejection)
+  }
   const earnedRejection = await checkEarned(trx, input.earned)
   if (earnedRejection) return refuse({ status: 422, ...earnedRejection })
 
@@ -276,6 +281,7 @@ async function consumeAndApply(
     .where('id', '=', run.id)
     .execute()
   await record(trx, run.id, userId, 'ACCEPTED', 200, now)
+  if (reasons.length > 0) await flagged('sus', reasons.join(', '))
   return {
     result: {
       accepted: true,

@@ -1,0 +1,48 @@
+import type { Generated } from 'kysely'
+
+export interface WebhookEndpointsTable {
+  id: string
+  url: string
+  /** JSON array of event types. */
+  events: string
+  format: 'standard' | 'discord' | 'slack'
+  enabled: 0 | 1
+  description: string | null
+  /** `whsec_` + base64 of 24 random bytes: the signing key, needed whole to sign. */
+  secret: string
+  /** Set when the server disabled the endpoint itself (its receiver answered 410). */
+  disabled_reason: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface WebhookDeliveriesTable {
+  id: string
+  endpoint_id: string
+  event_type: string
+  /** The event as JSON `{ type, timestamp, data }`, formatted for the endpoint when sent. */
+  payload: string
+  status: 'pending' | 'processing' | 'delivered' | 'failed'
+  attempts: number
+  next_attempt_at: number
+  claim_token: string | null
+  /** While processing: when the claim runs out and another worker may take the delivery back. */
+  lease_until: number | null
+  response_code: number | null
+  duration_ms: number | null
+  error: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>
+  delivery_id: string
+  attempt: number
+  at: number
+  outcome: 'delivered' | 'retry' | 'failed'
+  response_code: number | null
+  duration_ms: number
+  error: string | null
+  next_attempt_at: number | null
+}
