@@ -189,8 +189,11 @@ async function submitOverView(
     if (affected(written) !== 1) return null
     // As in `submitLocked`: the position allows for the old score the tree still holds, the tree last.
     const position = await positionOf(trx, board.id, period, entry, current.rank_score)
+    const previous = { ...entry, rank_score: current.rank_score, reached_at: current.reached_at }
+    const tookLead = await tookFirstPlace(trx, events, board.id, period, position, previous)
     await applyCounts(trx, board.id, period, countDeltas(current.rank_score, entry.rank_score))
     events.boardChanged(trx, board.id, entry.rank_score < current.rank_score ? position : 1)
+    if (tookLead) await raiseNewLeader(trx, events, board, period, input.userId, stored)
     return answer(position, true)
   })
 }
@@ -263,15 +266,14 @@ async function submitLocked(
     const position = await positionOf(trx, board.id, period, entry, wasCounted ? current.rank_score : undefined)
     // First place changes hands when the entry is now first and was not before (read while the
     // count tree still holds its old score).
-    const tookLead =
-      position === 1 &&
-      events.raising &&
-      (!wasCounted ||
-        (await positionOf(trx, board.id, period, {
-          ...entry,
-          rank_score: current.rank_score,
-          reached_at: current.reached_at,
-        })) !== 1)
+    const tookLead = await tookFirstPlace(
+      trx,
+      events,
+      board.id,
+      period,
+      position,
+      wasCounted ? { ...entry, rank_score: current.rank_score, reached_at: current.reached_at } : null,
+    )
     await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
     // An entry that moved up leaves every position above its new one as it was. One that is new or
     // shown again (the total changes) or moved down (the entries it passed move up) may change any page.
@@ -279,17 +281,42 @@ async function submitLocked(
     // the entry lower than that, never higher, so the mark still covers it.
     const movedUp = wasCounted && entry.rank_score < current.rank_score
     events.boardChanged(trx, board.id, movedUp ? position : 1)
-    if (tookLead) {
-      const player = await trx.selectFrom('users').select('username').where('id', '=', input.userId).executeTakeFirst()
-      await events.raise(trx, 'leaderboard.new_leader', {
-        board: board.board_key,
-        period,
-        userId: input.userId,
-        playerName: player?.username ?? null,
-        score: stored,
-      })
-    }
+    if (tookLead) await raiseNewLeader(trx, events, board, period, input.userId, stored)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
+  })
+}
+
+/**
+ * First place changed hands when the entry is now first and was not before. `previous` is the entry's
+ * old sort key (null for an entry no reader saw); read while the count tree still holds it.
+ */
+async function tookFirstPlace(
+  trx: Transaction<Database>,
+  events: BoardEvents,
+  boardId: string,
+  period: string,
+  position: number,
+  previous: SortKey | null,
+): Promise<boolean> {
+  if (position !== 1 || !events.raising) return false
+  return previous === null || (await positionOf(trx, boardId, period, previous)) !== 1
+}
+
+async function raiseNewLeader(
+  trx: Transaction<Database>,
+  events: BoardEvents,
+  board: Leaderboard,
+  period: string,
+  userId: string,
+  score: number,
+): Promise<void> {
+  const player = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst()
+  await events.raise(trx, 'leaderboard.new_leader', {
+    board: board.board_key,
+    period,
+    userId,
+    playerName: player?.username ?? null,
+    score,
   })
 }
 
