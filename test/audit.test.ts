@@ -22,7 +22,8 @@ import { AUDITED_FAILURES_PER_ADDRESS } from '../plugins/operators/sign-in.js'
 const NEW_PASSWORD = 'the-new-password-nobody-may-read'
 
 eachDialect(t, async (t, dialect) => {
-  const ctx = await buildTestApp(t, dialect)
+  // The webhook samples point at a local port.
+  const ctx = await buildTestApp(t, dialect, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
   await addOperator(ctx, 'boss', 'owner')
   await addOperator(ctx, 'watcher', 'viewer')
   const secrets = [ADMIN_KEY, PASSWORD, NEW_PASSWORD]

@@ -42,7 +42,27 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAMES.has(flat) || SECRET_PARTS.some((part) => flat.includes(part))
 }
 
-/** A copy of `value` with the value of every secret-named property replaced, at any depth. */
+const isUrlName = (name: string) => name.toLowerCase().endsWith('url')
+
+/**
+ * A URL as the audit log keeps it: its origin only. A chat tool's webhook URL carries its token in
+ * the path (Discord) or is the token (Slack), so a path or a query is never written down.
+ */
+export function redactUrl(value: unknown): unknown {
+  if (typeof value !== 'string') return redact(value)
+  try {
+    const url = new URL(value)
+    const rest = url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== ''
+    return rest ? `${url.protocol}//${url.host}/${REDACTED}` : `${url.protocol}//${url.host}/`
+  } catch {
+    return REDACTED
+  }
+}
+
+/**
+ * A copy of `value` with the value of every secret-named property replaced, and every URL-named one
+ * cut to its origin, at any depth.
+ */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 32) return REDACTED
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
@@ -50,7 +70,7 @@ export function redact(value: unknown, depth = 0): unknown {
     return Object.fromEntries(
       Object.entries(value as Record<string, unknown>).map(([name, item]) => [
         name,
-        isSecretName(name) ? REDACTED : redact(item, depth + 1),
+        isSecretName(name) ? REDACTED : isUrlName(name) ? redactUrl(item) : redact(item, depth + 1),
       ]),
     )
   }
