@@ -41,13 +41,15 @@ import userLogs from './plugins/user-logs/index.js'
 import operators from './plugins/operators/index.js'
 import settings from './plugins/settings/index.js'
 import webhooks from './plugins/webhooks/index.js'
+import analytics from './plugins/analytics/index.js'
 import featuresPlugin, { type Feature } from './plugins/core/features.js'
 
 /**
  * The features, the one list of them: each folder under plugins/ that is a feature is here once.
  * The 14 game features; then operators (the people who run the game: accounts, console sessions, the
- * audit log), settings (the configuration, read-only and secrets masked, for owners) and webhooks
- * (what happens in the game, sent to the operators' other systems).
+ * audit log), settings (the configuration, read-only and secrets masked, for owners), webhooks (what
+ * happens in the game, sent to the operators' other systems) and analytics (what the operator reads
+ * every morning: daily series, retention, exact totals).
  */
 export const FEATURES: readonly Feature[] = [
   authentication,
@@ -67,6 +69,7 @@ export const FEATURES: readonly Feature[] = [
   operators,
   settings,
   webhooks,
+  analytics,
 ]
 
 export interface BuildOptions {

@@ -44,6 +44,7 @@ import type {
 } from './tables/validated-actions.js'
 import type { OperatorsTable, OperatorSessionsTable, JobRunsTable, AuditLogTable } from './tables/operators.js'
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/webhooks.js'
+import type { PlayerActivityTable, AnalyticsDailyTable, AnalyticsDaysTable } from './tables/analytics.js'
 
 /**
  * The database: every table by name (their columns in db/tables/, by feature). Conventions (both dialects):
@@ -99,6 +100,9 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  player_activity: PlayerActivityTable
+  analytics_daily: AnalyticsDailyTable
+  analytics_days: AnalyticsDaysTable
 }
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */
@@ -141,3 +145,4 @@ export * from './tables/live-ops.js'
 export * from './tables/validated-actions.js'
 export * from './tables/operators.js'
 export * from './tables/webhooks.js'
+export * from './tables/analytics.js'

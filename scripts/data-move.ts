@@ -61,6 +61,9 @@ export const TABLES = [
   'webhook_endpoints',
   'webhook_deliveries',
   'webhook_attempts',
+  'player_activity',
+  'analytics_daily',
+  'analytics_days',
 ] as const satisfies ReadonlyArray<keyof Database>
 
 type Listed = (typeof TABLES)[number]

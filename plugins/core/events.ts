@@ -40,6 +40,7 @@ export class EventHub {
   private readonly userExportParts: UserExportPart[] = []
   private readonly publicPlayerListeners: Array<() => void> = []
   private readonly boardListeners: Array<(boardId: string, fromPosition: number) => void> = []
+  private readonly scoreListeners: Array<(boardKey: string, now: number) => void> = []
 
   /**
    * For what another feature keeps beside a user's rows and no ON DELETE CASCADE can update (the
@@ -75,6 +76,16 @@ export class EventHub {
   /** True when some feature listens to raised events: a caller may skip the reads an event needs. */
   get raising(): boolean {
     return this.raisedListeners.length > 0
+  }
+
+  /** A score submit succeeded (analytics counts them per board and day). */
+  onScoreSubmitted(listener: (boardKey: string, now: number) => void): void {
+    this.scoreListeners.push(listener)
+  }
+
+  /** Call once the submit has been stored (after its transaction commits). */
+  scoreSubmitted(boardKey: string, now: number): void {
+    for (const listener of this.scoreListeners) listener(boardKey, now)
   }
 
   /** For a player's data export: the feature adds the fields it owns. */
