@@ -1,7 +1,6 @@
 // Retention: one row per sign-up cohort, the share of it active 1, 7 and 30 days later, each cell
 // shaded by its share (a heatmap that is also a plain table for a screen reader).
 import { download, get, withQuery } from '../api'
-import { formatValue } from '../charts/spec'
 import { ErrorNote, Loading, useAction, useLoad } from '../ui'
 import { lastDays, type Range } from './range'
 import type { RetentionResponse } from './types'
@@ -13,7 +12,7 @@ function Share({ value, size }: { value: number | null; size: number }) {
   // The shade is set through the CSSOM (allowed by the console's CSP, unlike a style attribute).
   return (
     <td class="heat" style={{ '--share': String(value) }} data-share={value}>
-      {formatValue(value, true)}
+      {`${(value * 100).toFixed(1)} %`}
     </td>
   )
 }

@@ -67,8 +67,9 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
         : axis,
       {
         ...axis,
-        size: 56,
-        values: (_u, splits) => splits.map((v) => (spec.percent ? `${(v * 100).toFixed(1)} %` : v.toLocaleString())),
+        size: 60,
+        values: (_u, splits) =>
+          splits.map((v) => (spec.percent ? `${+(v * 100).toFixed(1)} %` : v.toLocaleString('en'))),
       },
     ],
     series: [
