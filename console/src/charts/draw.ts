@@ -47,7 +47,11 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
     legend: { show: !labels },
     cursor: { drag: { x: false, y: false } },
     scales: {
-      x: { time: !labels, ...(labels && { range: (_u, min, max) => [min - 0.5, max + 0.5] }) },
+      // Bars stand on their x value: half a step of room on either side keeps the first and last whole.
+      x: {
+        time: !labels,
+        ...(bars && { range: (_u, min, max) => (labels ? [min - 0.5, max + 0.5] : [min - 43_200, max + 43_200]) }),
+      },
       y: {
         range: (_u, min, max) => {
           if (spec.percent) return [Math.max(0, Math.min(min, 0.9)), 1]
