@@ -40,12 +40,14 @@ import userFeedback from './plugins/user-feedback/index.js'
 import userLogs from './plugins/user-logs/index.js'
 import operators from './plugins/operators/index.js'
 import settings from './plugins/settings/index.js'
+import analytics from './plugins/analytics/index.js'
 import featuresPlugin, { type Feature } from './plugins/core/features.js'
 
 /**
  * The features, the one list of them: each folder under plugins/ that is a feature is here once.
  * The 14 game features; then operators (the people who run the game: accounts, console sessions, the
- * audit log) and settings (the configuration, read-only and secrets masked, for owners).
+ * audit log), settings (the configuration, read-only and secrets masked, for owners) and analytics (what
+ * the operator reads every morning: daily series, retention, exact totals).
  */
 export const FEATURES: readonly Feature[] = [
   authentication,
@@ -64,6 +66,7 @@ export const FEATURES: readonly Feature[] = [
   userLogs,
   operators,
   settings,
+  analytics,
 ]
 
 export interface BuildOptions {

@@ -157,6 +157,10 @@ export const ConfigSchema = Type.Object({
       '1 runs the server in a single process, without a cluster primary',
   }),
   CONSOLE_ENABLED: Bool(true, 'Serve the browser console at /console/ (it talks only to the admin API)'),
+  ANALYTICS_ACTIVITY: Bool(
+    true,
+    'Record the days each player is active (analytics: active players, retention), in batches off the request path',
+  ),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,

@@ -33,6 +33,8 @@ export interface DbObserver {
   queryFailed(kind: DbFailure): void
   /** SQLite's checkpoint thread failed (checkpointer.ts): worth a line in the log, nothing is lost. */
   checkpointFailed?(problem: Error): void
+  /** Every statement sent to the database, on either path (Kysely's and prepared.ts's): tests count them. */
+  statementSent?(): void
 }
 
 /**
@@ -210,7 +212,11 @@ const WAL_CHECKPOINT_PAGES = 10_000
  * runs one statement at a time to completion (no streaming here), and SQLite re-prepares a cached
  * statement by itself after a schema change.
  */
-function withStatementCache(database: SQLite.Database, onClose: () => void): SqliteHandle {
+function withStatementCache(
+  database: SQLite.Database,
+  onClose: () => void,
+  onStatement: (() => void) | undefined,
+): SqliteHandle {
   const statements = new Map<string, SQLite.Statement>()
   return {
     close: () => {
@@ -221,6 +227,7 @@ function withStatementCache(database: SQLite.Database, onClose: () => void): Sql
       return database.inTransaction
     },
     prepare(sqlText: string) {
+      onStatement?.()
       let statement = statements.get(sqlText)
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!)
@@ -259,6 +266,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
       usage,
       onWaitTimeout: () => observer?.queryFailed('pool_timeout'),
       onQueryFailed: (error) => observer?.queryFailed(failureKind(error)),
+      onStatement: observer?.statementSent?.bind(observer),
     })
     const db = new MysqlDb(driver)
     registerMysqlDirect(db, driver)
@@ -277,7 +285,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
     config.DB_PATH === ':memory:'
       ? () => {}
       : startCheckpointer(config.DB_PATH, (problem) => observer?.checkpointFailed?.(problem))
-  const statements = withStatementCache(sqlite, stopCheckpointer)
+  const statements = withStatementCache(sqlite, stopCheckpointer, observer?.statementSent?.bind(observer))
   const waitMs = busyTimeoutMs(config)
   const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect(statements, waitMs), log })
   registerSqliteDirect(db, {

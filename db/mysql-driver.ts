@@ -20,6 +20,8 @@ export interface MysqlDriverOptions {
   onWaitTimeout(): void
   /** Every statement the server refused or did not answer in time (for the metrics). */
   onQueryFailed(error: unknown): void
+  /** Told of every statement sent (tests count them). */
+  onStatement?: () => void
 }
 
 interface OkPacket {
@@ -114,6 +116,7 @@ export class MysqlConnection implements DatabaseConnection {
   ) {}
 
   run<R>(sqlText: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    this.options.onStatement?.()
     return new Promise((resolve, reject) => {
       const fail = (error: unknown) => {
         if ((error as { fatal?: boolean }).fatal === true) this.lost = true

@@ -43,6 +43,7 @@ import type {
   ValidatedAdjustmentsTable,
 } from './tables/validated-actions.js'
 import type { OperatorsTable, OperatorSessionsTable, JobRunsTable, AuditLogTable } from './tables/operators.js'
+import type { PlayerActivityTable, AnalyticsDailyTable, AnalyticsDaysTable } from './tables/analytics.js'
 
 /**
  * The database: every table by name (their columns in db/tables/, by feature). Conventions (both dialects):
@@ -95,6 +96,9 @@ export interface Database {
   operator_sessions: OperatorSessionsTable
   audit_log: AuditLogTable
   job_runs: JobRunsTable
+  player_activity: PlayerActivityTable
+  analytics_daily: AnalyticsDailyTable
+  analytics_days: AnalyticsDaysTable
 }
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */
@@ -136,3 +140,4 @@ export * from './tables/accounts.js'
 export * from './tables/live-ops.js'
 export * from './tables/validated-actions.js'
 export * from './tables/operators.js'
+export * from './tables/analytics.js'

@@ -48,6 +48,10 @@ import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
 import * as m0093 from './0093_operator_names_exact.js'
 import * as m0095 from './0095_create_job_runs.js'
 import * as m0096 from './0096_drop_users_login_locked_until.js'
+import * as m0100 from './0100_create_player_activity.js'
+import * as m0101 from './0101_create_analytics_daily.js'
+import * as m0102 from './0102_create_analytics_days.js'
+import * as m0103 from './0103_index_analytics_sources.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -103,4 +107,8 @@ export const migrations: Record<string, Migration> = {
   '0093_operator_names_exact': m0093,
   '0095_create_job_runs': m0095,
   '0096_drop_users_login_locked_until': m0096,
+  '0100_create_player_activity': m0100,
+  '0101_create_analytics_daily': m0101,
+  '0102_create_analytics_days': m0102,
+  '0103_index_analytics_sources': m0103,
 }

@@ -33,6 +33,8 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     },
     async (request, reply) => {
       const outcome = await signup(deps, request.body)
+      // The player the request named, for what reads it once the answer is sent (activity, API.md §12).
+      request.identity = { userId: outcome.body.userId, sessionId: null }
       if (outcome.status === 201) signedUp(accountKind(request.body.type))
       else signedIn(accountKind(request.body.type))
       return reply.code(outcome.status).send(outcome.body)
@@ -51,6 +53,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     },
     async (request, reply) => {
       const outcome = await signin(deps, request.body)
+      request.identity = { userId: outcome.body.userId, sessionId: null }
       const { refreshToken, type } = request.body
       if (outcome.status === 201) signedUp(accountKind(type))
       else signedIn(present(refreshToken) ? 'refresh' : accountKind(type))

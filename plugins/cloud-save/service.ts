@@ -136,3 +136,4 @@ export async function exportForUser(db: Db, userId: string) {
     updatedAt: new Date(Number(row.updated_at)).toISOString(),
   }
 }
+export * from './stats.js'

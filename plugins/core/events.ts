@@ -27,6 +27,7 @@ export class EventHub {
   private readonly userExportParts: UserExportPart[] = []
   private readonly publicPlayerListeners: Array<() => void> = []
   private readonly boardListeners: Array<(boardId: string, fromPosition: number) => void> = []
+  private readonly scoreListeners: Array<(boardKey: string, now: number) => void> = []
 
   /**
    * For what another feature keeps beside a user's rows and no ON DELETE CASCADE can update (the
@@ -44,6 +45,16 @@ export class EventHub {
   /** What one leaderboard shows (its entries, counts or settings) has changed, from a position down. */
   onBoardChanged(listener: (boardId: string, fromPosition: number) => void): void {
     this.boardListeners.push(listener)
+  }
+
+  /** A score submit succeeded (analytics counts them per board and day). */
+  onScoreSubmitted(listener: (boardKey: string, now: number) => void): void {
+    this.scoreListeners.push(listener)
+  }
+
+  /** Call once the submit has been stored (after its transaction commits). */
+  scoreSubmitted(boardKey: string, now: number): void {
+    for (const listener of this.scoreListeners) listener(boardKey, now)
   }
 
   /** For a player's data export: the feature adds the fields it owns. */

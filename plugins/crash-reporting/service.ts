@@ -292,3 +292,4 @@ export async function exportForUser(db: Db, userId: string) {
     })),
   }
 }
+export * from './stats.js'

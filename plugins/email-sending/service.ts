@@ -297,3 +297,4 @@ export async function exportForUser(db: Db, userId: string) {
     }
   })
 }
+export * from './stats.js'

@@ -270,3 +270,4 @@ export async function exportForUser(db: Db, userId: string) {
     redeemedAt: toIso(Number(r.redeemed_at)),
   }))
 }
+export * from './stats.js'

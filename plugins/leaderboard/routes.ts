@@ -29,15 +29,17 @@ const readErrors = errors(400, 401, 404, 429)
 const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async (app, { topPages }) => {
   const scoreSubmitted = app.metrics.counter('outpost_score_submits_total')
   const submit = async (boardKey: string, body: SubmitBody) => {
+    const now = app.clock.now()
     const result = await submitScore(app.db, app.events, {
       boardKey,
       userId: body.userId,
       score: body.score,
       metadata: body.metadata,
       validated: false,
-      now: app.clock.now(),
+      now,
     })
     scoreSubmitted()
+    app.events.scoreSubmitted(boardKey, now)
     return { success: true as const, ...result }
   }
   const submitSchema = {

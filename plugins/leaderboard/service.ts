@@ -42,3 +42,4 @@ export async function exportForUser(db: Db, userId: string) {
     bans: bans.map((b) => ({ leaderboardKey: b.board_key, reason: b.reason, bannedAt: toIso(Number(b.created_at)) })),
   }
 }
+export * from './histogram.js'

@@ -110,3 +110,4 @@ export async function exportForUser(db: Db, userId: string) {
     .execute()
   return rows.map(toAdminFeedback)
 }
+export * from './stats.js'

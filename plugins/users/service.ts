@@ -5,3 +5,4 @@
 export * from './accounts.js'
 export * from './admin-service.js'
 export * from './data.js'
+export * from './stats.js'

@@ -64,3 +64,4 @@ export async function exportForUser(db: Db, userId: string) {
     })),
   }
 }
+export * from './stats.js'

@@ -1,0 +1,162 @@
+// The daily rollups (analytics_daily), built off the request path by a background job. A day still
+// open (today, and yesterday for a short while after midnight, while the last activity marks are
+// written) is rebuilt on every run; a past day is built once for good, claimed by the row the build
+// writes in `analytics_days` in the same transaction, so one instance builds it and a failed build
+// leaves the day to the next run. Submits are not built here: they are counted as they happen
+// (activity.ts) and added to their rows.
+import type { Db } from '../../db/types.js'
+import { affected } from '../../db/dialect.js'
+import { inTransaction } from '../../db/transaction.js'
+import { signupsActiveOn, signupsBetween } from '../users/service.js'
+import { crashCountsBetween } from '../crash-reporting/service.js'
+import { redemptionsBetween } from '../gift-codes/service.js'
+import { feedbackBetween } from '../user-feedback/service.js'
+import { emailOutcomesBetween } from '../email-sending/service.js'
+import { DAY_MS, dayOf, dayStart } from './days.js'
+
+/** The days after sign-up that retention looks at. */
+export const RETENTION_OFFSETS = [1, 7, 30] as const
+
+/** The metrics this builder writes (per app version under `<metric>@version`). */
+export const BUILT_METRICS = [
+  'signups',
+  'active',
+  'sessions',
+  'crashedSessions',
+  'crashes',
+  'sessions@version',
+  'crashedSessions@version',
+  'crashes@version',
+  'redemptions',
+  'feedback',
+  'emailsSent',
+  'emailsFailed',
+  ...RETENTION_OFFSETS.map((n) => `retained${n}`),
+]
+
+/** How long after its end a day is still rebuilt: longer than an activity flush, so none is missed. */
+export const OPEN_AFTER_END_MS = 2 * 60_000
+/** Past days built per run at most, so a first run on a long history stays short; the next run goes on. */
+export const PAST_DAYS_PER_RUN = 31
+/** How often the job runs: today's rows are never older than this (plus a run's length). */
+export const ROLLUP_EVERY_MS = 30_000
+
+interface Row {
+  metric: string
+  dimension: string
+  day: number
+  value: number
+}
+
+/** Every rollup row of `day`, read from the source tables (zeros left out: an absent row reads as 0). */
+export async function rowsOfDay(db: Db, day: number): Promise<Row[]> {
+  const start = dayStart(day)
+  const end = start + DAY_MS
+  const [signups, active, crashes, redemptions, feedback, emails, ...retained] = await Promise.all([
+    signupsBetween(db, start, end),
+    activeOn(db, day),
+    crashCountsBetween(db, start, end),
+    redemptionsBetween(db, start, end),
+    feedbackBetween(db, start, end),
+    emailOutcomesBetween(db, start, end),
+    ...RETENTION_OFFSETS.map((n) => signupsActiveOn(db, dayStart(day - n), dayStart(day - n + 1), day)),
+  ])
+  const rows: Row[] = []
+  const add = (metric: string, value: number, dimension = '') => {
+    if (value !== 0) rows.push({ metric, dimension, day, value })
+  }
+  add('signups', signups)
+  add('active', active)
+  add(
+    'sessions',
+    crashes.reduce((n, v) => n + v.sessions, 0),
+  )
+  add(
+    'crashedSessions',
+    crashes.reduce((n, v) => n + v.crashedSessions, 0),
+  )
+  add(
+    'crashes',
+    crashes.reduce((n, v) => n + v.reports, 0),
+  )
+  for (const v of crashes) {
+    add('sessions@version', v.sessions, v.appVersion)
+    add('crashedSessions@version', v.crashedSessions, v.appVersion)
+    add('crashes@version', v.reports, v.appVersion)
+  }
+  add('redemptions', redemptions)
+  add('feedback', feedback)
+  add('emailsSent', emails.sent)
+  add('emailsFailed', emails.failed)
+  RETENTION_OFFSETS.forEach((n, i) => add(`retained${n}`, retained[i]!))
+  return rows
+}
+
+async function activeOn(db: Db, day: number): Promise<number> {
+  const row = await db
+    .selectFrom('player_activity')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('day', '=', day)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+/**
+ * Replaces the built rows of `day`. With `claim`, only when this call is the first to claim the day
+ * for good (false when another build has it); the claim commits with the rows or not at all.
+ */
+export async function writeDay(db: Db, day: number, rows: Row[], now: number, claim: boolean): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    if (claim) {
+      const claimed = await trx
+        .insertInto('analytics_days')
+        .values({ day, built_at: now })
+        .orIgnore()
+        .executeTakeFirst()
+      if (affected(claimed) !== 1) return false
+    }
+    await trx.deleteFrom('analytics_daily').where('day', '=', day).where('metric', 'in', BUILT_METRICS).execute()
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx
+        .insertInto('analytics_daily')
+        .values(rows.slice(i, i + 500))
+        .execute()
+    }
+    return true
+  })
+}
+
+/** The first day anything happened: the oldest player's sign-up (nothing is counted before a player exists). */
+async function firstDay(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.min<number>('created_at').as('first'))
+    .executeTakeFirst()
+  return row?.first === null || row?.first === undefined ? null : dayOf(Number(row.first))
+}
+
+/** One run: rebuilds the open days, then builds up to PAST_DAYS_PER_RUN past days not yet built, oldest first. */
+export async function runRollup(db: Db, now: number): Promise<{ open: number[]; built: number[] }> {
+  const today = dayOf(now)
+  const open = now - dayStart(today) < OPEN_AFTER_END_MS ? [today - 1, today] : [today]
+  for (const day of open) await writeDay(db, day, await rowsOfDay(db, day), now, false)
+  const built: number[] = []
+  const first = await firstDay(db)
+  const lastPast = open[0]! - 1
+  if (first === null || first > lastPast) return { open, built }
+  const done = new Set(
+    (
+      await db
+        .selectFrom('analytics_days')
+        .select('day')
+        .where('day', '>=', first)
+        .where('day', '<=', lastPast)
+        .execute()
+    ).map((r) => Number(r.day)),
+  )
+  for (let day = first; day <= lastPast && built.length < PAST_DAYS_PER_RUN; day++) {
+    if (done.has(day)) continue
+    if (await writeDay(db, day, await rowsOfDay(db, day), now, true)) built.push(day)
+  }
+  return { open, built }
+}

@@ -1,0 +1,71 @@
+// What analytics reads of the players: totals by kind, sign-ups in a span of time, and how many of the
+// players who signed up in one span were active on a day (each a COUNT over an index).
+import { sql } from 'kysely'
+import type { Db } from '../../db/types.js'
+
+const count = (rows: { n: number | string | bigint } | undefined) => Number(rows?.n ?? 0)
+
+/**
+ * Players, banned players, and players by the way they sign in: anonymous, with an e-mail and password,
+ * with Apple, with Google (an account with two ways in counts under both).
+ */
+export async function playerTotals(db: Db) {
+  const [players, anonymous, email, banned, providers] = await Promise.all([
+    db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('is_anonymous', '=', 1)
+      .executeTakeFirst(),
+    db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('password_hash', 'is not', null)
+      .executeTakeFirst(),
+    db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('banned_at', 'is not', null)
+      .executeTakeFirst(),
+    db
+      .selectFrom('user_identities')
+      .select(['provider', sql<number>`count(distinct user_id)`.as('n')])
+      .groupBy('provider')
+      .execute(),
+  ])
+  const byProvider = new Map(providers.map((r) => [r.provider as string, Number(r.n)]))
+  return {
+    players: count(players),
+    anonymous: count(anonymous),
+    email: count(email),
+    apple: byProvider.get('apple') ?? 0,
+    google: byProvider.get('google') ?? 0,
+    banned: count(banned),
+  }
+}
+
+/** Players created in [start, end). */
+export async function signupsBetween(db: Db, start: number, end: number): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('created_at', '>=', start)
+    .where('created_at', '<', end)
+    .executeTakeFirst()
+  return count(row)
+}
+
+/** Of the players created in [start, end), how many have an activity mark on `day` (epoch days). */
+export async function signupsActiveOn(db: Db, start: number, end: number, day: number): Promise<number> {
+  const row = await db
+    .selectFrom('users as u')
+    .innerJoin('player_activity as a', (join) => join.onRef('a.user_id', '=', 'u.id').on('a.day', '=', day))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('u.created_at', '>=', start)
+    .where('u.created_at', '<', end)
+    .executeTakeFirst()
+  return count(row)
+}
