@@ -3,7 +3,7 @@
 import { download, get, withQuery } from '../api'
 import { ErrorNote, Loading, useAction, useLoad } from '../ui'
 import { lastDays, type Range } from './range'
-import type { RetentionResponse } from './types'
+import type { RetentionResponse } from '../types'
 
 const DAYS = ['d1', 'd7', 'd30'] as const
 

@@ -4,7 +4,7 @@ import { download, withQuery, type Query } from '../api'
 import { Chart } from '../charts/chart'
 import { daySeconds, seriesSummary } from '../charts/spec'
 import { ErrorNote, useAction } from '../ui'
-import type { DailyMetric, DailyResponse } from './types'
+import type { DailyMetric, DailyResponse } from '../types'
 
 /** Fetches the series as CSV (Accept: text/csv) with the operator's session and saves it as a file. */
 export function CsvButton({ metric, query, label }: { metric: DailyMetric; query: Query; label: string }) {

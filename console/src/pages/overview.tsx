@@ -3,7 +3,7 @@ import { get } from '../api'
 import { RangeSwitch, rangeQuery, type Range } from '../analytics/range'
 import { Retention } from '../analytics/retention'
 import { DailyChart } from '../analytics/series'
-import type { CountsResponse, DailyResponse } from '../analytics/types'
+import type { CountsResponse, DailyResponse } from '../types'
 import { Loading, Title, useLoad } from '../ui'
 
 const n = (value: number) => value.toLocaleString('en')

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { get } from '../../api'
 import { RangeSwitch, rangeQuery, type Range } from '../../analytics/range'
 import { DailyChart } from '../../analytics/series'
-import type { DailyResponse } from '../../analytics/types'
+import type { DailyResponse } from '../../types'
 import type { CrashGroupView, CrashStats } from '../../types'
 import { Loading, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../../ui'
 
