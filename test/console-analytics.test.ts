@@ -159,6 +159,16 @@ t.test('the analytics charts in chromium', { skip: chromiumSkip, timeout: 300_00
     }
     t.equal(api.series.crashFreeRate[29], 0.5, 'one of two sessions crashed today')
     t.match(await page.locator('[data-chart="active"] .chart-summary').textContent(), /^Total 5 over 30 days/)
+    // For a screen reader: a figure named by its title, described by its summary line.
+    const figure = page.getByRole('figure', { name: 'Active players', exact: true })
+    t.match(
+      await figure.evaluate((el) => {
+        const described = el.getAttribute('aria-describedby') ?? ''
+        return el.ownerDocument.getElementById(described)?.textContent ?? ''
+      }),
+      /^Total 5 over 30 days/,
+      'the chart is a named figure described by its summary',
+    )
     t.match(await page.locator('[data-chart="crashFreeRate"] .chart-summary').textContent(), /latest 50\.00 % on /)
     t.ok((await linePixels(page, 'active', LIGHT_ACCENT)) > 0, 'the active series is drawn in the light accent')
     t.ok((await linePixels(page, 'submits', LIGHT_ACCENT)) > 0, 'the submits series too')

@@ -77,18 +77,25 @@ export function Chart({
   rows: string[]
   actions?: ComponentChildren
 }) {
-  const captionId = `chart-${id}-caption`
+  // Named by its title and described by its summary line (the CSV button is not part of its name).
+  const titleId = `chart-${id}-title`
+  const summaryId = `chart-${id}-summary`
   return (
     <figure
       class="chart"
       data-chart={id}
       data-values={spec.values.map((v) => (v === null ? '' : String(v))).join(',')}
-      aria-labelledby={captionId}
+      aria-labelledby={titleId}
+      aria-describedby={summaryId}
     >
-      <figcaption id={captionId}>
-        <span class="chart-title">{title}</span>
+      <figcaption>
+        <span class="chart-title" id={titleId}>
+          {title}
+        </span>
         {actions && <span class="actions">{actions}</span>}
-        <span class="chart-summary muted small">{summary}</span>
+        <span class="chart-summary muted small" id={summaryId}>
+          {summary}
+        </span>
       </figcaption>
       <Plot spec={spec} />
       <details class="chart-data">
