@@ -48,6 +48,9 @@ const USAGE = `usage: npm run bench -- [options]
   --targets                run everything the performance targets need, print them with ✓/✗
   --scale N                fill the default board with N entries, time single requests (with --db)
   --mysql-url URL          default \$BENCH_MYSQL_URL or mysql://root@127.0.0.1:3306/test
+  --ab NAME=VALUE           A/B in one run: each database's scenarios run on a server as configured,
+                           then on one with the setting NAME=VALUE (e.g. ANALYTICS_ACTIVITY=false),
+                           and the two are printed side by side
   --profile                write a V8 CPU profile of the server to bench/results/profiles
                            (node dist/bench/profile-summary.js FILE sums its self time by package)
   --help                   this text
@@ -69,6 +72,7 @@ const { values: args } = parseArgs({
     scale: { type: 'string', default: '' },
     'mysql-url': { type: 'string', default: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test' },
     profile: { type: 'boolean', default: false },
+    ab: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 })
@@ -125,7 +129,11 @@ interface Outpost {
 }
 
 /** Outpost on a fresh database; `workers` undefined leaves WORKERS unset (the server's default). */
-async function startOutpost(db: Db, workers: string | undefined): Promise<Outpost> {
+async function startOutpost(
+  db: Db,
+  workers: string | undefined,
+  extraEnv: Record<string, string> = {},
+): Promise<Outpost> {
   const dir = mkdtempSync(join(workDir, `outpost-${db}-`))
   const dbEnv =
     db === 'mysql'
@@ -141,6 +149,7 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
     RATE_LIMIT_ENABLED: 'false',
     LOG_LEVEL: 'warn',
     ...(workers === undefined ? {} : { WORKERS: workers }),
+    ...extraEnv,
   }
   const log = join(dir, 'server.log')
   const nodeArgs = [
@@ -160,7 +169,8 @@ async function startOutpost(db: Db, workers: string | undefined): Promise<Outpos
     await server.stop()
     if (db === 'mysql') await dropMysqlDatabase(args['mysql-url']!, MYSQL_DB)
   }
-  return { server, label: `outpost ${db} w=${workers ?? 'default'}`, dbEnv, log, stop }
+  const variant = Object.entries(extraEnv).map(([name, value]) => ` ${name}=${value}`)
+  return { server, label: `outpost ${db} w=${workers ?? 'default'}${variant.join('')}`, dbEnv, log, stop }
 }
 
 const tail = (file: string) => () => {
@@ -202,8 +212,14 @@ async function measureCeiling(label = 'ceiling'): Promise<Result> {
 }
 
 /** Seeds Outpost on `db` and runs `names` in order. */
-async function benchOutpost(db: Db, workers: string | undefined, names: string[], ceilingRps: number) {
-  const outpost = await startOutpost(db, workers)
+async function benchOutpost(
+  db: Db,
+  workers: string | undefined,
+  names: string[],
+  ceilingRps: number,
+  extraEnv: Record<string, string> = {},
+) {
+  const outpost = await startOutpost(db, workers, extraEnv)
   const results: Result[] = []
   try {
     process.stdout.write(`${outpost.label}: seeding ${userCount} users…\n`)
@@ -308,14 +324,17 @@ interface Comparison {
 }
 
 /** MariaDB beside SQLite, and Outpost beside the PHP peer, scenario by scenario. */
-function comparisons(results: Result[]): Comparison[] {
+function comparisons(results: Result[], variant?: string): Comparison[] {
   const out: Comparison[] = []
-  const outposts = [...new Set(results.filter((r) => r.server.startsWith('outpost')).map((r) => r.server))]
+  const all = [...new Set(results.filter((r) => r.server.startsWith('outpost')).map((r) => r.server))]
+  const outposts = variant ? all.filter((s) => !s.endsWith(` ${variant}`)) : all
   const sqlite = outposts.find((s) => s.includes('sqlite'))
   const mysql = outposts.find((s) => s.includes('mysql'))
   const pairs: Array<[string | undefined, string | undefined]> = [
     [mysql, sqlite],
     [sqlite ?? mysql, `php w=${PHP_WORKERS}`],
+    // A/B: each server as configured beside the same with the setting changed.
+    ...(variant ? outposts.map((s): [string, string] => [s, `${s} ${variant}`]) : []),
   ]
   for (const scenario of SCENARIO_NAMES)
     for (const [first, second] of pairs) {
@@ -467,19 +486,30 @@ async function runTargets() {
   writeJson('targets', { meta: info, results, targets, cpuPerRequestPhpOverOutpost: efficiency })
 }
 
+/** `--ab NAME=VALUE`: the setting the B servers run with. */
+function parseAb(text: string): { env: Record<string, string>; label: string } {
+  const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(text)
+  if (!match) throw new Error(`--ab takes NAME=VALUE (e.g. ANALYTICS_ACTIVITY=false), not ${text}`)
+  return { env: { [match[1]!]: match[2]! }, label: `${match[1]}=${match[2]}` }
+}
+
 async function runBench() {
   const selected = args.scenarios ? args.scenarios.split(',') : [...SCENARIO_NAMES]
   const ceiling = await measureCeiling()
   const results: Result[] = [ceiling]
   const dbs: Db[] = args.db === 'both' ? ['sqlite', 'mysql'] : [args.db as Db]
-  for (const db of dbs) results.push(...(await benchOutpost(db, args.workers, selected, ceiling.rps)))
+  const ab = args.ab === undefined ? undefined : parseAb(args.ab)
+  for (const db of dbs) {
+    results.push(...(await benchOutpost(db, args.workers, selected, ceiling.rps)))
+    if (ab) results.push(...(await benchOutpost(db, args.workers, selected, ceiling.rps, ab.env)))
+  }
   if (args.php || args.peer === 'php') {
     const names = args.scenarios ? selected : ['mixed', 'lb-submit', 'save']
     results.push(...(await benchPhp(names, ceiling.rps)))
   }
   const info = { db: args.db, workers: args.workers ?? 'default', ...meta() }
   printResults(results, info)
-  const ratios = comparisons(results)
+  const ratios = comparisons(results, ab?.label)
   if (ratios.length) process.stdout.write('\nside by side:\n')
   for (const c of ratios)
     process.stdout.write(

@@ -52,6 +52,7 @@ import * as m0100 from './0100_create_player_activity.js'
 import * as m0101 from './0101_create_analytics_daily.js'
 import * as m0102 from './0102_create_analytics_days.js'
 import * as m0103 from './0103_index_analytics_sources.js'
+import * as m0104 from './0104_index_users_kind.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   '0101_create_analytics_daily': m0101,
   '0102_create_analytics_days': m0102,
   '0103_index_analytics_sources': m0103,
+  '0104_index_users_kind': m0104,
 }

@@ -10,26 +10,13 @@ const count = (rows: { n: number | string | bigint } | undefined) => Number(rows
  * with Apple, with Google (an account with two ways in counts under both).
  */
 export async function playerTotals(db: Db) {
+  // Each shaped to read the narrow users_kind_idx (is_anonymous, banned_at) rather than the table.
+  const all = () => db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n'))
   const [players, anonymous, email, banned, providers] = await Promise.all([
-    db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirst(),
-    db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('is_anonymous', '=', 1)
-      .executeTakeFirst(),
-    db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('password_hash', 'is not', null)
-      .executeTakeFirst(),
-    db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('banned_at', 'is not', null)
-      .executeTakeFirst(),
+    all().executeTakeFirst(),
+    all().where('is_anonymous', '=', 1).executeTakeFirst(),
+    all().where('is_anonymous', '=', 0).where('password_hash', 'is not', null).executeTakeFirst(),
+    all().where('is_anonymous', 'in', [0, 1]).where('banned_at', 'is not', null).executeTakeFirst(),
     db
       .selectFrom('user_identities')
       .select(['provider', sql<number>`count(distinct user_id)`.as('n')])
