@@ -1,6 +1,7 @@
 // Board totals and the score distribution of a board's current period, for analytics. The distribution
 // reads the count tree (ranking.ts): the entries below a score are a sum over at most 6 ranges of count
-// rows, so a histogram of B buckets costs B + 1 such sums and two index seeks, whatever the board's size.
+// rows, so a histogram of B buckets costs one statement of B + 1 such sums and two index seeks, whatever the
+// board's size.
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { betterRanges, periodKey } from './ranking.js'
@@ -13,17 +14,25 @@ export async function boardTotals(db: Db, now: number) {
   return { boards: boards.length, entries: [...counts.values()].reduce((a, b) => a + b, 0) }
 }
 
-/** Visible entries of the period with a rank score strictly below `rankScore`. */
-async function entriesBelow(db: Db, boardId: string, period: string, rankScore: number): Promise<number> {
-  const ranges = betterRanges(rankScore).map(
-    ([level, from, to]) =>
-      sql`select n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
+/**
+ * For each rank score of `points`, the visible entries of the period strictly below it, in one
+ * statement: the count-row ranges of every point, tagged with the point's index, summed per index.
+ */
+async function entriesBelow(db: Db, boardId: string, period: string, points: number[]): Promise<number[]> {
+  const ranges = points.flatMap((point, i) =>
+    betterRanges(point).map(
+      ([level, from, to]) =>
+        sql`select ${i} as i, n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
+    ),
   )
-  if (ranges.length === 0) return 0
+  const below = new Array<number>(points.length).fill(0)
+  if (ranges.length === 0) return below
   const { rows } = await sql<{
+    i: number | string
     n: number | string | null
-  }>`select coalesce(sum(n), 0) as n from (${sql.join(ranges, sql` union all `)}) as below`.execute(db)
-  return Number(rows[0]?.n ?? 0)
+  }>`select i, sum(n) as n from (${sql.join(ranges, sql` union all `)}) as below group by i`.execute(db)
+  for (const row of rows) below[Number(row.i)] = Number(row.n ?? 0)
+  return below
 }
 
 export interface Histogram {
@@ -64,7 +73,7 @@ export async function scoreHistogram(db: Db, boardKey: string, buckets: number, 
   const rankBounds = edges.map((e) => (desc ? [-e.to, -e.from] : [e.from, e.to]) as [number, number])
   // Neighbouring buckets share a bound: each distinct bound is summed once.
   const points = [...new Set(rankBounds.flatMap(([lo, hi]) => [lo, hi + 1]))]
-  const sums = await Promise.all(points.map((point) => entriesBelow(db, board.id, period, point)))
+  const sums = await entriesBelow(db, board.id, period, points)
   const below = new Map(points.map((point, i) => [point, sums[i]!]))
   const counts = rankBounds.map(([lo, hi]) => below.get(hi + 1)! - below.get(lo)!)
   return { boardKey, period, min, max, buckets: edges.map((e, i) => ({ ...e, count: counts[i]! })) }
