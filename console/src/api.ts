@@ -34,12 +34,12 @@ export function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path
 }
 
-async function request(method: string, path: string, body?: unknown): Promise<Response> {
+async function request(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
   const headers: Record<string, string> = {
     // The server refuses a cookie-authenticated write without this header (CSRF): a form on another
     // site cannot set it.
     'X-Requested-With': 'outpost-console',
-    Accept: 'application/json',
+    Accept: accept,
   }
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   const response = await fetch(`${ADMIN_BASE}${path}`, {
@@ -75,8 +75,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 export const get = <T>(path: string, query?: Query) => api<T>('GET', withQuery(path, query))
 
 /** A binary or text download (evidence, exports): fetched with the session, saved under `filename`. */
-export async function download(path: string, filename: string) {
-  const response = await request('GET', path)
+export async function download(path: string, filename: string, accept?: string) {
+  const response = await request('GET', path, undefined, accept)
   saveBlob(await response.blob(), filename)
 }
 

@@ -106,6 +106,9 @@ function PageHost({ path, operator }: { path: string; operator: Operator }) {
 function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => void }) {
   const path = useHashPath()
   const section = `/${path.split('/')[1] ?? ''}`
+  // On a narrow screen the navigation folds behind the "Menu" button; a page change folds it again.
+  const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => setMenuOpen(false), [path])
   return (
     <OperatorContext.Provider value={operator}>
       <a
@@ -117,6 +120,15 @@ function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => v
       </a>
       <div class="shell">
         <header class="top">
+          <button
+            type="button"
+            class="menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="console-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            Menu
+          </button>
           <span class="brand">Outpost</span>
           <span class="who">
             {operator.username} <span class={`role role-${operator.role}`}>{operator.role}</span>
@@ -126,7 +138,7 @@ function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => v
             Sign out
           </button>
         </header>
-        <nav class="side" aria-label="Console">
+        <nav class="side" id="console-nav" aria-label="Console" data-open={String(menuOpen)}>
           <ul>
             {NAV.filter((item) => !item.owner || operator.role === 'owner').map((item) => (
               <li key={item.path}>

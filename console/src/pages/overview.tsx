@@ -1,72 +1,87 @@
+import { useState } from 'preact/hooks'
 import { get } from '../api'
-import type { AdminEmail, AdminRun, AdminUser, CrashStats, Page } from '../types'
+import { RangeSwitch, rangeQuery, type Range } from '../analytics/range'
+import { Retention } from '../analytics/retention'
+import { DailyChart } from '../analytics/series'
+import type { CountsResponse, DailyResponse } from '../types'
 import { Loading, Title, useLoad } from '../ui'
 
-const SAMPLE = 100
+const n = (value: number) => value.toLocaleString('en')
 
-/** "N" when the page held everything, "N+" when the list goes on past the sample. */
-const counted = (n: number, more: boolean) => `${n}${more ? '+' : ''}`
-
-function startOfTodayUtc(now = new Date()): number {
-  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+function Counts({ counts }: { counts: CountsResponse }) {
+  const kinds = counts.playersByKind
+  return (
+    <div class="cards" aria-label="Totals">
+      <a class="card" href="#/players" data-count="players">
+        <div class="muted">Players</div>
+        <div class="value">{n(counts.players)}</div>
+        <div class="muted small">
+          {n(kinds.anonymous)} anonymous · {n(kinds.email)} e-mail · {n(kinds.apple)} Apple · {n(kinds.google)} Google ·{' '}
+          {n(counts.bannedPlayers)} banned
+        </div>
+      </a>
+      <a class="card" href="#/players" data-count="activeToday">
+        <div class="muted">Active today (UTC)</div>
+        <div class="value">{n(counts.activeToday)}</div>
+      </a>
+      <a class="card" href="#/leaderboards" data-count="entries">
+        <div class="muted">Board entries</div>
+        <div class="value">{n(counts.entries)}</div>
+        <div class="muted small">
+          on {n(counts.boards)} boards · {n(counts.saves)} cloud saves
+        </div>
+      </a>
+      <a class="card" href="#/runs" data-count="pendingReviews">
+        <div class="muted">Open run reviews</div>
+        <div class="value">{n(counts.pendingReviews)}</div>
+      </a>
+      <a class="card" href="#/crashes" data-count="openCrashGroups">
+        <div class="muted">Open crash groups</div>
+        <div class="value">{n(counts.openCrashGroups)}</div>
+      </a>
+      <a class="card" href="#/email" data-count="emailsQueued">
+        <div class="muted">E-mails queued</div>
+        <div class="value">{n(counts.emailsQueued)}</div>
+        <div class="muted small">
+          {n(counts.feedback)} feedback · {n(counts.giftCodes)} gift codes
+        </div>
+      </a>
+    </div>
+  )
 }
 
+const CHARTS = [
+  { metric: 'active', title: 'Active players' },
+  { metric: 'signups', title: 'Sign-ups' },
+  { metric: 'crashFreeRate', title: 'Crash-free sessions' },
+  { metric: 'submits', title: 'Score submits' },
+] as const
+
 export default function Overview() {
-  const loaded = useLoad(async () => {
-    const [users, runs, pending, failed, crashes] = await Promise.all([
-      get<Page<AdminUser>>('/users', { limit: SAMPLE }),
-      get<Page<AdminRun>>('/validated-actions/runs', { sus: true, limit: SAMPLE }),
-      get<Page<AdminEmail>>('/emails', { status: 'pending', limit: SAMPLE }),
-      get<Page<AdminEmail>>('/emails', { status: 'failed', limit: SAMPLE }),
-      get<CrashStats>('/crash-reports/stats'),
-    ])
-    const today = startOfTodayUtc()
-    // The user list is newest first: the sign-ups of today are a prefix of it.
-    const signUps = users.items.filter((u) => Date.parse(u.createdAt) >= today).length
-    const allToday = signUps === users.items.length && users.nextCursor !== null
-    const open = runs.items.filter((r) => r.review.verdict === null && r.outcome === 'ACCEPTED').length
-    return { users, signUps, allToday, runs, open, pending, failed, crashes }
-  }, [])
-  const d = loaded.data
+  const [range, setRange] = useState<Range>(30)
+  const counts = useLoad(() => get<CountsResponse>('/analytics/counts'), [])
+  const query = rangeQuery(range)
+  const daily = useLoad(
+    () => get<DailyResponse>('/analytics/daily', { ...query, metrics: CHARTS.map((c) => c.metric).join(',') }),
+    [range],
+  )
   return (
     <>
-      <Title>Overview</Title>
-      <Loading loaded={loaded} />
-      {d && (
-        <div class="cards">
-          <a class="card" href="#/players">
-            <div class="muted">Players</div>
-            <div class="value">{counted(d.users.items.length, d.users.nextCursor !== null)}</div>
-          </a>
-          <a class="card" href="#/players">
-            <div class="muted">Sign-ups today (UTC)</div>
-            <div class="value">{counted(d.signUps, d.allToday)}</div>
-          </a>
-          <a class="card" href="#/runs">
-            <div class="muted">Open run reviews</div>
-            <div class="value">{counted(d.open, d.runs.nextCursor !== null)}</div>
-          </a>
-          <a class="card" href="#/crashes">
-            <div class="muted">Crash-free sessions</div>
-            <div class="value">
-              {d.crashes.crashFreeRate === null ? '—' : `${(d.crashes.crashFreeRate * 100).toFixed(2)} %`}
-            </div>
-            <div class="muted small">
-              {d.crashes.crashedSessions} of {d.crashes.sessions} sessions crashed
-            </div>
-          </a>
-          <a class="card" href="#/email">
-            <div class="muted">E-mail queue</div>
-            <div class="value">{counted(d.pending.items.length, d.pending.nextCursor !== null)}</div>
-            <div class="muted small">
-              pending · {counted(d.failed.items.length, d.failed.nextCursor !== null)} failed
-            </div>
-          </a>
+      <Title actions={<RangeSwitch value={range} onValue={setRange} />}>Overview</Title>
+      <Loading loaded={counts} />
+      {counts.data && <Counts counts={counts.data} />}
+      <h2>
+        Last {range} days <span class="muted small">(UTC)</span>
+      </h2>
+      <Loading loaded={daily} />
+      {daily.data && (
+        <div class="charts">
+          {CHARTS.map((c) => (
+            <DailyChart key={c.metric} daily={daily.data!} metric={c.metric} title={c.title} query={query} />
+          ))}
         </div>
       )}
-      <p class="muted small">
-        Counts above {SAMPLE} show as “{SAMPLE}+”.
-      </p>
+      <Retention range={range} />
     </>
   )
 }

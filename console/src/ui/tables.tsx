@@ -27,7 +27,18 @@ export function usePaged<T>(path: string, query: Query, limit = 25) {
 }
 
 /** A table of items, one column per field; its caption is for screen readers. */
-export function Table<T>({ items, columns, caption }: { items: T[]; columns: Array<Column<T>>; caption: string }) {
+export function Table<T>({
+  items,
+  columns,
+  caption,
+  empty = 'Nothing here.',
+}: {
+  items: T[]
+  columns: Array<Column<T>>
+  caption: string
+  /** Said in the table's one row when it has no items. */
+  empty?: string
+}) {
   return (
     <div class="table-wrap">
       <table>
@@ -42,6 +53,13 @@ export function Table<T>({ items, columns, caption }: { items: T[]; columns: Arr
           </tr>
         </thead>
         <tbody>
+          {items.length === 0 && (
+            <tr>
+              <td class="empty" colSpan={columns.length}>
+                {empty}
+              </td>
+            </tr>
+          )}
           {items.map((item, i) => (
             <tr key={i}>
               {columns.map((c) => (
@@ -73,7 +91,7 @@ export function PagedTable<T>({
       {paged.data && items.length === 0 && paged.page === 1 ? (
         <p class="muted">{empty}</p>
       ) : (
-        <Table items={items} columns={columns} caption={caption} />
+        paged.data && <Table items={items} columns={columns} caption={caption} empty={empty} />
       )}
       <Pager paged={paged} label={`${caption} pages`} />
     </section>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { api, enc, saveBlob } from '../../api'
 import type { AdminGiftCode, GeneratedGiftCodes } from '../../types'
 import {
+  CosmeticPicker,
   ErrorNote,
   Notice,
   PagedTable,
@@ -14,24 +15,18 @@ import {
   WriteButton,
 } from '../../ui'
 
-const splitList = (text: string) =>
-  text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-
 const isoOrUndefined = (text: string) => (text.trim() ? new Date(text.trim()).toISOString() : undefined)
 
 /** One field set for both forms: what a code gives and when it works. */
 function useGiftFields() {
   const [giftData, setGiftData] = useState('')
-  const [grants, setGrants] = useState('')
+  const [grants, setGrants] = useState<string[]>([])
   const [maxRedemptions, setMax] = useState('1')
   const [startsAt, setStarts] = useState('')
   const [expiresAt, setExpires] = useState('')
   const body = () => ({
     giftData,
-    ...(grants.trim() && { grants: splitList(grants) }),
+    ...(grants.length > 0 && { grants }),
     maxRedemptions: Number(maxRedemptions),
     ...(startsAt.trim() && { startsAt: isoOrUndefined(startsAt) }),
     ...(expiresAt.trim() && { expiresAt: isoOrUndefined(expiresAt) }),
@@ -39,7 +34,7 @@ function useGiftFields() {
   const fields = (
     <>
       <TextField label="Gift data" value={giftData} onValue={setGiftData} required hint="What the game receives" />
-      <TextField label="Grants" value={grants} onValue={setGrants} hint="Cosmetic ids, comma-separated" />
+      <CosmeticPicker value={grants} onValue={setGrants} />
       <TextField label="Max redemptions" value={maxRedemptions} onValue={setMax} inputMode="numeric" />
       <TextField label="Starts at" value={startsAt} onValue={setStarts} placeholder="2026-12-01T00:00:00Z" />
       <TextField label="Expires at" value={expiresAt} onValue={setExpires} placeholder="2026-12-31T23:59:59Z" />

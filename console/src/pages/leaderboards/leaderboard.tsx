@@ -8,6 +8,7 @@ import {
   Loading,
   Notice,
   PagedTable,
+  RowMenu,
   SaveForm,
   SelectField,
   TextField,
@@ -16,8 +17,10 @@ import {
   useAction,
   useLoad,
   usePaged,
+  UserPicker,
   WriteButton,
 } from '../../ui'
+import { BoardCharts } from './board-charts'
 import { BoardForm } from './leaderboards'
 
 async function findBoard(key: string): Promise<Board> {
@@ -47,6 +50,7 @@ function Bans({ boardKey, onChange }: { boardKey: string; onChange: () => void }
       <SaveForm
         label="Ban a player from this board"
         busy={action.busy}
+        disabled={!userId}
         onSave={() =>
           action
             .run(
@@ -56,7 +60,7 @@ function Bans({ boardKey, onChange }: { boardKey: string; onChange: () => void }
             .then(onChange)
         }
       >
-        <TextField label="User id" value={userId} onValue={setUserId} required />
+        <UserPicker value={userId} onValue={setUserId} />
         <TextField label="Reason" value={reason} onValue={setReason} />
       </SaveForm>
       <WriteButton
@@ -130,6 +134,7 @@ export default function Leaderboard({ params }: PageProps) {
           {board.data.resetSchedule} · {board.data.scoreCount} scores · updated <Time iso={board.data.updatedAt} />
         </p>
       )}
+      <BoardCharts boardKey={key} />
       <h2>Entries</h2>
       <div class="filters">
         <SelectField label="Period" value={period} options={['current', 'previous'] as const} onValue={setPeriod} />
@@ -150,14 +155,24 @@ export default function Leaderboard({ params }: PageProps) {
           {
             label: 'Actions',
             render: (e) => (
-              <ConfirmButton
-                label={`Remove entry of ${e.username}`}
-                confirmLabel="Confirm remove"
-                onConfirm={() =>
-                  action
-                    .run(() => api('DELETE', `/leaderboards/${enc(key)}/entries/${e.userId}`), 'Entry removed')
-                    .then(refresh)
-                }
+              <RowMenu
+                name={e.username}
+                items={[
+                  {
+                    label: 'Open player',
+                    write: false,
+                    onSelect: () => (window.location.hash = `#/players/${e.userId}`),
+                  },
+                  {
+                    label: 'Remove entry',
+                    danger: true,
+                    confirmLabel: 'Confirm remove',
+                    onSelect: () =>
+                      action
+                        .run(() => api('DELETE', `/leaderboards/${enc(key)}/entries/${e.userId}`), 'Entry removed')
+                        .then(refresh),
+                  },
+                ]}
               />
             ),
           },

@@ -68,6 +68,7 @@ export default function RunPage({ params }: PageProps) {
           <h2>Earned</h2>
           <Json value={run.earned} />
           <h2>Submissions</h2>
+          {run.submissions.length === 0 && <p class="muted">No submissions.</p>}
           <ul>
             {run.submissions.map((s, i) => (
               <li key={i}>

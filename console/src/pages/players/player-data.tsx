@@ -1,8 +1,8 @@
 // What the player's export holds that no other admin list shows: sessions, profile, cloud save, board
 // entries and gift-code redemptions. One request (GET /users/{id}/export) fills every section.
-import { download, get, saveBlob } from '../../api'
+import { download, saveBlob } from '../../api'
 import type { UserExport } from '../../types'
-import { ErrorNote, Json, Loading, Table, Time, useAction, useLoad } from '../../ui'
+import { ErrorNote, Json, Loading, Table, Time, useAction, type Loaded } from '../../ui'
 
 /** The save's bytes as stored: binary saves come base64-encoded in the export. */
 function saveBytes(save: NonNullable<UserExport['cloudSave']>): Blob {
@@ -35,8 +35,7 @@ export function ExportButton({ userId }: { userId: string }) {
   )
 }
 
-export function PlayerData({ userId }: { userId: string }) {
-  const loaded = useLoad(() => get<UserExport>(`/users/${userId}/export`), [userId])
+export function PlayerData({ userId, loaded }: { userId: string; loaded: Loaded<UserExport> }) {
   const data = loaded.data
   const now = Date.now()
   return (

@@ -1,7 +1,15 @@
 import { useState } from 'preact/hooks'
 import { api, enc, get } from '../../api'
 import type { PageProps } from '../../page'
-import type { AdminFeedback, AdminRun, AdminUnlocks, AdminUser, AdminUserLog, PlayerState } from '../../types'
+import type {
+  AdminFeedback,
+  AdminRun,
+  AdminUnlocks,
+  AdminUser,
+  AdminUserLog,
+  PlayerState,
+  UserExport,
+} from '../../types'
 import {
   ConfirmButton,
   ErrorNote,
@@ -17,9 +25,12 @@ import {
   useCanWrite,
   useLoad,
   usePaged,
+  Tabs,
   WriteButton,
+  CosmeticPicker,
 } from '../../ui'
 import { ExportButton, PlayerData } from './player-data'
+import { PlayerSummary } from './player-summary'
 import { ActionForm } from '../../list'
 
 function Ban({ user, reload }: { user: AdminUser; reload: () => void }) {
@@ -119,7 +130,7 @@ function Delete({ user }: { user: AdminUser }) {
 
 function Unlocks({ userId }: { userId: string }) {
   const loaded = useLoad(() => get<AdminUnlocks>(`/users/${userId}/unlocks`), [userId])
-  const [ids, setIds] = useState('')
+  const [ids, setIds] = useState<string[]>([])
   const action = useAction()
   return (
     <section aria-labelledby="unlocks-title">
@@ -130,6 +141,7 @@ function Unlocks({ userId }: { userId: string }) {
           <p class="muted small">
             {loaded.data.unlocks.length} of at most {loaded.data.maxUnlocks}
           </p>
+          {loaded.data.unlocks.length === 0 && <p class="muted">No unlocks yet.</p>}
           <ul>
             {loaded.data.unlocks.map((id) => (
               <li key={id}>
@@ -148,18 +160,15 @@ function Unlocks({ userId }: { userId: string }) {
       <ErrorNote error={action.error} />
       <ActionForm
         label="Grant cosmetics"
-        save={() =>
-          api('POST', `/users/${userId}/unlocks`, {
-            ids: ids
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          })
-        }
+        save={() => api('POST', `/users/${userId}/unlocks`, { ids })}
         success="Granted"
-        onDone={loaded.reload}
+        disabled={ids.length === 0}
+        onDone={() => {
+          setIds([])
+          loaded.reload()
+        }}
       >
-        <TextField label="Ids" value={ids} onValue={setIds} hint="Cosmetic ids, comma-separated" />
+        <CosmeticPicker value={ids} onValue={setIds} owned={loaded.data?.unlocks} />
       </ActionForm>
     </section>
   )
@@ -178,6 +187,7 @@ function ValuesPanel({ userId }: { userId: string }) {
         <Table
           items={loaded.data.values}
           caption="Balances"
+          empty="No balances yet."
           columns={[
             { label: 'Key', render: (v) => v.key },
             { label: 'Balance', render: (v) => v.balance },
@@ -206,13 +216,100 @@ function ValuesPanel({ userId }: { userId: string }) {
   )
 }
 
-export default function Player({ params }: PageProps) {
-  const userId = params.userId
-  const loaded = useLoad(() => get<AdminUser>(`/users/${userId}`), [userId])
+type Tab = 'account' | 'data' | 'items' | 'activity'
+const TABS = [
+  ['account', 'Account'],
+  ['data', 'Data'],
+  ['items', 'Items'],
+  ['activity', 'Activity'],
+] as const
+
+function Activity({ userId }: { userId: string }) {
   const runs = usePaged<AdminRun>('/validated-actions/runs', { userId }, 10)
   const feedback = usePaged<AdminFeedback>('/user-feedback', { userId }, 10)
   const logs = usePaged<AdminUserLog>('/user-logs', { userId }, 10)
+  return (
+    <>
+      <h2>Runs</h2>
+      <PagedTable
+        paged={runs}
+        caption="Runs"
+        empty="No validated runs."
+        columns={[
+          { label: 'Run', render: (r) => <a href={`#/runs/${r.runId}`}>{r.runId.slice(0, 8)}</a> },
+          { label: 'Board', render: (r) => r.leaderboardKey ?? '—' },
+          { label: 'Outcome', render: (r) => r.outcome },
+          { label: 'Score', render: (r) => r.score ?? '—' },
+          { label: 'Sus', render: (r) => (r.sus ? <span class="badge bad">sus</span> : '') },
+          { label: 'Issued', render: (r) => <Time iso={r.issuedAt} /> },
+        ]}
+      />
+      <h2>Feedback</h2>
+      <PagedTable
+        paged={feedback}
+        caption="Feedback"
+        empty="No feedback from this player."
+        columns={[
+          { label: 'Category', render: (f) => f.category },
+          { label: 'Title', render: (f) => f.title },
+          { label: 'Message', render: (f) => f.message },
+          { label: 'Sent', render: (f) => <Time iso={f.createdAt} /> },
+        ]}
+      />
+      <h2>Logs</h2>
+      <PagedTable
+        paged={logs}
+        caption="Logs"
+        empty="No logs from this player."
+        columns={[
+          { label: 'Type', render: (l) => l.type },
+          { label: 'Message', render: (l) => l.message },
+          { label: 'Error code', render: (l) => l.errorCode ?? '' },
+          { label: 'At', render: (l) => <Time iso={l.createdAt} /> },
+        ]}
+      />
+    </>
+  )
+}
+
+function Account({ user, reload }: { user: AdminUser; reload: () => void }) {
+  return (
+    <>
+      <section class="panel" aria-label="Profile">
+        <dl class="facts">
+          <dt>User id</dt>
+          <dd>
+            <code>{user.userId}</code>
+          </dd>
+          <dt>Username</dt>
+          <dd>{user.username}</dd>
+          <dt>Display name</dt>
+          <dd>{user.displayName}</dd>
+          <dt>E-mail</dt>
+          <dd>
+            {user.email ?? '—'} {user.email && (user.isVerified ? '(verified)' : '(not verified)')}
+          </dd>
+          <dt>Kind</dt>
+          <dd>{user.isAnonymous ? 'anonymous' : 'account'}</dd>
+        </dl>
+      </section>
+      <Ban user={user} reload={reload} />
+      <SignOut user={user} reload={reload} />
+      <Delete user={user} />
+    </>
+  )
+}
+
+export default function Player({ params }: PageProps) {
+  const userId = params.userId
+  const loaded = useLoad(() => get<AdminUser>(`/users/${userId}`), [userId])
+  const exported = useLoad(() => get<UserExport>(`/users/${userId}/export`), [userId])
+  const [tab, setTab] = useState<Tab>('account')
   const user = loaded.data
+  const reload = () => {
+    loaded.reload()
+    exported.reload()
+  }
   return (
     <>
       <Title actions={<ExportButton userId={userId} />}>{user ? user.username : 'Player'}</Title>
@@ -222,76 +319,18 @@ export default function Player({ params }: PageProps) {
       <Loading loaded={loaded} />
       {user && (
         <>
-          <section class="panel" aria-label="Profile">
-            <dl class="facts">
-              <dt>User id</dt>
-              <dd>
-                <code>{user.userId}</code>
-              </dd>
-              <dt>Username</dt>
-              <dd>{user.username}</dd>
-              <dt>Display name</dt>
-              <dd>{user.displayName}</dd>
-              <dt>E-mail</dt>
-              <dd>
-                {user.email ?? '—'} {user.email && (user.isVerified ? '(verified)' : '(not verified)')}
-              </dd>
-              <dt>Kind</dt>
-              <dd>{user.isAnonymous ? 'anonymous' : 'account'}</dd>
-              <dt>Active sessions</dt>
-              <dd>{user.activeSessions}</dd>
-              <dt>Status</dt>
-              <dd>{user.banned ? <span class="badge bad">banned</span> : <span class="badge good">active</span>}</dd>
-              <dt>Signed up</dt>
-              <dd>
-                <Time iso={user.createdAt} />
-              </dd>
-            </dl>
-          </section>
-          <Ban user={user} reload={loaded.reload} />
-          <SignOut user={user} reload={loaded.reload} />
-          <PlayerData userId={userId} />
-          <Unlocks userId={userId} />
-          <ValuesPanel userId={userId} />
-          <h2>Runs</h2>
-          <PagedTable
-            paged={runs}
-            caption="Runs"
-            empty="No validated runs."
-            columns={[
-              { label: 'Run', render: (r) => <a href={`#/runs/${r.runId}`}>{r.runId.slice(0, 8)}</a> },
-              { label: 'Board', render: (r) => r.leaderboardKey ?? '—' },
-              { label: 'Outcome', render: (r) => r.outcome },
-              { label: 'Score', render: (r) => r.score ?? '—' },
-              { label: 'Sus', render: (r) => (r.sus ? <span class="badge bad">sus</span> : '') },
-              { label: 'Issued', render: (r) => <Time iso={r.issuedAt} /> },
-            ]}
-          />
-          <h2>Feedback</h2>
-          <PagedTable
-            paged={feedback}
-            caption="Feedback"
-            empty="No feedback from this player."
-            columns={[
-              { label: 'Category', render: (f) => f.category },
-              { label: 'Title', render: (f) => f.title },
-              { label: 'Message', render: (f) => f.message },
-              { label: 'Sent', render: (f) => <Time iso={f.createdAt} /> },
-            ]}
-          />
-          <h2>Logs</h2>
-          <PagedTable
-            paged={logs}
-            caption="Logs"
-            empty="No logs from this player."
-            columns={[
-              { label: 'Type', render: (l) => l.type },
-              { label: 'Message', render: (l) => l.message },
-              { label: 'Error code', render: (l) => l.errorCode ?? '' },
-              { label: 'At', render: (l) => <Time iso={l.createdAt} /> },
-            ]}
-          />
-          <Delete user={user} />
+          <PlayerSummary user={user} data={exported.data} />
+          <Tabs label="Player sections" tabs={TABS} value={tab} onValue={setTab}>
+            {tab === 'account' && <Account user={user} reload={reload} />}
+            {tab === 'data' && <PlayerData userId={userId} loaded={exported} />}
+            {tab === 'items' && (
+              <>
+                <Unlocks userId={userId} />
+                <ValuesPanel userId={userId} />
+              </>
+            )}
+            {tab === 'activity' && <Activity userId={userId} />}
+          </Tabs>
         </>
       )}
     </>

@@ -1,10 +1,42 @@
 import { useState } from 'preact/hooks'
 import { get } from '../../api'
+import { RangeSwitch, rangeQuery, type Range } from '../../analytics/range'
+import { DailyChart } from '../../analytics/series'
+import type { DailyResponse } from '../../types'
 import type { CrashGroupView, CrashStats } from '../../types'
 import { Loading, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../../ui'
 
 const STATUSES = ['', 'OPEN', 'RESOLVED', 'IGNORED'] as const
 const rate = (r: number | null) => (r === null ? '—' : `${(r * 100).toFixed(2)} %`)
+
+/** Crash-free sessions per day, for every version or the one picked. */
+function Trend({ versions }: { versions: string[] }) {
+  const [range, setRange] = useState<Range>(30)
+  const [version, setVersion] = useState('')
+  const query = rangeQuery(range, { appVersion: version })
+  const daily = useLoad(
+    () => get<DailyResponse>('/analytics/daily', { ...query, metrics: 'crashFreeRate,sessions,crashes' }),
+    [range, version],
+  )
+  const options: Array<readonly [string, string]> = [['', 'every version'], ...versions.map((v) => [v, v] as const)]
+  return (
+    <section aria-labelledby="trend-title">
+      <h2 id="trend-title">Per day</h2>
+      <div class="filters">
+        <SelectField label="App version" value={version} options={options} onValue={setVersion} />
+        <RangeSwitch value={range} onValue={setRange} />
+      </div>
+      <Loading loaded={daily} />
+      {daily.data && (
+        <div class="charts">
+          <DailyChart daily={daily.data} metric="crashFreeRate" title="Crash-free sessions" query={query} />
+          <DailyChart daily={daily.data} metric="sessions" title="Sessions" query={query} kind="bars" />
+          <DailyChart daily={daily.data} metric="crashes" title="Crashes" query={query} kind="bars" />
+        </div>
+      )}
+    </section>
+  )
+}
 
 export default function Crashes() {
   const [status, setStatus] = useState<(typeof STATUSES)[number]>('OPEN')
@@ -21,20 +53,20 @@ export default function Crashes() {
             Crash-free sessions: <strong>{rate(stats.data.crashFreeRate)}</strong> ({stats.data.crashedSessions} of{' '}
             {stats.data.sessions} crashed)
           </p>
-          {stats.data.versions.length > 0 && (
-            <Table
-              items={stats.data.versions}
-              caption="Per version"
-              columns={[
-                { label: 'Version', render: (v) => v.appVersion },
-                { label: 'Sessions', render: (v) => v.sessions },
-                { label: 'Crashed', render: (v) => v.crashedSessions },
-                { label: 'Crash-free', render: (v) => rate(v.crashFreeRate) },
-              ]}
-            />
-          )}
+          <Table
+            items={stats.data.versions}
+            empty="No sessions reported yet."
+            caption="Per version"
+            columns={[
+              { label: 'Version', render: (v) => v.appVersion },
+              { label: 'Sessions', render: (v) => v.sessions },
+              { label: 'Crashed', render: (v) => v.crashedSessions },
+              { label: 'Crash-free', render: (v) => rate(v.crashFreeRate) },
+            ]}
+          />
         </section>
       )}
+      <Trend versions={stats.data?.versions.map((v) => v.appVersion) ?? []} />
       <h2>Groups</h2>
       <div class="filters">
         <SelectField label="Status" value={status} options={STATUSES} onValue={setStatus} />

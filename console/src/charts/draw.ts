@@ -1,0 +1,98 @@
+// Draws one chart with uPlot (canvas, ~50 KB): loaded only by pages that show a chart, as its own chunk,
+// so the sign-in form and the shell never carry it. Colours come from the console's theme variables,
+// read when drawing; the caller draws again when the theme changes.
+import uPlot from 'uplot'
+import 'uplot/dist/uPlot.min.css'
+import type { ChartSpec } from './spec'
+
+/** A theme variable resolved to a colour the canvas understands (`light-dark()` is resolved by CSS). */
+function themeColour(host: HTMLElement, variable: string): string {
+  const probe = document.createElement('span')
+  probe.style.color = `var(${variable})`
+  probe.style.display = 'none'
+  host.append(probe)
+  const colour = getComputedStyle(probe).color
+  probe.remove()
+  return colour
+}
+
+/** `rgb(r, g, b)` → `rgba(r, g, b, alpha)`, for the area under a line. */
+function faded(colour: string, alpha: number): string {
+  const parts = colour.match(/\d+(\.\d+)?/g)
+  return parts && parts.length >= 3 ? `rgba(${parts[0]}, ${parts[1]}, ${parts[2]}, ${alpha})` : colour
+}
+
+const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC')
+
+export interface Drawn {
+  resize: (width: number) => void
+  destroy: () => void
+}
+
+export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
+  const accent = themeColour(host, '--accent')
+  const text = themeColour(host, '--muted')
+  const line = themeColour(host, '--line')
+  const axis: uPlot.Axis = {
+    stroke: text,
+    grid: { stroke: line, width: 1 },
+    ticks: { stroke: line, width: 1 },
+    font: '11px system-ui, sans-serif',
+  }
+  const bars = spec.kind === 'bars'
+  const labels = spec.xLabels
+  const options: uPlot.Options = {
+    width,
+    height: spec.height ?? 180,
+    legend: { show: !labels },
+    cursor: { drag: { x: false, y: false } },
+    scales: {
+      // Bars stand on their x value: half a step of room on either side keeps the first and last whole.
+      x: {
+        time: !labels,
+        ...(bars && { range: (_u, min, max) => (labels ? [min - 0.5, max + 0.5] : [min - 43_200, max + 43_200]) }),
+      },
+      y: {
+        range: (_u, min, max) => {
+          if (spec.percent) return [Math.max(0, Math.min(min, 0.9)), 1]
+          return [0, max > 0 ? max * 1.1 : 1]
+        },
+      },
+    },
+    tzDate: utc,
+    axes: [
+      labels
+        ? {
+            ...axis,
+            splits: () => labels.map((_, i) => i),
+            values: (_u, splits) =>
+              splits.map((i) => (labels.length <= 12 || i % Math.ceil(labels.length / 8) === 0 ? labels[i] : '')),
+          }
+        : axis,
+      {
+        ...axis,
+        size: 60,
+        values: (_u, splits) =>
+          splits.map((v) => (spec.percent ? `${+(v * 100).toFixed(1)} %` : v.toLocaleString('en'))),
+      },
+    ],
+    series: [
+      {},
+      {
+        label: spec.label,
+        stroke: accent,
+        width: 2,
+        fill: faded(accent, bars ? 0.55 : 0.12),
+        spanGaps: false,
+        points: { show: spec.values.length <= 31 },
+        value: (_u, v) => (v === null ? '—' : spec.percent ? `${(v * 100).toFixed(2)} %` : v.toLocaleString()),
+        ...(bars && { paths: uPlot.paths.bars!({ size: [0.8, 64] }), points: { show: false } }),
+      },
+    ],
+  }
+  const chart = new uPlot(options, [spec.x, spec.values as number[]], host)
+  return {
+    resize: (next) => chart.setSize({ width: next, height: options.height }),
+    destroy: () => chart.destroy(),
+  }
+}
