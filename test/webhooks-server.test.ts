@@ -1,78 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import t, { type Test } from 'tap'
-import { ADMIN_KEY, API_KEY, eachDialect, freshDatabase } from './helpers/app.js'
+import t from 'tap'
+import { eachDialect, freshDatabase } from './helpers/app.js'
 import { startReceiver } from './helpers/receiver.js'
-import { freePort } from '../bench/processes.js'
+import { adminApi, startServer } from './helpers/server-process.js'
 
 /**
  * The delivery worker in real server processes (node dist/server.js) on one database: an event
  * committed just before a kill -9 is delivered by the restarted server, and two servers polling one
  * outbox deliver each event exactly once.
  */
-const ROOT = new URL('../../', import.meta.url).pathname
-
-interface Server {
-  base: string
-  child: ChildProcess
-}
-
-async function startServer(t: Test, dbEnv: Record<string, string>, env: Record<string, string>): Promise<Server> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      API_KEY,
-      ADMIN_API_KEY: ADMIN_KEY,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      RATE_LIMIT_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      EMAIL_POLL_INTERVAL_MS: '3600000',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      ...dbEnv,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
-        child.once('exit', () => {
-          clearTimeout(kill)
-          resolve()
-        })
-        child.kill('SIGTERM')
-      }),
-  )
-  const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
-    try {
-      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok) return { base, child }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`the server did not start within 60 s: ${stderr}`)
-}
-
-async function adminApi(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}/api/v1/admin${path}`, {
-    method,
-    headers: { 'x-admin-key': ADMIN_KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
-
 eachDialect(t, async (t, dialect) => {
   t.test('an event committed before a kill -9 is delivered by the restarted server', async (t) => {
     const dbEnv = await freshDatabase(t, dialect)

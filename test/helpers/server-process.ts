@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import type { Test } from 'tap'
+import { ADMIN_KEY, API_KEY } from './app.js'
+import { freePort } from '../../bench/processes.js'
+
+/**
+ * Real server processes (node dist/server.js) for the tests that need several on one database or a
+ * kill -9: started on a free port with the test keys, stopped with SIGTERM (SIGKILL after 5 s) at the
+ * test's end.
+ */
+const ROOT = new URL('../../../', import.meta.url).pathname
+
+export interface Server {
+  base: string
+  child: ChildProcess
+}
+
+export async function startServer(
+  t: Test,
+  dbEnv: Record<string, string>,
+  env: Record<string, string>,
+): Promise<Server> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      API_KEY,
+      ADMIN_API_KEY: ADMIN_KEY,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      RATE_LIMIT_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+      EMAIL_POLL_INTERVAL_MS: '3600000',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...dbEnv,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
+        child.once('exit', () => {
+          clearTimeout(kill)
+          resolve()
+        })
+        child.kill('SIGTERM')
+      }),
+  )
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
+    try {
+      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok) return { base, child }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`the server did not start within 60 s: ${stderr}`)
+}
+
+export async function adminApi(base: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}/api/v1/admin${path}`, {
+    method,
+    headers: { 'x-admin-key': ADMIN_KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  })
+  return { status: res.status, body: (await res.json()) as any }
+}
