@@ -44,6 +44,7 @@ async function countedApp(t: Test, dialect: Dialect, activity: boolean, clock: T
   // The background writers stay out of the counts: the test writes the marks itself, when it says.
   await app.jobs.stop()
   await app.analytics.stop()
+  await app.webhookWorker.stop()
   return { app, statements: () => statements }
 }
 

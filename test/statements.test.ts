@@ -38,6 +38,11 @@ async function expectStatements(
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
+  // The background writers (jobs, activity marks, webhook deliveries) poll on timers: stopped, so the
+  // counts are the requests' own.
+  await ctx.app.jobs.stop()
+  await ctx.app.analytics.stop()
+  await ctx.app.webhookWorker.stop()
   const { call, admin } = ctx
   const signup = async () => {
     const res = await call({ method: 'POST', url: '/user-management/signup', payload: {} })
