@@ -1,76 +1,18 @@
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { ADMIN_KEY, API_KEY } from './helpers/app.js'
 import { chromiumSkip, launchChromium } from './helpers/browser.js'
 import { startReceiver } from './helpers/receiver.js'
-import { freePort } from '../bench/processes.js'
+import { PASSWORD, SHOTS, STEP_MS, addOperator, startServer } from './helpers/console-server.js'
 
 /**
  * The Webhooks page in chromium against the real server: an owner creates a webhook pointing at a
  * receiver in the test, copies the secret shown once, sends a test event and sees it delivered.
  */
-const ROOT = new URL('../../', import.meta.url).pathname
-const SHOTS = join(ROOT, 'test-output', 'screenshots')
-const PASSWORD = 'console-test-password-1'
-const STEP_MS = 10_000
-
 t.test('the Webhooks page in chromium', { skip: chromiumSkip, timeout: 180_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'outpost-webhooks-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const port = await freePort()
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
-    API_KEY,
-    ADMIN_API_KEY: ADMIN_KEY,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DB_DRIVER: 'sqlite',
-    DB_PATH: join(dir, 'outpost.db'),
-    RATE_LIMIT_ENABLED: 'false',
-    LOG_LEVEL: 'warn',
-    EMAIL_POLL_INTERVAL_MS: '60000',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    WEBHOOK_POLL_INTERVAL_MS: '200',
-  }
-  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
-        child.once('exit', () => {
-          clearTimeout(kill)
-          resolve()
-        })
-        child.kill('SIGTERM')
-      }),
-  )
-  const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
-    if (Date.now() > deadline) throw new Error(`the server did not start within 60 s: ${stderr}`)
-    const up = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) }).then(
-      (res) => res.ok,
-      () => false,
-    )
-    if (up) break
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  const added = spawnSync('npm', ['run', '--silent', 'operator', '--', 'add', 'olivia', '--role', 'owner'], {
-    cwd: ROOT,
-    env: { ...env, OPERATOR_PASSWORD: PASSWORD },
-    encoding: 'utf8',
-    timeout: 30_000,
-  })
-  t.equal(added.status, 0, `operator added ${added.stderr}`)
+  const { base, env } = await startServer(t, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_INTERVAL_MS: '200' })
+  addOperator(env, 'olivia', 'owner')
 
   const receiver = await startReceiver(t)
   const browser = await launchChromium()

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +6,9 @@ import type { Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { ADMIN_KEY, API_KEY } from './app.js'
 import { freePort } from '../../bench/processes.js'
+import { spawnServer } from './server-process.js'
+
+export { adminApi } from './server-process.js'
 
 /**
  * What the console's browser tests share: the real server (node dist/server.js) on a fresh SQLite file
@@ -24,51 +27,26 @@ export interface Server {
   process: ChildProcess
 }
 
-export async function startServer(t: Test): Promise<Server> {
+/** The server on a fresh SQLite file and a free port; `extra` adds or overrides settings. */
+export async function startServer(t: Test, extra: Record<string, string> = {}): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-console-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const port = await freePort()
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
     API_KEY,
     ADMIN_API_KEY: ADMIN_KEY,
     HOST: '127.0.0.1',
-    PORT: String(port),
+    PORT: String(await freePort()),
     DB_DRIVER: 'sqlite',
     DB_PATH: join(dir, 'outpost.db'),
     RATE_LIMIT_ENABLED: 'false',
     LOG_LEVEL: 'warn',
     EMAIL_POLL_INTERVAL_MS: '60000',
+    ...extra,
   }
-  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve()
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
-        child.once('exit', () => {
-          clearTimeout(kill)
-          resolve()
-        })
-        child.kill('SIGTERM')
-      }),
-  )
-  const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
-    try {
-      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok)
-        return { base, env, process: child }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`the server did not start within 60 s: ${stderr}`)
+  const { base, child } = await spawnServer(t, env)
+  return { base, env, process: child }
 }
 
 /** The operator CLI, as an owner would run it on the server (password from OPERATOR_PASSWORD). */
@@ -90,16 +68,6 @@ export async function appApi(base: string, method: string, path: string, body?: 
       ...(body !== undefined && { 'content-type': 'application/json' }),
       ...(accessToken && { authorization: `Bearer ${accessToken}` }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(STEP_MS),
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
-
-export async function adminApi(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}/api/v1/admin${path}`, {
-    method,
-    headers: { 'x-admin-key': ADMIN_KEY, ...(body !== undefined && { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(STEP_MS),
   })

@@ -15,29 +15,12 @@ export interface Server {
   child: ChildProcess
 }
 
-export async function startServer(
-  t: Test,
-  dbEnv: Record<string, string>,
-  env: Record<string, string>,
-): Promise<Server> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      API_KEY,
-      ADMIN_API_KEY: ADMIN_KEY,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      RATE_LIMIT_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      EMAIL_POLL_INTERVAL_MS: '3600000',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      ...dbEnv,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+/**
+ * Spawns the built server with exactly `env` (its port read from PORT) and waits until /health
+ * answers; stopped when the test ends.
+ */
+export async function spawnServer(t: Test, env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   t.teardown(
@@ -52,7 +35,7 @@ export async function startServer(
         child.kill('SIGTERM')
       }),
   )
-  const base = `http://127.0.0.1:${port}`
+  const base = `http://127.0.0.1:${env.PORT}`
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
@@ -64,6 +47,27 @@ export async function startServer(
     await new Promise((r) => setTimeout(r, 200))
   }
   throw new Error(`the server did not start within 60 s: ${stderr}`)
+}
+
+/** A server on the given database with the test keys, on a free port; `env` adds or overrides settings. */
+export async function startServer(
+  t: Test,
+  dbEnv: Record<string, string>,
+  env: Record<string, string>,
+): Promise<Server> {
+  return spawnServer(t, {
+    PATH: process.env.PATH ?? '',
+    API_KEY,
+    ADMIN_API_KEY: ADMIN_KEY,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    EMAIL_POLL_INTERVAL_MS: '3600000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...dbEnv,
+    ...env,
+  })
 }
 
 export async function adminApi(base: string, method: string, path: string, body?: unknown) {
