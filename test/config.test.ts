@@ -91,7 +91,16 @@ t.test('a bad value stops the start with one line naming the variable', async (t
 t.test('a setting with a fixed list names the allowed values once', async (t) => {
   // Every setting whose schema is a union of literals or a boolean, found in the schema itself.
   const fixed = Object.keys(ConfigSchema.properties).filter((name) => allowedValues(name))
-  t.same(fixed, ['DB_DRIVER', 'RATE_LIMIT_ENABLED', 'AUTH_MODE', 'LOG_LEVEL', 'MIGRATE_ON_START', 'CONSOLE_ENABLED'])
+  t.same(fixed, [
+    'DB_DRIVER',
+    'RATE_LIMIT_ENABLED',
+    'AUTH_MODE',
+    'WEBHOOK_ALLOW_PRIVATE',
+    'LOG_LEVEL',
+    'MIGRATE_ON_START',
+    'CONSOLE_ENABLED',
+    'ANALYTICS_ACTIVITY',
+  ])
   t.same(allowedValues('AUTH_MODE'), ['compat', 'strict'])
   t.same(allowedValues('LOG_LEVEL'), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   t.same(allowedValues('DB_DRIVER'), ['sqlite', 'mysql'])
