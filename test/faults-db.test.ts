@@ -170,6 +170,9 @@ eachDialect(t, async (t, dialect) => {
       env: { DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) },
     })
     t.teardown(() => proxy.resume())
+    // Started as a server is before it listens (its start-up reads, such as the first-operator hint,
+    // are not this request's).
+    await ctx.app.ready()
     proxy.pause()
     const { ms, value } = await timed(() => ctx.call({ method: 'GET', url: '/remote-config/all' }))
     assertError(t, value, 503, 'SERVICE_UNAVAILABLE')
