@@ -332,7 +332,8 @@ export function usageText(): string {
     '  -h, --help    print this text and exit (nothing is started, written or opened)',
     '',
     'Other commands: npm run migrate, npm run backup -- FILE, npm run operator (prints its usage),',
-    'npm run import:php -- --help. Start-up errors and their fixes: docs/troubleshooting.md',
+    'npm run import:php -- --help, npm run migrate-data -- --help.',
+    'Start-up errors and their fixes: docs/troubleshooting.md',
     '',
     'Settings (name, default, meaning):',
   ]
