@@ -54,7 +54,8 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
       },
       y: {
         range: (_u, min, max) => {
-          if (spec.percent) return [Math.max(0, Math.min(min, 0.9)), 1]
+          // A little room below the lowest share, so a point on it is not cut by the plot's edge.
+          if (spec.percent) return [Math.max(0, Math.min(min, 0.9) - 0.05), 1]
           return [0, max > 0 ? max * 1.1 : 1]
         },
       },
