@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db, ResetSchedule } from '../../db/types.js'
 import { addOnConflict } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
@@ -189,6 +189,38 @@ export async function positionAndTotal(
   const row = await position(ranges.length).first(db, values)
   const stale = uncounted !== undefined && uncounted < entry.rank_score ? 1 : 0
   return { position: Number(row?.n ?? 0) - stale + 1, total: Number(row?.total ?? 0) }
+}
+
+/**
+ * The position of the entry whose sort key is given by SQL expressions, as one SQL expression: the
+ * same sum as `positionAndTotal` (count-tree ranges, then ties), with each range's bounds computed in
+ * SQL from the rank score. Meant for a row the statement reads by primary key (the submit's view):
+ * the databases then treat its columns as constants, and each range is an index range of at most 511
+ * count rows. Sums of scalar subqueries, not a UNION: MariaDB lets no derived table see outer columns.
+ * MySQL's bit operators answer unsigned numbers: the one difference that can go below 0 is cast back.
+ */
+export function positionSql(e: {
+  boardId: RawBuilder<unknown>
+  period: RawBuilder<unknown>
+  rankScore: RawBuilder<unknown>
+  reachedAt: RawBuilder<unknown>
+  userId: RawBuilder<unknown>
+}): RawBuilder<number> {
+  const k = sql`(${e.rankScore} + ${sql.lit(Number(OFFSET))})`
+  const counts = (level: number, from: RawBuilder<unknown>, below: RawBuilder<unknown>) =>
+    sql`(select coalesce(sum(n), 0) from leaderboard_counts where board_id = ${e.boardId} and period = ${e.period} and level = ${sql.lit(level)} and prefix >= ${from} and prefix < ${below})`
+  const parts: Array<RawBuilder<unknown>> = []
+  for (let level = 1; level < LEVELS; level++) {
+    const shift = Number(KEY_BITS) - DIGIT_BITS * level
+    const from = level === 1 ? sql`0` : sql`((${k} >> ${sql.lit(shift + DIGIT_BITS)}) << ${sql.lit(DIGIT_BITS)})`
+    parts.push(counts(level, from, sql`(${k} >> ${sql.lit(shift)})`))
+  }
+  const digitMask = sql.lit((1 << DIGIT_BITS) - 1)
+  parts.push(counts(LEVELS, sql`(${e.rankScore} - cast(${k} & ${digitMask} as signed))`, e.rankScore))
+  parts.push(
+    sql`(select count(*) from leaderboard_entries where board_id = ${e.boardId} and period = ${e.period} and hidden = 0 and rank_score = ${e.rankScore} and (reached_at < ${e.reachedAt} or (reached_at = ${e.reachedAt} and user_id < ${e.userId})))`,
+  )
+  return sql<number>`(${sql.join(parts, sql` + `)} + 1)`
 }
 
 /**

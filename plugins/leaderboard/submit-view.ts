@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db, Leaderboard } from '../../db/types.js'
 import { prepared } from '../../db/prepared.js'
-import { periodKey } from './ranking.js'
+import { periodKey, positionSql } from './ranking.js'
 
 /** The player's entry in the board's current period, as the view read it (null: none yet). */
 export interface ViewedEntry {
@@ -9,6 +9,8 @@ export interface ViewedEntry {
   rank_score: number
   reached_at: number
   hidden: number
+  /** Its position as the view read it (the count tree and ties, before this submit writes anything). */
+  position: number
 }
 
 export interface SubmitView {
@@ -26,6 +28,7 @@ type ViewRow = Leaderboard & {
   e_rank_score: number | null
   e_reached_at: number | null
   e_hidden: number | null
+  e_position: number | string | null
 }
 
 /**
@@ -63,6 +66,14 @@ const view = prepared((db, p: { userId: string; boardKey: string; daily: string;
       'e.rank_score as e_rank_score',
       'e.reached_at as e_reached_at',
       'e.hidden as e_hidden',
+      // A submit that changes nothing answers with this position: its only statement is this one.
+      sql<number | null>`case when ${sql.ref('e.score')} is null then null else ${positionSql({
+        boardId: sql.ref('e.board_id'),
+        period: sql.ref('e.period'),
+        rankScore: sql.ref('e.rank_score'),
+        reachedAt: sql.ref('e.reached_at'),
+        userId: sql.ref('e.user_id'),
+      })} end`.as('e_position'),
     ])
     .where('u.id', '=', p.userId),
 )
@@ -76,14 +87,20 @@ export async function readSubmitView(db: Db, userId: string, boardKey: string, n
     monthly: periodKey('monthly', now),
   })) as ViewRow | undefined
   if (!row) return { user: null, board: null, entry: null }
-  const { user_banned_at, e_score, e_rank_score, e_reached_at, e_hidden, ...board } = row
+  const { user_banned_at, e_score, e_rank_score, e_reached_at, e_hidden, e_position, ...board } = row
   return {
     user: { banned_at: user_banned_at },
     board: board.id === null ? null : board,
     entry:
       e_score === null
         ? null
-        : { score: e_score, rank_score: e_rank_score!, reached_at: e_reached_at!, hidden: e_hidden! },
+        : {
+            score: e_score,
+            rank_score: e_rank_score!,
+            reached_at: e_reached_at!,
+            hidden: e_hidden!,
+            position: Number(e_position),
+          },
   }
 }
 
@@ -117,4 +134,17 @@ export const casEntry = prepared(
       .where('rank_score', '=', p.oldRankScore)
       .where('reached_at', '=', p.oldReachedAt)
       .where('hidden', '=', 0),
+)
+
+/**
+ * A player's first entry in a board period, written as it will be seen, when the view found none:
+ * one INSERT … SELECT in place of the placeholder, the locking read and the write. It writes nothing
+ * when the board is gone or inactive or the player was banned from it since the view (the locking way
+ * then says which); a concurrent first entry fails on the primary key, and the caller goes that way too.
+ */
+export const insertFirstEntry = prepared(
+  (db, p: EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }) => {
+    const query = sql`insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at) select b.id, ${p.period}, ${p.userId}, ${p.score}, ${p.rankScore}, ${p.now}, 0, ${p.metadata}, ${p.now} from leaderboards b where b.id = ${p.boardId} and b.is_active = 1 and not exists (select 1 from leaderboard_bans ban where ban.board_id = b.id and ban.user_id = ${p.userId})`
+    return { compile: () => query.compile(db) }
+  },
 )

@@ -1,6 +1,13 @@
 import { type Transaction } from 'kysely'
 import type { Database, Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
-import { affected, forUpdate, insertOrLock, isMysql } from '../../db/dialect.js'
+import {
+  affected,
+  forUpdate,
+  insertOrLock,
+  isForeignKeyViolation,
+  isMysql,
+  isUniqueViolation,
+} from '../../db/dialect.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { prepared } from '../../db/prepared.js'
 import { AppError, badRequest } from '../core/errors.js'
@@ -10,7 +17,7 @@ import { rankScoreOf, removeEntries } from './entries.js'
 import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from './ranking.js'
 import { boardForSubmit, boardNotFound, findBoard, METADATA_MAX_BYTES } from './boards.js'
 import { assertActive, standingOf } from '../security/session-store.js'
-import { casEntry, readSubmitView, type ViewedEntry } from './submit-view.js'
+import { casEntry, insertFirstEntry, readSubmitView, type ViewedEntry } from './submit-view.js'
 
 export interface SubmitInput {
   boardKey: string
@@ -110,7 +117,10 @@ export async function submitScore(db: Db, events: BoardEvents, input: SubmitInpu
     if (seen.user) {
       const board = checkedBoard(seen.board, input)
       const entry = seen.entry
-      if (!db.isTransaction && !input.onlyNew && entry && entry.hidden === 0 && entry.reached_at !== -1) {
+      if (!db.isTransaction && entry === null) {
+        const result = await submitFirst(db, events, input, metadata, board)
+        if (result) return result
+      } else if (!db.isTransaction && !input.onlyNew && entry && entry.hidden === 0 && entry.reached_at !== -1) {
         const result = await submitOverView(db, events, input, metadata, board, entry)
         if (result) return result
       }
@@ -170,7 +180,7 @@ async function submitOverView(
     improved,
     position,
   })
-  if (stored === current.score) return answer(await positionOf(db, board.id, period, entry), false)
+  if (stored === current.score) return answer(current.position, false)
   return inTransaction(db, async (trx) => {
     entry.rank_score = rankScoreOf(board, stored)
     entry.reached_at = now
@@ -195,6 +205,51 @@ async function submitOverView(
     events.boardChanged(trx, board.id, entry.rank_score < current.rank_score ? position : 1)
     if (tookLead) await raiseNewLeader(trx, events, board, period, input.userId, stored)
     return answer(position, true)
+  })
+}
+
+/**
+ * A player's first entry in the period, as the view found none: written visible at once, then its
+ * position and the count tree, in a short transaction. Null when the insert wrote nothing (another
+ * first entry came first, the board went away or the player was banned from it): the caller then
+ * takes the locking way, which answers the right error.
+ */
+async function submitFirst(
+  db: Db,
+  events: BoardEvents,
+  input: SubmitInput,
+  metadata: string | null,
+  board: Leaderboard,
+): Promise<SubmitResult | null> {
+  const { score, now, userId } = input
+  const period = periodKey(board.reset_schedule, now)
+  const rankScore = rankScoreOf(board, score)
+  return inTransaction(db, async (trx) => {
+    try {
+      const written = await insertFirstEntry.execute(trx, {
+        boardId: board.id,
+        period,
+        userId,
+        score,
+        rankScore,
+        metadata,
+        now,
+      })
+      if (affected(written) !== 1) return null
+    } catch (error) {
+      if (isUniqueViolation(error) || isForeignKeyViolation(error)) return null
+      throw error
+    }
+    const position = await positionOf(trx, board.id, period, {
+      rank_score: rankScore,
+      reached_at: now,
+      user_id: userId,
+    })
+    const tookLead = await tookFirstPlace(trx, events, board.id, period, position, null)
+    await applyCounts(trx, board.id, period, countDeltas(null, rankScore))
+    events.boardChanged(trx, board.id, 1)
+    if (tookLead) await raiseNewLeader(trx, events, board, period, userId, score)
+    return { leaderboardKey: board.board_key, score, submittedScore: score, improved: true, position }
   })
 }
 
