@@ -62,10 +62,10 @@ eachDialect(t, async (t, dialect) => {
   await expectStatements(t, ctx, dialect, 'top', { sqlite: 5, mysql: 5 }, () =>
     call({ method: 'GET', url: '/leaderboard/top?limit=10' }),
   )
-  await expectStatements(t, ctx, dialect, 'rank', { sqlite: 5, mysql: 5 }, () =>
+  await expectStatements(t, ctx, dialect, 'rank', { sqlite: 3, mysql: 3 }, () =>
     call({ method: 'GET', url: `/leaderboard/rank?userId=${player.userId}` }),
   )
-  await expectStatements(t, ctx, dialect, 'around', { sqlite: 6, mysql: 6 }, () =>
+  await expectStatements(t, ctx, dialect, 'around', { sqlite: 4, mysql: 4 }, () =>
     call({ method: 'GET', url: `/leaderboard/around?userId=${player.userId}&range=10` }),
   )
   await expectStatements(t, ctx, dialect, 'profile get', { sqlite: 5, mysql: 5 }, () =>

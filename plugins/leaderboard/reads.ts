@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
-import { prepared, preparedFamily } from '../../db/prepared.js'
+import { preparedFamily } from '../../db/prepared.js'
 import { notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { refreshedOrLast } from '../content/content-cache.js'
@@ -8,7 +8,8 @@ import { userNames } from '../users/service.js'
 import { publicProfiles } from '../player-profile/service.js'
 import { type Entry, type TopResponse } from '../../schemas/leaderboard.js'
 import type { TopPageCache } from './top-cache.js'
-import { positionAndTotal, positionOf, totalEntries, type SortKey } from './ranking.js'
+import { totalEntries, type SortKey } from './ranking.js'
+import { playerStanding } from './player-view.js'
 import { activeBoard, readPeriod, type Period } from './boards.js'
 
 /**
@@ -53,10 +54,6 @@ const topPage = preparedFamily(
       .orderBy('user_id')
       .limit(limit)
       .offset(p.offset),
-)
-
-const entryOf = prepared((db, p: BoardPeriod & { userId: string }) =>
-  visible(db, p.boardId, p.period).where('user_id', '=', p.userId),
 )
 
 type TopOptions = { limit: number; offset: number; period: Period }
@@ -108,37 +105,25 @@ export async function topEntries(
   return copy ? refreshedOrLast(read.json, copy.page.json, read.startedAt) : read.json
 }
 
-async function playerEntry(db: Db, board: Leaderboard, period: string | null, userId: string) {
-  const [names, row] = await Promise.all([
-    userNames(db, [userId]),
-    period === null ? Promise.resolve(undefined) : entryOf.first(db, { boardId: board.id, period, userId }),
-  ])
-  const username = names.get(userId)
+/** The player's name; an unknown player is 404 USER_NOT_FOUND. */
+async function playerName(db: Db, userId: string): Promise<string> {
+  const username = (await userNames(db, [userId])).get(userId)
   if (username === undefined) throw notFound('USER_NOT_FOUND', 'User not found')
-  return { username, row }
+  return username
 }
 
 export async function rankOf(db: Db, boardKey: string, userId: string, which: Period, now: number) {
-  const board = await activeBoard(db, boardKey)
-  const period = readPeriod(board, which, now)
-  const { username, row } = await playerEntry(db, board, period, userId)
-  const [profiles, { position, total }] = await Promise.all([
-    publicProfiles(db, [userId]),
-    period === null
-      ? { position: 0, total: 0 }
-      : row
-        ? positionAndTotal(db, board.id, period, row)
-        : totalEntries(db, board.id, period).then((n) => ({ position: 0, total: n })),
-  ])
+  const { board, entry, total } = await playerStanding(db, boardKey, userId, which, now)
+  const [username, profiles] = await Promise.all([playerName(db, userId), publicProfiles(db, [userId])])
   return {
     leaderboardKey: board.board_key,
-    position,
+    position: entry?.position ?? 0,
     userId,
     username,
-    score: row?.score ?? 0,
+    score: entry?.score ?? 0,
     profile: profiles.get(userId)!,
     total,
-    ranked: row !== undefined,
+    ranked: entry !== null,
   }
 }
 
@@ -201,19 +186,15 @@ const entriesAround = preparedFamily(
 
 /** The player and up to `range` entries either side: the position from the tree, keyset seeks around it. */
 export async function aroundOf(db: Db, boardKey: string, userId: string, range: number, which: Period, now: number) {
-  const board = await activeBoard(db, boardKey)
-  const period = readPeriod(board, which, now)
+  const { board, period, entry } = await playerStanding(db, boardKey, userId, which, now)
   // An entry is proof enough that the player exists (entries go with their user); only a player
   // without one costs the extra lookup that tells an unknown user from an unranked one.
-  const me = period === null ? undefined : await entryOf.first(db, { boardId: board.id, period, userId })
-  if (!me || period === null) {
-    await playerEntry(db, board, null, userId)
+  if (!entry || period === null) {
+    await playerName(db, userId)
     return { leaderboardKey: board.board_key, entries: [] }
   }
-  const [position, neighbours] = await Promise.all([
-    positionOf(db, board.id, period, me),
-    entriesAround(range).all(db, { boardId: board.id, period, ...me }),
-  ])
+  const { position, ...me } = entry
+  const neighbours = await entriesAround(range).all(db, { boardId: board.id, period, ...me })
   const above = neighbours.filter((r) => Number(r.before) === 1)
   const below = neighbours.filter((r) => Number(r.before) === 0)
   const rows: EntryRow[] = [
