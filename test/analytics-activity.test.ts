@@ -45,6 +45,7 @@ async function countedApp(t: Test, dialect: Dialect, activity: boolean, clock: T
   await app.jobs.stop()
   await app.analytics.stop()
   await app.webhookWorker.stop()
+  await app.bannedPlayers.stop()
   return { app, statements: () => statements }
 }
 

@@ -56,6 +56,7 @@ import * as m0104 from './0104_index_users_kind.js'
 import * as m0110 from './0110_create_webhook_endpoints.js'
 import * as m0111 from './0111_create_webhook_deliveries.js'
 import * as m0112 from './0112_create_webhook_attempts.js'
+import * as m0120 from './0120_create_ban_generation.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -119,4 +120,5 @@ export const migrations: Record<string, Migration> = {
   '0110_create_webhook_endpoints': m0110,
   '0111_create_webhook_deliveries': m0111,
   '0112_create_webhook_attempts': m0112,
+  '0120_create_ban_generation': m0120,
 }

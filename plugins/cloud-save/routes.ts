@@ -70,7 +70,8 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   // The one exception to user-scoped routes: a load for a userId that does not exist answers "no save", not 404. Format,
-  // session and ban are checked exactly as on every other user-scoped route.
+  // session and ban are checked exactly as on every other user-scoped route. Without a session the
+  // existence is not even read (`userInStatement`): an unknown player has no save, which is that answer.
   const userScopedOrUnknown: preHandlerAsyncHookHandler = async function (request, reply) {
     try {
       await app.auth.userScoped.call(this, request, reply)
@@ -128,7 +129,8 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SaveResponseSchema, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
       },
       preValidation: setAsideBinaryBody,
-      config: { validate: checkSave },
+      // The save's own statement decides whether the player exists (service.ts).
+      config: { validate: checkSave, userInStatement: true },
       preHandler: app.auth.userScoped,
     },
     async (request, reply) => {
@@ -192,6 +194,7 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
         body: LoadBodySchema,
         response: loadResponses,
       },
+      config: { userInStatement: true },
       preHandler: userScopedOrUnknown,
     },
     async (request, reply) => load(request.identity?.userId, request, reply),
@@ -207,6 +210,7 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
         querystring: LoadQuerySchema,
         response: loadResponses,
       },
+      config: { userInStatement: true },
       preHandler: userScopedOrUnknown,
     },
     async (request, reply) => load(request.identity?.userId, request, reply),

@@ -2,13 +2,16 @@ import type { CloudSave, Db } from '../../db/types.js'
 import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
 import { refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
-import { AppError } from '../core/errors.js'
+import { AppError, notFound } from '../core/errors.js'
+import { forExistingUser, userStanding } from '../security/session-store.js'
 
 /**
  * The cloud_saves table is this feature's: one row per user, the bytes as sent. Every write is
  * settled by one statement: an unconditional save is an upsert that bumps the version; a save with
  * an expected version is an UPDATE … WHERE version = expected (or, for 0, an INSERT that the primary
  * key refuses when a save exists), so of concurrent saves expecting one version exactly one wins.
+ * The same statement decides whether the player exists (API.md §1.2): the foreign key refuses a save
+ * of a player who does not exist, and a save over a version of a player without a save asks once.
  */
 export const REVISION_HEADER = 'x-cloud-save-revision'
 
@@ -65,14 +68,16 @@ export async function writeSave(
 
   if (expectedVersion === undefined) {
     const row = { user_id: userId, ...fields, version: 1, created_at: now }
-    return done(await saveOverAnyVersion(db, row))
+    return done(await forExistingUser(saveOverAnyVersion(db, row)))
   }
   if (expectedVersion === 0) {
     try {
-      await db
-        .insertInto('cloud_saves')
-        .values({ user_id: userId, ...fields, version: 1, created_at: now })
-        .execute()
+      await forExistingUser(
+        db
+          .insertInto('cloud_saves')
+          .values({ user_id: userId, ...fields, version: 1, created_at: now })
+          .execute(),
+      )
       return done(1)
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
@@ -88,6 +93,8 @@ export async function writeSave(
   }
   // Lost: the version read here is only reported, it decides nothing.
   const current = await db.selectFrom('cloud_saves').select('version').where('user_id', '=', userId).executeTakeFirst()
+  // No save to update: the player may not exist at all, which the contract answers before a conflict.
+  if (!current && (await userStanding(db, userId)) === 'UNKNOWN') throw notFound('USER_NOT_FOUND', 'User not found')
   throw conflict(current?.version ?? 0)
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, NewSession } from '../../db/types.js'
-import { affected } from '../../db/dialect.js'
+import { affected, isForeignKeyViolation } from '../../db/dialect.js'
 import { prepared } from '../../db/prepared.js'
 import { AppError, notFound } from '../core/errors.js'
 import { hashToken, randomToken } from './secrets.js'
@@ -115,6 +115,20 @@ export const standingOf = (user: { banned_at: number | null } | undefined): Stan
 export function assertActive(standing: Standing): void {
   if (standing === 'UNKNOWN') throw notFound('USER_NOT_FOUND', 'User not found')
   if (standing === 'BANNED') throw new AppError(403, 'USER_BANNED', 'This account is banned')
+}
+
+/**
+ * A write whose foreign key to `users` decides whether the named player exists (API.md §1.2): the
+ * key refuses the row of a player who does not exist or was deleted, which answers 404 USER_NOT_FOUND.
+ * Only for a statement whose one foreign key is the user's, so no other refusal is taken for this one.
+ */
+export async function forExistingUser<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw notFound('USER_NOT_FOUND', 'User not found')
+    throw error
+  }
 }
 
 export async function revokeSession(db: Db, sessionId: string, now: number): Promise<void> {

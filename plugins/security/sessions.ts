@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler } from 'fastify'
 import { AppError, badRequest } from '../core/errors.js'
 import { assertActive, resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
+import { BannedPlayers } from './banned-players.js'
 
 /**
  * Who is calling. Two preHandlers, run after validation:
@@ -9,6 +10,7 @@ import { assertActive, resolveAccessToken, userStanding, type ResolvedSession } 
  * - `userScoped`: in compat mode `userId` alone is enough (the Unity SDK sends no bearer on most
  *   calls), but a bearer that is sent must be valid and the user's; in strict mode as above.
  * Both refuse a banned user with 403 USER_BANNED. The identity lands on `request.identity`.
+ * Without a session the ban is first looked up in memory (banned-players.ts, API.md §1.2 revision 4).
  */
 export interface Identity {
   userId: string
@@ -23,6 +25,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     auth: { sessionRequired: preHandlerAsyncHookHandler; userScoped: preHandlerAsyncHookHandler }
+    /** The banned players in memory: the users feature reports its ban, unban and delete writes to it. */
+    bannedPlayers: BannedPlayers
   }
   interface FastifyContextConfig {
     /** The hosted form of this route takes `sessionToken` in the body (check-auth, change-name). */
@@ -39,6 +43,14 @@ declare module 'fastify' {
      * session then leaves `identity.checked` false instead of reading the user on its own.
      */
     standingInHandler?: boolean
+    /**
+     * The handler's own statement decides whether the named user exists: a row referencing the user
+     * through a foreign key (`forExistingUser` answers its refusal with 404 USER_NOT_FOUND), or a read
+     * whose empty answer is the route's answer for an unknown user too (cloud-save load). `userScoped`
+     * without a session then checks only the ban, in memory, and reads nothing. Set it only where no
+     * feature error can come before that statement, so USER_NOT_FOUND still comes first.
+     */
+    userInStatement?: boolean
   }
 }
 
@@ -84,6 +96,17 @@ export default fp(
     const { db, clock } = app
     const strict = app.config.AUTH_MODE === 'strict'
     app.decorateRequest('identity', null)
+    const bannedPlayers = new BannedPlayers(db, {
+      warn: (details, message) => app.log.warn(details, message),
+      info: (message) => app.log.info(message),
+    })
+    // Only compat mode reads it (a session carries the ban in its own query). Loaded before the first
+    // request; should that fail, requests read the ban from the database until a poll succeeds.
+    if (!strict) {
+      await bannedPlayers.start()
+      app.addHook('onClose', () => bannedPlayers.stop())
+    }
+    app.decorate('bannedPlayers', bannedPlayers)
     if (!strict) {
       // The game's API key ships in every build: the operator must know what compat mode lets it do.
       app.log.warn(
@@ -108,6 +131,13 @@ export default fp(
       if (request.routeOptions.config.standingInHandler) {
         request.identity = { userId, sessionId: null, checked: false }
         return
+      }
+      if (bannedPlayers.ready) {
+        if (bannedPlayers.isBanned(userId)) assertActive('BANNED')
+        if (request.routeOptions.config.userInStatement) {
+          request.identity = { userId, sessionId: null }
+          return
+        }
       }
       assertActive(await userStanding(db, userId))
       request.identity = { userId, sessionId: null }

@@ -24,6 +24,8 @@ const userFeedback: FastifyPluginAsyncTypebox = async (app) => {
         body: FeedbackBodySchema,
         response: { 200: FeedbackOkSchema, ...errors(400, 401, 403, 404, 413, 415, 429) },
       },
+      // The insert's foreign key decides whether a named player exists (submitFeedback).
+      config: { userInStatement: true },
       preHandler: userScopedWhenNamed,
     },
     async (request, reply) => {

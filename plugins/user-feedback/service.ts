@@ -5,11 +5,12 @@ import type { RaisedEvents } from '../core/events.js'
 import { withTransaction } from '../../db/transaction.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
 import { keysetPage } from '../http/pagination.js'
+import { forExistingUser } from '../security/session-store.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
 /**
  * Player feedback: stored as sent, with the user when one is named, anonymous otherwise; raises
- * `feedback.submitted` in the same transaction.
+ * `feedback.submitted` in the same transaction. A named user's foreign key decides whether they exist.
  */
 export async function submitFeedback(
   db: Db,
@@ -35,11 +36,11 @@ export async function submitFeedback(
     created_at: now,
   }
   if (!events?.raising) {
-    await db.insertInto('user_feedback').values(row).execute()
+    await forExistingUser(db.insertInto('user_feedback').values(row).execute())
     return
   }
   await withTransaction(db, async (trx) => {
-    await trx.insertInto('user_feedback').values(row).execute()
+    await forExistingUser(trx.insertInto('user_feedback').values(row).execute())
     const player = input.userId
       ? await trx.selectFrom('users').select('username').where('id', '=', input.userId).executeTakeFirst()
       : undefined

@@ -15,6 +15,8 @@ const userLogs: FastifyPluginAsyncTypebox = async (app) => {
         body: UserLogBodySchema,
         response: { 201: UserLogCreatedSchema, ...errors(400, 401, 403, 404, 413, 415, 429) },
       },
+      // The insert's foreign key decides whether the player exists (createLog).
+      config: { userInStatement: true },
       preHandler: app.auth.userScoped,
     },
     async (request, reply) => {

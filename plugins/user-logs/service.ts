@@ -3,26 +3,29 @@ import type { Db, UserLog } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
 import { keysetPage } from '../http/pagination.js'
+import { forExistingUser } from '../security/session-store.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
 
-/** Player log lines: one row each, erased with the user. */
+/** Player log lines: one row each, erased with the user. The user's foreign key decides whether they exist. */
 export async function createLog(
   db: Db,
   input: { userId: string; message: string; type: string; errorCode?: string },
   now: number,
 ): Promise<{ id: string; createdAt: string }> {
   const id = randomUUID()
-  await db
-    .insertInto('user_logs')
-    .values({
-      id,
-      user_id: input.userId,
-      message: input.message,
-      type: input.type,
-      error_code: input.errorCode ?? null,
-      created_at: now,
-    })
-    .execute()
+  await forExistingUser(
+    db
+      .insertInto('user_logs')
+      .values({
+        id,
+        user_id: input.userId,
+        message: input.message,
+        type: input.type,
+        error_code: input.errorCode ?? null,
+        created_at: now,
+      })
+      .execute(),
+  )
   return { id, createdAt: toIso(now) }
 }
 

@@ -1,12 +1,13 @@
 import { sql } from 'kysely'
 import type { Db, User } from '../../db/types.js'
-import { inTransaction } from '../../db/transaction.js'
+import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
 import type { RaisedEvents, UserDeletionEvents } from '../core/events.js'
 import { activeSessionCounts, revokeAllSessions } from '../security/session-store.js'
+import type { BannedPlayers } from '../security/banned-players.js'
 import type { AdminUser, LinkedProvider } from '../../schemas/users.js'
 import { UUID_TEXT } from '../../schemas/common.js'
 import { findUser } from './accounts.js'
@@ -100,39 +101,45 @@ export async function searchUsers(db: Db, options: { query?: string; limit: numb
 
 /**
  * A ban refuses every request the user makes while it lasts; it revokes no session. A ban of a player
- * not banned before raises `player.banned` (pass the admin request's transaction as `db`).
+ * not banned before raises `player.banned` (pass the admin request's transaction as `db`). The change
+ * is told to `bans` in the same transaction: at once here, within a second on every other process.
  */
 export async function setBan(
   db: Db,
+  bans: BannedPlayers,
   userId: string,
   ban: { reason?: string } | null,
   now: number,
   events?: RaisedEvents,
 ) {
-  if (ban && events?.raising) {
-    const banned = await db
-      .updateTable('users')
-      .set({ banned_at: now, ban_reason: ban.reason ?? null, updated_at: now })
-      .where('id', '=', userId)
-      .where('banned_at', 'is', null)
-      .executeTakeFirst()
-    if (affected(banned) === 1) {
-      const user = await db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirstOrThrow()
-      await events.raise(db, 'player.banned', { userId, playerName: user.username, reason: ban.reason ?? null })
-      return getAdminUser(db, userId, now)
+  return withTransaction(db, async (trx) => {
+    if (ban && events?.raising) {
+      const banned = await trx
+        .updateTable('users')
+        .set({ banned_at: now, ban_reason: ban.reason ?? null, updated_at: now })
+        .where('id', '=', userId)
+        .where('banned_at', 'is', null)
+        .executeTakeFirst()
+      if (affected(banned) === 1) {
+        await bans.changed(trx, userId, true)
+        const user = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirstOrThrow()
+        await events.raise(trx, 'player.banned', { userId, playerName: user.username, reason: ban.reason ?? null })
+        return getAdminUser(trx, userId, now)
+      }
     }
-  }
-  const result = await db
-    .updateTable('users')
-    .set(
-      ban
-        ? { banned_at: sql<number>`coalesce(banned_at, ${now})`, ban_reason: ban.reason ?? null, updated_at: now }
-        : { banned_at: null, ban_reason: null, updated_at: now },
-    )
-    .where('id', '=', userId)
-    .executeTakeFirst()
-  if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
-  return getAdminUser(db, userId, now)
+    const result = await trx
+      .updateTable('users')
+      .set(
+        ban
+          ? { banned_at: sql<number>`coalesce(banned_at, ${now})`, ban_reason: ban.reason ?? null, updated_at: now }
+          : { banned_at: null, ban_reason: null, updated_at: now },
+      )
+      .where('id', '=', userId)
+      .executeTakeFirst()
+    if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
+    await bans.changed(trx, userId, ban !== null)
+    return getAdminUser(trx, userId, now)
+  })
 }
 
 /**
@@ -150,10 +157,12 @@ export async function revokeUserSessions(db: Db, userId: string, now: number): P
  * keep aggregates beside those rows (the leaderboard's count tree), which no cascade can update, hear
  * `userDeleting` first, in the same transaction.
  */
-export async function deleteUser(db: Db, events: UserDeletionEvents, userId: string) {
+export async function deleteUser(db: Db, events: UserDeletionEvents, bans: BannedPlayers, userId: string) {
   await inTransaction(db, async (trx) => {
     await events.userDeleting(trx, userId)
     const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
     if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
+    // A deleted player leaves the banned set (if banned): their requests answer USER_NOT_FOUND.
+    await bans.changed(trx, userId, false)
   })
 }

@@ -77,7 +77,14 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      setBan(app.db, request.params.userId, { reason: present(request.body.reason) }, app.clock.now(), app.events),
+      setBan(
+        app.db,
+        app.bannedPlayers,
+        request.params.userId,
+        { reason: present(request.body.reason) },
+        app.clock.now(),
+        app.events,
+      ),
   )
 
   app.post(
@@ -91,7 +98,7 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AdminUserSchema, ...adminErrors },
       },
     },
-    async (request) => setBan(app.db, request.params.userId, null, app.clock.now()),
+    async (request) => setBan(app.db, app.bannedPlayers, request.params.userId, null, app.clock.now()),
   )
 
   app.post(
@@ -120,7 +127,7 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      await deleteUser(app.db, app.events, request.params.userId)
+      await deleteUser(app.db, app.events, app.bannedPlayers, request.params.userId)
       return { userId: request.params.userId, deleted: true as const }
     },
   )
