@@ -80,10 +80,15 @@ export interface PerCoreInputs {
   /** The server labels of the three runs the targets compare. */
   labels: { php: string; sqlite: string; mysql: string }
   scale: { sqlite?: ScaleReadings; mysql?: ScaleReadings }
+  /** Entries of the filled board the scale readings were taken on. */
+  scaleEntries: number
   /** Peak RSS of the scale runs' servers, which have no scenario result. */
   scalePeakRssMb: Array<{ server: string; mb: number }>
   connections: number
 }
+
+/** The board size the filled-board targets are set at. */
+export const SCALE_TARGET_ENTRIES = 1_000_000
 
 const micro = (ms: number | undefined) => (ms === undefined ? undefined : ms * 1000)
 
@@ -122,7 +127,10 @@ export function judgePerCore(input: PerCoreInputs): Target[] {
   const sqliteSubmit = r(labels.sqlite, 'lb-submit')
   targets.push(maxTarget('SQLite, 1 worker: mixed CPU per request', micro(sqliteMixed?.cpuPerRequestMs), 50, 'µs'))
   targets.push(maxTarget('SQLite, 1 worker: lb-submit CPU per request', micro(sqliteSubmit?.cpuPerRequestMs), 80, 'µs'))
-  targets.push(maxTarget(`SQLite, 1 worker: mixed p99 at ${input.connections} connections`, sqliteMixed?.p99, 8, 'ms'))
+  const p99 = maxTarget(`SQLite, 1 worker: mixed p99 at ${input.connections} connections`, sqliteMixed?.p99, 8, 'ms')
+  // The target is set at 32 connections: fewer make a low p99 easy, so only a miss counts then.
+  if (input.connections < 32 && p99.met) p99.met = null
+  targets.push(p99)
   const mysqlMixed = r(labels.mysql, 'mixed')
   const mysqlSubmit = r(labels.mysql, 'lb-submit')
   targets.push(
@@ -156,6 +164,11 @@ export function judgePerCore(input: PerCoreInputs): Target[] {
     const worst = worstRead(readings)
     const target = maxTarget(`1M-entry board, ${engine}: rank/around median (worst)`, worst?.median, max, 'ms')
     if (worst) target.measured += ` (${worst.name})`
+    // A smaller board (--scale-entries) can fail the target but never prove it: a pass there is `—`.
+    if (worst && input.scaleEntries < SCALE_TARGET_ENTRIES) {
+      target.measured += ` on ${input.scaleEntries.toLocaleString('en')} entries, not 1,000,000`
+      if (target.met) target.met = null
+    }
     targets.push(target)
   }
   const rss = [

@@ -100,6 +100,7 @@ const inputs = (results: Measured[], extra: Partial<PerCoreInputs> = {}): PerCor
   results,
   labels,
   scale: {},
+  scaleEntries: 1_000_000,
   scalePeakRssMb: [],
   connections: 32,
   ...extra,
@@ -169,4 +170,13 @@ t.test('per-core targets: a missing run is —, never ✓; a non-2xx anywhere fa
     'the worst read, the floor not among them',
   )
   t.equal(verdict(partial, '1M-entry board, MariaDB').met, true)
+  const small = judgePerCore(
+    inputs([], {
+      scaleEntries: 20_000,
+      scale: { sqlite: { 'rank top': { median: 2.5, p99: 3 } }, mysql: { 'rank top': { median: 1, p99: 2 } } },
+    }),
+  )
+  const smallFail = verdict(small, '1M-entry board, SQLite')
+  t.same([smallFail.met, smallFail.measured], [false, '2.5 ms (rank top) on 20,000 entries, not 1,000,000'])
+  t.equal(verdict(small, '1M-entry board, MariaDB').met, null, 'a pass on a smaller board proves nothing')
 })
