@@ -19,8 +19,6 @@ export interface Pinning {
   note: string
 }
 
-export const SERVER_CORE = 0
-export const BENCH_CORE = 1
 const TASKSET_PATHS = ['/usr/bin/taskset', '/bin/taskset', '/usr/local/bin/taskset']
 
 export function tasksetPath(): string | null {
@@ -28,25 +26,28 @@ export function tasksetPath(): string | null {
 }
 
 /**
- * What `--per-core` / `--no-pin` and the machine allow. `mode`: 'auto' pins when it can, 'on' fails
- * when it cannot, 'off' never pins.
+ * What `--per-core` / `--no-pin` and the machine allow. `cores`: the cores this process may use
+ * (its affinity, `usableCores`); the first is the servers', the second the load generator's (0 and 1
+ * on an unrestricted machine). `mode`: 'auto' pins when it can, 'on' fails when it cannot, 'off'
+ * never pins.
  */
-export function decidePinning(mode: 'auto' | 'on' | 'off', cores: number, taskset: string | null): Pinning {
+export function decidePinning(mode: 'auto' | 'on' | 'off', cores: number[], taskset: string | null): Pinning {
   const off = (why: string): Pinning => ({ serverCore: null, benchCore: null, note: `pinning off: ${why}` })
   if (mode === 'off') return off('--no-pin')
   const missing = !taskset
     ? 'taskset is not installed (util-linux)'
-    : cores < 2
-      ? `this process may use ${cores} core, pinning needs 2 (one for the server, one for the load)`
+    : cores.length < 2
+      ? `this process may use ${cores.length} core, pinning needs 2 (one for the server, one for the load)`
       : null
   if (missing) {
     if (mode === 'on') throw new Error(`--per-core: ${missing}; run without it, or with --no-pin`)
     return off(missing)
   }
+  const [serverCore, benchCore] = cores as [number, number]
   return {
-    serverCore: SERVER_CORE,
-    benchCore: BENCH_CORE,
-    note: `per core: server (all its processes and threads) on core ${SERVER_CORE}, load generator on core ${BENCH_CORE}`,
+    serverCore,
+    benchCore,
+    note: `per core: server (all its processes and threads) on core ${serverCore}, load generator on core ${benchCore}`,
   }
 }
 
@@ -150,5 +151,19 @@ export class BorrowedPins {
   }
 }
 
-/** Cores this process may use: affinity-aware (what `taskset` of the parent allows). */
-export const usableCores = () => availableParallelism()
+/** "0-3,8" (a kernel CPU list) → [0, 1, 2, 3, 8]. */
+export function parseCpuList(list: string): number[] {
+  const cores: number[] = []
+  for (const part of list.trim().split(',')) {
+    const [from, to = from] = part.split('-').map(Number) as [number, number?]
+    if (!Number.isInteger(from) || !Number.isInteger(to) || to < from) throw new Error(`not a CPU list: ${list}`)
+    for (let core = from; core <= to && cores.length < 4096; core++) cores.push(core)
+  }
+  return cores
+}
+
+/** The cores this process may use (its affinity, which a `taskset` around the bench narrows). */
+export function usableCores(): number[] {
+  const list = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]
+  return list ? parseCpuList(list) : Array.from({ length: availableParallelism() }, (_, i) => i)
+}

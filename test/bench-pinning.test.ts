@@ -6,6 +6,7 @@ import {
   BorrowedPins,
   decidePinning,
   parseAffinity,
+  parseCpuList,
   pinnedCommand,
   tasksetPath,
   treeAffinity,
@@ -16,22 +17,28 @@ import { judgePerCore, type Measured, type PerCoreInputs } from '../bench/target
 /** The bench's per-core machinery: the choice to pin, taskset's output, the affinity given back, the targets' verdicts. */
 
 t.test('pinning: on where taskset and two cores are there, off with the reason otherwise', async (t) => {
-  const on = decidePinning('auto', 2, '/usr/bin/taskset')
+  const on = decidePinning('auto', [0, 1], '/usr/bin/taskset')
   t.same([on.serverCore, on.benchCore], [0, 1])
   t.match(on.note, /core 0.*core 1/)
-  const single = decidePinning('auto', 1, '/usr/bin/taskset')
+  const narrowed = decidePinning('auto', [2, 5, 7], '/usr/bin/taskset')
+  t.same([narrowed.serverCore, narrowed.benchCore], [2, 5], 'the first two cores this process may use')
+  const single = decidePinning('auto', [1], '/usr/bin/taskset')
   t.equal(single.serverCore, null)
   t.match(single.note, /pinning off: .*1 core.*needs 2/)
-  t.match(decidePinning('auto', 8, null).note, /pinning off: taskset is not installed/)
-  t.match(decidePinning('off', 8, '/usr/bin/taskset').note, /pinning off: --no-pin/)
+  t.match(decidePinning('auto', [0, 1, 2], null).note, /pinning off: taskset is not installed/)
+  t.match(decidePinning('off', [0, 1], '/usr/bin/taskset').note, /pinning off: --no-pin/)
   t.throws(
-    () => decidePinning('on', 1, '/usr/bin/taskset'),
+    () => decidePinning('on', [0], '/usr/bin/taskset'),
     /--per-core: .*--no-pin/,
     '--per-core fails rather than runs unpinned',
   )
 })
 
 t.test("taskset's affinity list is read; anything else is refused", async (t) => {
+  t.same(parseCpuList('0-3,8'), [0, 1, 2, 3, 8])
+  t.same(parseCpuList('1\n'), [1])
+  t.throws(() => parseCpuList('3-1'), /not a CPU list/)
+  t.throws(() => parseCpuList('a'), /not a CPU list/)
   t.equal(parseAffinity("pid 3801's current affinity list: 0,1\n"), '0,1')
   t.equal(parseAffinity("pid 12's current affinity list: 0-3,8\n"), '0-3,8')
   t.throws(() => parseAffinity("pid 12's current affinity mask: 3\n"), /unexpected taskset output/)
