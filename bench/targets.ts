@@ -181,9 +181,12 @@ export function judgePerCore(input: PerCoreInputs): Target[] {
   const rssTarget = maxTarget('peak RSS per Outpost process', worstRss?.mb, 250, 'MB')
   if (worstRss) rssTarget.measured = `${worstRss.mb.toFixed(0)} MB (${worstRss.server})`
   targets.push(rssTarget)
-  const failed = results.filter((x) => x.non2xx || x.errors || (x.lost ?? 0) > 0)
+  // Non-2xx and errors on any server make its CPU per request a measure of failures. Lost writes are
+  // Outpost's target only: the PHP server's submit reads then writes outside a transaction and loses
+  // a best score now and then by design; that is printed in the checks, not judged here.
+  const failed = results.filter((x) => x.non2xx || x.errors || (x.server.startsWith('outpost') && (x.lost ?? 0) > 0))
   targets.push({
-    target: 'every scenario: non-2xx, errors, lost writes',
+    target: 'every scenario: non-2xx / errors (every server), lost writes (Outpost)',
     measured: !results.length
       ? 'not measured'
       : failed.length
