@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
+import { pinnedCommand } from './pinning.js'
 import { track, waitForExit, waitForHttp, watchTree, type Server } from './processes.js'
 
 /**
@@ -63,6 +64,8 @@ export async function startPhpPeer(options: {
   dir: string
   port: number
   apiKey: string
+  /** The core nginx, php-fpm and all their workers run on (started under taskset: workers inherit it). */
+  core: number | null
 }): Promise<PhpPeer> {
   const { nginx, phpFpm } = ensureInstalled()
   const { dir, port } = options
@@ -140,20 +143,15 @@ http {
   )
 
   const log = openSync(join(dir, 'peer.log'), 'a')
-  const fpm = track(
-    spawn(
-      phpFpm,
-      ['--nodaemonize', '--fpm-config', join(dir, 'php-fpm.conf'), ...(root ? ['--allow-to-run-as-root'] : [])],
-      {
-        stdio: ['ignore', log, log],
-      },
-    ),
-  )
-  const web = track(
-    spawn(nginx, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'nginx-error.log')], {
-      stdio: ['ignore', log, log],
-    }),
-  )
+  const start = (program: string, args: string[]) =>
+    track(spawn(...pinnedCommand(options.core, program, args), { stdio: ['ignore', log, log] }))
+  const fpm = start(phpFpm, [
+    '--nodaemonize',
+    '--fpm-config',
+    join(dir, 'php-fpm.conf'),
+    ...(root ? ['--allow-to-run-as-root'] : []),
+  ])
+  const web = start(nginx, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'nginx-error.log')])
   const stop = async () => {
     tree.stop()
     // SIGQUIT: both finish the requests in hand, then exit with their workers.

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { pinnedCommand } from './pinning.js'
 
 /**
  * Servers under test as child processes, with their CPU and memory read from /proc. A server may
@@ -21,6 +22,8 @@ export interface Server {
   peakProcesses: () => number
   resetPeak: () => void
   stop: () => Promise<void>
+  /** Database statements the server has sent so far (its /metrics), when it counts them. */
+  statements?: () => Promise<number | null>
 }
 
 /**
@@ -59,16 +62,41 @@ export function processTree(pid: number): number[] {
   return all
 }
 
+/**
+ * The largest resident set the process reached: VmHWM, the kernel's own peak, which a 100 ms sample
+ * of VmRSS would miss between samples; VmRSS where the kernel keeps no peak.
+ */
+export function peakRssBytes(status: string): number {
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  return Math.max(kb('VmHWM'), kb('VmRSS')) * 1024
+}
+
 function rssBytes(pid: number): number {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
+    return peakRssBytes(readFileSync(`/proc/${pid}/status`, 'utf8'))
   } catch {
     return 0
   }
 }
 
-function cpuOf(pid: number): number {
+/**
+ * Sets the kernel's peak (VmHWM) back to the current resident set, so the next peak is the
+ * scenario's and not the seeding's. Needs to own the process or be root; where refused, the peak
+ * since the process started stands (an overestimate, never an underestimate).
+ */
+function resetKernelPeak(pid: number) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+  } catch {
+    // not ours to reset, or gone
+  }
+}
+
+/**
+ * CPU time of the process in ms: /proc/PID/stat's utime + stime are the whole process's, every
+ * thread included (those that ended too); cutime + cstime add the children it has waited for.
+ */
+export function cpuOf(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
     // utime + stime of the process, plus cutime + cstime: the CPU of children it has waited for,
@@ -120,6 +148,7 @@ export function watchTree(roots: () => number[]) {
     peakRss: () => (sample(), peak),
     peakProcesses: () => (sample(), peakCount),
     resetPeak: () => {
+      for (const pid of roots().flatMap(processTree)) resetKernelPeak(pid)
       peak = 0
       peakCount = 0
     },
@@ -227,13 +256,20 @@ export async function startNode(
     startTimeoutMs?: number
     /** Processes whose CPU counts with the server's (its database server), not its RSS. */
     alsoCpuOf?: number[]
+    /** The core the server and everything it starts run on (bench/pinning.ts), or null for any. */
+    core?: number | null
   },
   healthPath = '/health',
 ): Promise<Server> {
   // The server's log goes to a file: an unread pipe would fill up and stall the server mid-run.
   const log = openSync(options.logFile, 'a')
+  const [file, args] = pinnedCommand(options.core ?? null, process.execPath, [
+    ...(options.nodeArgs ?? []),
+    script,
+    ...scriptArgs,
+  ])
   const child = track(
-    spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...scriptArgs], {
+    spawn(file, args, {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', ...options.env },
       stdio: ['ignore', log, log],

@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { loadConfig } from '../config.js'
 import { rebuildCounts } from '../plugins/leaderboard/ranking.js'
-import { maxTarget, type Target } from './targets.js'
+import { maxTarget, type ScaleReadings, type Target } from './targets.js'
 
 /**
  * `npm run bench -- --scale N`: the default board filled with N entries by bulk insert (not the API),
@@ -21,6 +21,8 @@ export interface ScaleOptions {
   resultsDir: string
   /** The largest resident set of any one server process so far, in bytes. */
   peakRss: () => number
+  /** How the server was pinned (bench/pinning.ts), written with the results. */
+  pinning: string
 }
 
 const SAMPLES = 200
@@ -114,7 +116,14 @@ function scaleTargets(driver: string, results: Record<string, { median: number; 
   return targets
 }
 
-export async function runScale(options: ScaleOptions): Promise<Target[]> {
+export interface ScaleRun {
+  targets: Target[]
+  results: ScaleReadings
+  peakRssMb: number
+  fillSeconds: number
+}
+
+export async function runScale(options: ScaleOptions): Promise<ScaleRun> {
   const { url, apiKey, dbEnv, entries: n } = options
   const config = loadConfig({ API_KEY: apiKey, ...dbEnv })
   // Filling and recounting a board of millions is no request: no per-query bound.
@@ -203,15 +212,24 @@ export async function runScale(options: ScaleOptions): Promise<Target[]> {
     `scale-${config.DB_DRIVER}-${n}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
   )
   const targets = scaleTargets(config.DB_DRIVER, results)
-  targets.push(maxTarget('peak RSS per Outpost process', options.peakRss() / 2 ** 20, 250, 'MB'))
+  const peakRssMb = options.peakRss() / 2 ** 20
+  targets.push(maxTarget('peak RSS per Outpost process', peakRssMb, 250, 'MB'))
   writeFileSync(
     file,
     JSON.stringify(
-      { entries: n, driver: config.DB_DRIVER, fillSeconds: fillMs / 1000, sizeMb, results, targets },
+      {
+        entries: n,
+        driver: config.DB_DRIVER,
+        pinning: options.pinning,
+        fillSeconds: fillMs / 1000,
+        sizeMb,
+        results,
+        targets,
+      },
       null,
       2,
     ),
   )
   process.stdout.write(`written: ${file}\n`)
-  return targets
+  return { targets, results, peakRssMb, fillSeconds: fillMs / 1000 }
 }

@@ -256,6 +256,10 @@ export interface Result {
   /** The largest resident set of any one process of the server during the scenario. */
   peakRssMb: number
   processes: number
+  /** Requests autocannon completed in the run. */
+  requests?: number
+  /** Database statements per request, from the server's `outpost_db_statements_total`; null where it has none. */
+  statementsPerRequest?: number | null
   check?: string
   lost?: number | null
 }
@@ -276,6 +280,7 @@ export async function runScenario(
 ): Promise<Result> {
   const failures = new Map<string, number>()
   server.resetPeak()
+  const statementsBefore = (await server.statements?.()) ?? null
   const cpuBefore = server.cpuMs()
   const run = await autocannon({
     url: server.url,
@@ -295,6 +300,9 @@ export async function runScenario(
     ],
   })
   const cpuPerRequestMs = (server.cpuMs() - cpuBefore) / Math.max(1, run.requests.total)
+  // Before the check below, whose reads would count. The scrapes' own statements (a gauge or two
+  // read from the database) are noise next to tens of thousands of requests.
+  const statementsAfter = statementsBefore === null ? null : ((await server.statements?.()) ?? null)
   const result: Result = {
     server: label,
     scenario: scenario.name,
@@ -307,6 +315,11 @@ export async function runScenario(
     cpuPerRequestMs,
     peakRssMb: server.peakRss() / 2 ** 20,
     processes: server.peakProcesses(),
+    requests: run.requests.total,
+    statementsPerRequest:
+      statementsBefore === null || statementsAfter === null
+        ? null
+        : (statementsAfter - statementsBefore) / Math.max(1, run.requests.total),
   }
   if (scenario.verify) {
     const check = await scenario.verify(server)

@@ -228,6 +228,7 @@ function withStatementCache(database: SQLite.Database, onClose: () => void, tap:
     },
     // Called once for every statement run (runStatement), cached or not.
     prepare(sqlText: string) {
+      tap.sent++
       tap.listener?.(sqlText)
       let statement = statements.get(sqlText)
       if (!statement) {
@@ -266,7 +267,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
       maxPreparedStatements: MYSQL_PREPARED_PER_CONNECTION,
     })
     const usage = { inUse: 0, asking: 0, size: config.DB_POOL_SIZE }
-    const tap: StatementTap = { listener: null }
+    const tap: StatementTap = { listener: null, sent: 0 }
     const driver = new OutpostMysqlDriver(pool, {
       tap,
       timeoutMs: config.DB_QUERY_TIMEOUT_MS,
@@ -292,7 +293,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
     config.DB_PATH === ':memory:'
       ? () => {}
       : startCheckpointer(config.DB_PATH, (problem) => observer?.checkpointFailed?.(problem))
-  const tap: StatementTap = { listener: null }
+  const tap: StatementTap = { listener: null, sent: 0 }
   const statements = withStatementCache(sqlite, stopCheckpointer, tap)
   const waitMs = busyTimeoutMs(config)
   const db = new Kysely<Database>({ dialect: new OutpostSqliteDialect(statements, waitMs), log })

@@ -132,7 +132,11 @@ export class MysqlConnection implements DatabaseConnection {
    * db/prepared.ts. Everything else goes as text (`query`): one-off shapes would only fill the cache.
    */
   run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
-    this.options.tap?.listener?.(sqlText)
+    const tap = this.options.tap
+    if (tap) {
+      tap.sent++
+      tap.listener?.(sqlText)
+    }
     return new Promise((resolve, reject) => {
       const fail = (error: unknown) => {
         if ((error as { fatal?: boolean }).fatal === true) this.lost = true

@@ -10,6 +10,7 @@ import { aggregateWorkers, isLoopback, Metrics, UNMATCHED_ROUTE } from '../plugi
 import { Counter, Histogram, Registry } from 'prom-client'
 import { createDb, poolUsage, type DbFailure } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { watchStatements } from '../db/statements.js'
 
 const TOKEN = 'metrics-token-0123456789'
 
@@ -30,6 +31,7 @@ const NAMED_FAMILIES: Record<string, Family['type']> = {
   nodejs_heap_size_used_bytes: 'gauge',
   outpost_db_query_errors_total: 'counter',
   outpost_db_pool_connections: 'gauge',
+  outpost_db_statements_total: 'counter',
   outpost_email_queue: 'gauge',
   outpost_emails_sent_total: 'counter',
   outpost_email_delivery_failures_total: 'counter',
@@ -195,6 +197,30 @@ eachDialect(t, async (t, dialect) => {
     t.equal(valueOf(families, 'outpost_email_delivery_failures_total', { result: 'retry' }), 1)
     t.equal(valueOf(families, 'outpost_email_queue', { status: 'sent' }), 1)
     t.equal(valueOf(families, 'outpost_email_queue', { status: 'pending' }), 1, 'the refused one waits for its retry')
+  })
+
+  t.test('every statement sent is counted once, BEGIN and COMMIT included; a reset starts from zero', async (t) => {
+    const db = createDb(testConfig(await freshDatabase(t, dialect)))
+    t.teardown(() => db.destroy())
+    await migrateToLatest(db)
+    const metrics = new Metrics()
+    metrics.watchDb(db)
+    const read = async () => valueOf(parsePrometheus(await metrics.text()), 'outpost_db_statements_total')!
+    const before = await read()
+    t.ok(before > 0, 'the migrations counted')
+    const texts: string[] = []
+    const stop = watchStatements(db, (text) => texts.push(text))
+    await sql`select 1`.execute(db)
+    await db.transaction().execute(async (trx) => {
+      await sql`select 1`.execute(trx)
+    })
+    stop()
+    t.ok(texts.length >= 4, `a select, then begin, select, commit: ${texts.join('; ')}`)
+    t.equal((await read()) - before, texts.length, 'one count per statement the driver sent')
+    metrics.registry.resetMetrics()
+    t.equal(await read(), 0)
+    await sql`select 1`.execute(db)
+    t.equal(await read(), 1)
   })
 
   t.test('database failures are counted by kind; MySQL pool use is reported', async (t) => {

@@ -1,9 +1,10 @@
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import type { DbFailure, DbObserver } from '../../../db/index.js'
 import { poolUsage } from '../../../db/index.js'
+import { statementsSent } from '../../../db/statements.js'
 import type { Db } from '../../../db/types.js'
 import type { FeatureManifest } from '../../core/features.js'
-import { PlainCounter, RequestSeries, type CacheLookup } from './families.js'
+import { PlainCounter, RequestSeries, registerFamily, type CacheLookup } from './families.js'
 
 /**
  * Prometheus metrics (`GET /metrics`). This module owns prom-client: the shared plugins count on
@@ -77,6 +78,20 @@ export class Metrics implements DbObserver {
         this.set({ state: 'max' }, usage.size)
       },
     })
+    // Read from the driver's own count when scraped: one integer increment per statement, nothing more.
+    const sent = () => {
+      const db = watchedDb()
+      return (db && statementsSent(db)) ?? 0
+    }
+    let sentAtReset = 0
+    registerFamily(
+      this.registry,
+      'outpost_db_statements_total',
+      'Database statements sent (BEGIN and COMMIT included): divided by requests, the round trips a request costs',
+      'counter',
+      () => [{ labels: {}, value: sent() - sentAtReset }],
+      () => (sentAtReset = sent()),
+    )
     // Every label value a family can take, at 0 from the start: a rate over a series that appears only
     // on its first event misses that event.
     for (const kind of ['error', 'conflict', 'query_timeout', 'pool_timeout']) this.dbErrors.inc({ kind }, 0)

@@ -1,0 +1,264 @@
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } from './mysql.js'
+import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
+import { assertPinned, BorrowedPins, type Pinning } from './pinning.js'
+import { databaseServerPids, freePort, processTree, serverNodeFlags, startNode, type Server } from './processes.js'
+import {
+  ADMIN_KEY,
+  API_KEY,
+  REMOTE_CONFIG,
+  runScenario,
+  scenarios,
+  seed,
+  type Flavour,
+  type Result,
+  type RunOptions,
+} from './scenarios.js'
+
+/**
+ * The servers a bench run measures: Outpost on SQLite or MariaDB, the ceiling, the PHP peer, each
+ * started on the server core when pinning is on (bench/pinning.ts) and checked to be there.
+ */
+
+export type Db = 'sqlite' | 'mysql'
+
+export interface BenchContext {
+  /** This checkout (the bench's own files, results). */
+  root: string
+  /** The Outpost measured (DIR/dist/server.js). */
+  serverDir: string
+  phpDir: string
+  /** Temp dir of the run: databases and logs, removed at the end. */
+  workDir: string
+  run: RunOptions
+  users: number
+  mysqlUrl: string
+  pool: number
+  profile: boolean
+  pinning: Pinning
+}
+
+/** mariadbd pinned for the MySQL runs, its affinity given back after each (and on exit or ^C). */
+let borrowed: BorrowedPins | undefined
+
+/**
+ * A database of its own per run, dropped at the end: two benches on one MariaDB (the machine is
+ * shared) would otherwise drop each other's tables mid-run.
+ */
+const MYSQL_DB = `outpost_bench_${process.pid}`
+
+async function freshMysqlDatabase(ctx: BenchContext): Promise<Record<string, string>> {
+  // Those of benches that were killed before they could drop theirs (their pid is gone).
+  const rows = (await onMysqlServer(ctx.mysqlUrl, "SHOW DATABASES LIKE 'outpost\\_bench\\_%'")) as Array<
+    Record<string, string>
+  >
+  for (const row of rows) {
+    const name = Object.values(row)[0]!
+    const pid = Number(/^outpost_bench_(\d+)$/.exec(name)?.[1])
+    if (pid && !existsSync(`/proc/${pid}`)) await dropMysqlDatabase(ctx.mysqlUrl, name)
+  }
+  await dropMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
+  await createMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
+  return mysqlSettings(ctx.mysqlUrl, MYSQL_DB, ctx.pool)
+}
+
+/** `outpost_db_statements_total` from the server's /metrics (loopback needs no token); null without it. */
+async function statementsSent(url: string): Promise<number | null> {
+  const res = await fetch(`${url}/metrics`)
+  const text = await res.text()
+  if (!res.ok) return null
+  const match = /^outpost_db_statements_total(?:\{\})? (\S+)$/m.exec(text)
+  return match ? Number(match[1]) : null
+}
+
+export interface Outpost {
+  server: Server
+  /** Stops the server, drops its MariaDB database and gives mariadbd its affinity back. */
+  stop: () => Promise<void>
+  label: string
+  dbEnv: Record<string, string>
+  log: string
+}
+
+/** Outpost's process on a fresh database, on the server core when pinning is on. */
+async function launchOutpost(
+  ctx: BenchContext,
+  db: Db,
+  workers: string | undefined,
+  extraEnv: Record<string, string>,
+  databasePids: number[],
+) {
+  const core = ctx.pinning.serverCore
+  const dir = mkdtempSync(join(ctx.workDir, `outpost-${db}-`))
+  const dbEnv = db === 'mysql' ? await freshMysqlDatabase(ctx) : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
+  const port = await freePort()
+  const env: Record<string, string> = {
+    ...dbEnv,
+    API_KEY,
+    ADMIN_API_KEY: ADMIN_KEY,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    ...(workers === undefined ? {} : { WORKERS: workers }),
+    ...extraEnv,
+  }
+  const log = join(dir, 'server.log')
+  const nodeArgs = [
+    ...serverNodeFlags(ctx.serverDir),
+    ...(ctx.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ctx.root, 'bench/results/profiles')}`] : []),
+  ]
+  const server = await startNode(join(ctx.serverDir, 'dist/server.js'), [], {
+    cwd: ctx.serverDir,
+    env,
+    port,
+    logFile: log,
+    nodeArgs,
+    alsoCpuOf: databasePids,
+    core,
+  })
+  return { server, dbEnv, log }
+}
+
+/** Outpost on a fresh database; `workers` undefined leaves WORKERS unset (the server's default). */
+export async function startOutpost(
+  ctx: BenchContext,
+  db: Db,
+  workers: string | undefined,
+  extraEnv: Record<string, string> = {},
+): Promise<Outpost> {
+  const core = ctx.pinning.serverCore
+  const databasePids = db === 'mysql' ? databaseServerPids() : []
+  if (db === 'mysql' && core !== null) {
+    if (!databasePids.length) throw new Error('no mariadbd or mysqld process on this machine to pin and count')
+    borrowed ??= new BorrowedPins()
+    for (const pid of databasePids) borrowed.pin(pid, core)
+  }
+  let started: { server: Server; dbEnv: Record<string, string>; log: string }
+  try {
+    started = await launchOutpost(ctx, db, workers, extraEnv, databasePids)
+  } catch (error) {
+    borrowed?.restore()
+    throw error
+  }
+  const { server, dbEnv, log } = started
+  server.statements = () => statementsSent(server.url)
+  // With several workers /health answers as soon as the first one listens: give the rest a moment.
+  if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))
+  const stop = async () => {
+    await server.stop()
+    if (db === 'mysql') await dropMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
+    borrowed?.restore()
+  }
+  try {
+    assertPinned('outpost', [...server.children.flatMap((c) => processTree(c.pid!)), ...databasePids], core)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  const variant = Object.entries(extraEnv).map(([name, value]) => ` ${name}=${value}`)
+  return { server, label: `outpost ${db} w=${workers ?? 'default'}${variant.join('')}`, dbEnv, log, stop }
+}
+
+export const tail = (file: string) => () => {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-5).join('\n').slice(0, 2000)
+  } catch {
+    return '(no log)'
+  }
+}
+
+export async function measureCeiling(ctx: BenchContext, label = 'ceiling'): Promise<Result> {
+  const port = await freePort()
+  const ceiling = await startNode(join(ctx.root, 'dist/bench/ceiling.js'), [String(port), API_KEY], {
+    cwd: ctx.root,
+    env: {},
+    port,
+    logFile: join(ctx.workDir, 'ceiling.log'),
+    core: ctx.pinning.serverCore,
+  })
+  try {
+    const cpuBefore = ceiling.cpuMs()
+    const run = await autocannon({ url: `${ceiling.url}/ceiling`, ...ctx.run, headers: { 'x-api-key': API_KEY } })
+    process.stdout.write(`${label}: ${run.requests.average.toFixed(0)} rps, p99 ${run.latency.p99} ms\n`)
+    return {
+      server: label,
+      scenario: 'ceiling',
+      rps: run.requests.average,
+      p50: run.latency.p50,
+      p99: run.latency.p99,
+      non2xx: run.non2xx,
+      errors: run.errors + run.timeouts,
+      ratio: null,
+      cpuPerRequestMs: (ceiling.cpuMs() - cpuBefore) / Math.max(1, run.requests.total),
+      peakRssMb: ceiling.peakRss() / 2 ** 20,
+      processes: 1,
+      requests: run.requests.total,
+    }
+  } finally {
+    await ceiling.stop()
+  }
+}
+
+/** Seeds Outpost on `db` and runs `names` in order. */
+export async function benchOutpost(
+  ctx: BenchContext,
+  db: Db,
+  workers: string | undefined,
+  names: string[],
+  ceilingRps: number | null,
+  extraEnv: Record<string, string> = {},
+) {
+  const outpost = await startOutpost(ctx, db, workers, extraEnv)
+  const results: Result[] = []
+  try {
+    process.stdout.write(`${outpost.label}: seeding ${ctx.users} users…\n`)
+    const seeded = await seed(outpost.server, 'outpost', ctx.users)
+    const all = scenarios(seeded, 'outpost')
+    for (const name of names) {
+      const scenario = all.find((s) => s.name === name)
+      if (!scenario) throw new Error(`unknown scenario ${name}`)
+      results.push(await runScenario(outpost.server, outpost.label, scenario, ctx.run, ceilingRps, tail(outpost.log)))
+    }
+    if (db === 'sqlite')
+      process.stdout.write(`database size: ${(statSync(outpost.dbEnv.DB_PATH!).size / 2 ** 20).toFixed(1)} MB\n`)
+  } catch (error) {
+    // The temp dir goes at the end of the run: the server's own account of the failure goes with the error.
+    ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
+    throw error
+  } finally {
+    await outpost.stop()
+  }
+  return results
+}
+
+export const PHP_LABEL = `php w=${PHP_WORKERS}`
+
+export async function benchPhp(ctx: BenchContext, names: string[], ceilingRps: number | null) {
+  const dir = mkdtempSync(join(ctx.workDir, 'php-'))
+  const core = ctx.pinning.serverCore
+  const php = await startPhpPeer({ sourceDir: ctx.phpDir, dir, port: await freePort(), apiKey: API_KEY, core })
+  const results: Result[] = []
+  try {
+    assertPinned(
+      'nginx + php-fpm',
+      php.children.flatMap((c) => processTree(c.pid!)),
+      core,
+    )
+    process.stdout.write(`${PHP_LABEL}: seeding ${ctx.users} users…\n`)
+    const flavour: Flavour = 'php'
+    const seeded = await seed(php, flavour, ctx.users)
+    seedPhpRemoteConfig(php.dbPath, REMOTE_CONFIG)
+    const all = scenarios(seeded, flavour)
+    for (const name of names) {
+      const scenario = all.find((s) => s.name === name)
+      if (!scenario) throw new Error(`unknown scenario ${name}`)
+      results.push(await runScenario(php, PHP_LABEL, scenario, ctx.run, ceilingRps, tail(join(dir, 'php-fpm.log'))))
+    }
+  } finally {
+    await php.stop()
+  }
+  return results
+}
