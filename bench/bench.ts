@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { decidePinning, pinAll, tasksetPath, usableCores } from './pinning.js'
@@ -50,6 +50,8 @@ const USAGE = `usage: npm run bench -- [options]
   --ab NAME=VALUE          A/B in one run: each database's scenarios run on a server as configured,
                            then on one with the setting NAME=VALUE (e.g. ANALYTICS_ACTIVITY=false),
                            and the two are printed side by side
+  --ab-server-dir DIR      A/B of two builds in one run: each database's scenarios on this build
+                           (or --server-dir), then on the one built in DIR (DIR/dist/server.js)
   --profile                write a V8 CPU profile of the server to bench/results/profiles
                            (node dist/bench/profile-summary.js FILE sums its self time by package)
   --help                   this text
@@ -76,6 +78,7 @@ const { values: args } = parseArgs({
     'mysql-url': { type: 'string', default: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test' },
     profile: { type: 'boolean', default: false },
     ab: { type: 'string' },
+    'ab-server-dir': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 })
@@ -127,10 +130,18 @@ async function runBench() {
   const ceiling = await measureCeiling(ctx)
   const results: Result[] = [ceiling]
   const dbs: Db[] = args.db === 'both' ? ['sqlite', 'mysql'] : [args.db as Db]
-  const ab = args.ab === undefined ? undefined : parseAb(args.ab)
+  if (args.ab !== undefined && args['ab-server-dir'] !== undefined)
+    throw new Error('--ab and --ab-server-dir: one at a time')
+  const otherBuild = args['ab-server-dir'] === undefined ? undefined : resolve(args['ab-server-dir'])
+  const ab = otherBuild
+    ? { env: {}, label: `build=${basename(otherBuild)}` }
+    : args.ab === undefined
+      ? undefined
+      : parseAb(args.ab)
+  const bCtx = otherBuild ? { ...ctx, serverDir: otherBuild, labelSuffix: ` ${ab!.label}` } : ctx
   for (const db of dbs) {
     results.push(...(await benchOutpost(ctx, db, args.workers, selected, ceiling.rps)))
-    if (ab) results.push(...(await benchOutpost(ctx, db, args.workers, selected, ceiling.rps, ab.env)))
+    if (ab) results.push(...(await benchOutpost(bCtx, db, args.workers, selected, ceiling.rps, ab.env)))
   }
   if (args.php || args.peer === 'php') {
     const names = args.scenarios ? selected : ['mixed', 'lb-submit', 'save']

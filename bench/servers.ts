@@ -38,6 +38,8 @@ export interface BenchContext {
   pool: number
   profile: boolean
   pinning: Pinning
+  /** Appended to each Outpost's label: names the other build of an `--ab-server-dir` run. */
+  labelSuffix?: string
 }
 
 /** mariadbd pinned for the MySQL runs, its affinity given back after each (and on exit or ^C). */
@@ -159,7 +161,13 @@ export async function startOutpost(
     throw error
   }
   const variant = Object.entries(extraEnv).map(([name, value]) => ` ${name}=${value}`)
-  return { server, label: `outpost ${db} w=${workers ?? 'default'}${variant.join('')}`, dbEnv, log, stop }
+  return {
+    server,
+    label: `outpost ${db} w=${workers ?? 'default'}${variant.join('')}${ctx.labelSuffix ?? ''}`,
+    dbEnv,
+    log,
+    stop,
+  }
 }
 
 export const tail = (file: string) => () => {
