@@ -7,6 +7,7 @@ import { toIso } from '../core/clock.js'
  */
 export * from './boards.js'
 export * from './submit.js'
+export * from './withdraw.js'
 export * from './reads.js'
 
 /** The player's entries on every board and their board bans, for their data export. */
