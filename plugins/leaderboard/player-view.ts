@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db, Leaderboard } from '../../db/types.js'
 import { prepared } from '../../db/prepared.js'
-import { periodKey, positionSql, previousPeriodKey } from './ranking.js'
+import { entryPositionSql, periodKey, previousPeriodKey } from './ranking.js'
 import { boardNotFound, type Period } from './boards.js'
 
 /** A player's visible entry in the period read, with its position (null: not ranked in it). */
@@ -51,13 +51,9 @@ const playerView = prepared((db, p: PeriodKeys & { boardKey: string; userId: str
       'e.score as e_score',
       'e.rank_score as e_rank_score',
       'e.reached_at as e_reached_at',
-      sql<number | null>`case when ${sql.ref('e.user_id')} is null then null else ${positionSql({
-        boardId: sql.ref('e.board_id'),
-        period: sql.ref('e.period'),
-        rankScore: sql.ref('e.rank_score'),
-        reachedAt: sql.ref('e.reached_at'),
-        userId: sql.ref('e.user_id'),
-      })} end`.as('e_position'),
+      sql<number | null>`case when ${sql.ref('e.user_id')} is null then null else ${entryPositionSql('e')} end`.as(
+        'e_position',
+      ),
       sql<
         number | null
       >`(select n from leaderboard_counts where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`.as(

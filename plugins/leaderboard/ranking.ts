@@ -223,6 +223,16 @@ export function positionSql(e: {
   return sql<number>`(${sql.join(parts, sql` + `)} + 1)`
 }
 
+/** `positionSql` of the leaderboard entry row read under `alias` in the same statement. */
+export const entryPositionSql = (alias: string): RawBuilder<number> =>
+  positionSql({
+    boardId: sql.ref(`${alias}.board_id`),
+    period: sql.ref(`${alias}.period`),
+    rankScore: sql.ref(`${alias}.rank_score`),
+    reachedAt: sql.ref(`${alias}.reached_at`),
+    userId: sql.ref(`${alias}.user_id`),
+  })
+
 /**
  * Rebuilds a board's counts from its entries (after the sort order flipped every rank score). One
  * grouped INSERT … SELECT per level; the prefix arithmetic is the same in SQLite and MySQL.

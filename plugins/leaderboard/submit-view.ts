@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db, Leaderboard } from '../../db/types.js'
 import { prepared } from '../../db/prepared.js'
-import { periodKey, positionSql } from './ranking.js'
+import { entryPositionSql, periodKey } from './ranking.js'
 
 /** The player's entry in the board's current period, as the view read it (null: none yet). */
 export interface ViewedEntry {
@@ -67,13 +67,9 @@ const view = prepared((db, p: { userId: string; boardKey: string; daily: string;
       'e.reached_at as e_reached_at',
       'e.hidden as e_hidden',
       // A submit that changes nothing answers with this position: its only statement is this one.
-      sql<number | null>`case when ${sql.ref('e.score')} is null then null else ${positionSql({
-        boardId: sql.ref('e.board_id'),
-        period: sql.ref('e.period'),
-        rankScore: sql.ref('e.rank_score'),
-        reachedAt: sql.ref('e.reached_at'),
-        userId: sql.ref('e.user_id'),
-      })} end`.as('e_position'),
+      sql<number | null>`case when ${sql.ref('e.score')} is null then null else ${entryPositionSql('e')} end`.as(
+        'e_position',
+      ),
     ])
     .where('u.id', '=', p.userId),
 )
