@@ -10,7 +10,6 @@ import type {
   LeaderboardCountsTable,
   LeaderboardBansTable,
   CloudSavesTable,
-  BanGenerationTable,
 } from './tables/players.js'
 import type { ContentVersionsTable, RemoteConfigsTable, LocalizationsTable, NewsTable } from './tables/content.js'
 import type {
@@ -104,7 +103,6 @@ export interface Database {
   player_activity: PlayerActivityTable
   analytics_daily: AnalyticsDailyTable
   analytics_days: AnalyticsDaysTable
-  ban_generation: BanGenerationTable
 }
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */

@@ -64,7 +64,6 @@ export const TABLES = [
   'player_activity',
   'analytics_daily',
   'analytics_days',
-  'ban_generation',
 ] as const satisfies ReadonlyArray<keyof Database>
 
 type Listed = (typeof TABLES)[number]

@@ -173,7 +173,7 @@ eachDialect(t, async (t, dialect) => {
       return bans.isBanned(userId)
     }
     // Between the counter and the ids: the ids have the ban already.
-    after = { table: 'ban_generation', userId: first.userId }
+    after = { table: 'content_versions', userId: first.userId }
     t.ok(await held(first.userId), 'a ban committed after the counter was read')
     // After the ids (read again for a third ban): the counter read next has moved, so they are read again.
     after = { table: 'users', userId: second.userId }

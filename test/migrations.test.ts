@@ -74,6 +74,27 @@ eachDialect(t, async (t, dialect) => {
     t.same((await migrateToLatest(db)).length, Object.keys(migrations).length, 'and applied again')
   })
 
+  t.test(
+    "0121 carries the banned players' counter into content_versions, one higher, and drops its table",
+    async (t) => {
+      const config = testConfig(await freshDatabase(t, dialect))
+      const db = createDb(migrating(config))
+      t.teardown(() => db.destroy())
+      await migrateToLatest(db)
+      const carried = migrations['0121_drop_ban_generation']!
+      await carried.down!(db)
+      await sql`update ban_generation set generation = 41`.execute(db)
+      await carried.up(db)
+      const row = await db
+        .selectFrom('content_versions')
+        .select('version')
+        .where('feature', '=', 'banned-players')
+        .executeTakeFirst()
+      t.equal(Number(row?.version), 42, 'a process that loaded the set at 41 sees the counter move')
+      await t.rejects(sql`select 1 from ban_generation`.execute(db), 'the old table is gone')
+    },
+  )
+
   t.test('users: e-mail keys stay unique and indexed; no index on display names or raw e-mails', async (t) => {
     const config = testConfig(await freshDatabase(t, dialect))
     const db = createDb(migrating(config))

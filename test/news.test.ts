@@ -2,7 +2,8 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
 import { at, createNews } from './fixtures/content.js'
-import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS } from '../plugins/content/content-cache.js'
+import { CONTENT_CHECK_INTERVAL_MS } from '../plugins/content/content-cache.js'
+import { bumpChangeCounter } from '../db/change-counters.js'
 
 const HOUR = 3600_000
 
@@ -237,7 +238,7 @@ eachDialect(t, async (t, dialect) => {
     ]
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('news').values(rows).execute()
-      await bumpContentVersion(trx, 'news')
+      await bumpChangeCounter(trx, 'news')
     })
     const news = async (query: string) =>
       (await ctx.call({ method: 'GET', url: `/news${query}` })).json() as Array<{ title: string }>

@@ -2,7 +2,8 @@ import t from 'tap'
 import { sql } from 'kysely'
 import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
 import { importConfigs, putConfig } from './fixtures/content.js'
-import { bumpContentVersion, CONTENT_CHECK_INTERVAL_MS, ContentCache } from '../plugins/content/content-cache.js'
+import { CONTENT_CHECK_INTERVAL_MS, ContentCache } from '../plugins/content/content-cache.js'
+import { bumpChangeCounter } from '../db/change-counters.js'
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
@@ -345,11 +346,11 @@ t.test('content cache: one refresh for concurrent readers; an overlapping local 
   t.equal(await cache.get(), 1, 'fresh: no database read at all')
 
   gated = true
-  await bumpContentVersion(db, 'remote-config')
+  await bumpChangeCounter(db, 'remote-config')
   cache.invalidate()
   const first = cache.get() // begins a refresh that will finish last
   await new Promise((resolve) => setTimeout(resolve, 20))
-  await bumpContentVersion(db, 'remote-config')
+  await bumpChangeCounter(db, 'remote-config')
   cache.invalidate()
   const second = cache.get() // a write happened after `first` began: a refresh of its own
   await new Promise((resolve) => setTimeout(resolve, 20))

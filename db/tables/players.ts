@@ -19,12 +19,6 @@ export interface UsersTable {
   /** No longer used: the lockout lives in login_locks, keyed by e-mail (migration 0046). */
 }
 
-/** The change counter of the banned players: one row (id 1), bumped with every change to users.banned_at. */
-export interface BanGenerationTable {
-  id: number
-  generation: number
-}
-
 export interface SessionsTable {
   id: string
   user_id: string

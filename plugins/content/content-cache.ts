@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks'
-import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { upsert } from '../../db/dialect.js'
+import { readChangeCounter, type ChangeCounter } from '../../db/change-counters.js'
 import { afterRequestCommit } from '../../db/transaction.js'
 import type { Clock } from '../core/clock.js'
 import type { CacheLookup } from '../observability/metrics/index.js'
@@ -10,7 +9,7 @@ import type { CacheLookup } from '../observability/metrics/index.js'
  * The in-process copy behind the hottest read paths (remote config, localization, news): every
  * client polls them at start, so a request must not cost a database round trip when nothing changed.
  *
- * Each feature has a change counter in `content_versions`, bumped in the same transaction as every
+ * Each feature has a change counter (db/change-counters.ts), bumped in the same transaction as every
  * admin write. An instance trusts its copy for at most CONTENT_CHECK_INTERVAL_MS (by the app clock),
  * then reads the counter (one primary-key lookup) and reloads only when the counter moved. So a write
  * on another instance shows within that bound; a write on this instance calls `invalidate()` and
@@ -55,24 +54,7 @@ export function refreshedOrLast<T>(refresh: Promise<T>, last: T, startedAt: numb
   })
 }
 
-export type ContentFeature = 'remote-config' | 'localization' | 'news'
-
-/** Marks the feature's content as changed; call inside the write's transaction. */
-export async function bumpContentVersion(db: Db, feature: ContentFeature): Promise<void> {
-  await upsert(db, 'content_versions', [{ feature, version: 1 }], {
-    key: ['feature'],
-    set: { version: sql`version + 1` },
-  })
-}
-
-export async function readContentVersion(db: Db, feature: ContentFeature): Promise<number> {
-  const row = await db
-    .selectFrom('content_versions')
-    .select('version')
-    .where('feature', '=', feature)
-    .executeTakeFirst()
-  return row ? Number(row.version) : 0
-}
+export type ContentFeature = Extract<ChangeCounter, 'remote-config' | 'localization' | 'news'>
 
 /** Builds a feature's in-memory view from the database; `now` is the app clock at load time. */
 export type ContentLoader<T> = (db: Db, now: number) => Promise<T>
@@ -177,7 +159,7 @@ export class ContentCache<T> {
     const sequence = ++this.started
     // The counter is read before the rows: a write landing in between leaves rows newer than the
     // counter, which costs one extra reload later, never a stale copy kept as current.
-    const version = await readContentVersion(this.db, this.feature)
+    const version = await readChangeCounter(this.db, this.feature)
     let snapshot = this.snapshot
     if (!snapshot || snapshot.version !== version) snapshot = { version, data: await this.load(this.db, now) }
     // Refreshes can overlap (a local write starts a new one): the one begun last wins.

@@ -3,7 +3,7 @@ import { affected, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { bumpContentVersion } from '../content/content-cache.js'
+import { bumpChangeCounter } from '../../db/change-counters.js'
 import { contentEtag } from '../http/etag.js'
 import { canonicalLanguageTag, fallbackChain, languageKey } from '../content/language-tag.js'
 import { sql } from 'kysely'
@@ -117,7 +117,7 @@ function languageParam(raw: string): string {
 
 async function writeTranslations(db: Db, language: string, entries: Array<[string, string]>, now: number) {
   await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'localization')
+    await bumpChangeCounter(trx, 'localization')
     await upsert(
       trx,
       'localizations',
@@ -164,7 +164,7 @@ export async function putTranslation(
 export async function deleteTranslation(db: Db, rawLanguage: string, key: string) {
   const language = languageParam(rawLanguage)
   await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'localization')
+    await bumpChangeCounter(trx, 'localization')
     const deleted = affected(
       await trx
         .deleteFrom('localizations')
@@ -181,7 +181,7 @@ export async function deleteTranslation(db: Db, rawLanguage: string, key: string
 export async function deleteLanguage(db: Db, rawLanguage: string) {
   const language = languageParam(rawLanguage)
   const deleted = await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'localization')
+    await bumpChangeCounter(trx, 'localization')
     const count = affected(await trx.deleteFrom('localizations').where('language', '=', language).executeTakeFirst())
     if (count === 0) throw notFound('NOT_FOUND', `No values for language "${language}"`)
     return count

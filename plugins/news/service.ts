@@ -5,7 +5,7 @@ import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-out
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
-import { bumpContentVersion } from '../content/content-cache.js'
+import { bumpChangeCounter } from '../../db/change-counters.js'
 import { canonicalLanguageTag, languageKey } from '../content/language-tag.js'
 import { keysetPage } from '../http/pagination.js'
 import type { AdminNews, NewsItem, UpdateNewsBody } from '../../schemas/news.js'
@@ -155,7 +155,7 @@ export async function createNews(
     updated_at: now,
   }
   await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'news')
+    await bumpChangeCounter(trx, 'news')
     await trx.insertInto('news').values(row).execute()
   })
   return toAdminNews(row, now)
@@ -170,7 +170,7 @@ export async function updateNews(db: Db, id: string, body: UpdateNewsBody, now: 
     updated_at: now,
   }
   const row = await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'news')
+    await bumpChangeCounter(trx, 'news')
     const updated = affected(await trx.updateTable('news').set(changes).where('id', '=', id).executeTakeFirst())
     if (updated === 0) throw notFound('NOT_FOUND', 'News item not found')
     return (await findNews(trx, id))!
@@ -180,7 +180,7 @@ export async function updateNews(db: Db, id: string, body: UpdateNewsBody, now: 
 
 export async function deleteNews(db: Db, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'news')
+    await bumpChangeCounter(trx, 'news')
     const deleted = affected(await trx.deleteFrom('news').where('id', '=', id).executeTakeFirst())
     if (deleted === 0) throw notFound('NOT_FOUND', 'News item not found')
   })
@@ -207,7 +207,7 @@ export async function importNews(
           updated_at: item.createdAt,
         })
         .execute()
-      await bumpContentVersion(trx, 'news')
+      await bumpChangeCounter(trx, 'news')
     })
     return COPIED
   } catch (error) {

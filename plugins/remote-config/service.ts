@@ -4,7 +4,7 @@ import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-out
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
-import { bumpContentVersion } from '../content/content-cache.js'
+import { bumpChangeCounter } from '../../db/change-counters.js'
 import { contentEtag } from '../http/etag.js'
 import { keysetPage } from '../http/pagination.js'
 import type { AdminConfig, MatchType } from '../../schemas/remote-config.js'
@@ -123,7 +123,7 @@ export async function listConfigs(db: Db, options: { limit: number; cursor?: str
 async function writeConfigs(db: Db, configs: Array<[string, string]>, now: number) {
   await inTransaction(db, async (trx) => {
     // The counter first: concurrent writers queue on its row instead of deadlocking over key rows.
-    await bumpContentVersion(trx, 'remote-config')
+    await bumpChangeCounter(trx, 'remote-config')
     await upsert(
       trx,
       'remote_configs',
@@ -151,7 +151,7 @@ export async function importConfigs(db: Db, configs: Record<string, string>, now
 
 export async function deleteConfig(db: Db, key: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    await bumpContentVersion(trx, 'remote-config')
+    await bumpChangeCounter(trx, 'remote-config')
     const deleted = affected(await trx.deleteFrom('remote_configs').where('config_key', '=', key).executeTakeFirst())
     // Thrown inside the transaction, so the counter bump is rolled back with it.
     if (deleted === 0) throw notFound('NOT_FOUND', `No config with key "${key}"`)
@@ -171,7 +171,7 @@ export async function importConfig(db: Db, key: string, value: string | null, no
         .insertInto('remote_configs')
         .values({ config_key: key, config_value: value, created_at: now, updated_at: now })
         .execute()
-      await bumpContentVersion(trx, 'remote-config')
+      await bumpChangeCounter(trx, 'remote-config')
     })
     return COPIED
   } catch (error) {

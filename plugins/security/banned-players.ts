@@ -1,6 +1,5 @@
-import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { upsert } from '../../db/dialect.js'
+import { bumpChangeCounter, readChangeCounter } from '../../db/change-counters.js'
 import { prepared } from '../../db/prepared.js'
 import { nowAndAfterCommit } from '../../db/transaction.js'
 
@@ -9,8 +8,8 @@ import { nowAndAfterCommit } from '../../db/transaction.js'
  * request in compat mode need not read the ban from the database. A ban or an unban takes effect at
  * once in the process that made it (`changed`) and within a second everywhere else:
  *
- * - every write to `users.banned_at` (ban, unban, deleting a player) bumps the counter in
- *   `ban_generation` in the same transaction (`changed`);
+ * - every write to `users.banned_at` (ban, unban, deleting a player) bumps the `banned-players`
+ *   change counter (db/change-counters.ts) in the same transaction (`changed`);
  * - each process reads the counter every BAN_POLL_MS (one primary-key read) and reloads the banned ids
  *   only when it moved. The counter is read before the ids: a ban committing in between is in the ids
  *   already and moves the counter past the one read, so it costs one more reload, never a missed ban.
@@ -28,28 +27,16 @@ export interface BanLog {
   info(message: string): void
 }
 
-const readGeneration = prepared((db, _p: Record<string, never>) =>
-  db.selectFrom('ban_generation').select('generation').where('id', '=', 1),
-)
-
 // Shaped like the users feature's own counts to read the narrow users_kind_idx (is_anonymous, banned_at).
 const readBannedIds = prepared((db, _p: Record<string, never>) =>
   db.selectFrom('users').select('id').where('is_anonymous', 'in', [0, 1]).where('banned_at', 'is not', null),
 )
 
-/** Marks the banned players as changed; call inside the transaction that changed `users.banned_at`. */
-export async function bumpBanGeneration(db: Db): Promise<void> {
-  await upsert(db, 'ban_generation', [{ id: 1, generation: 1 }], {
-    key: ['id'],
-    set: { generation: sql`generation + 1` },
-  })
-}
-
 export class BannedPlayers {
   private banned = new Set<string>()
   private loaded = false
   /** The counter the set was loaded at; -1 before the first load. */
-  private generation = -1
+  private version = -1
   /** Set by a local change: the next poll reloads whatever the counter says (a rolled-back change). */
   private stale = false
   /** Counts local changes: a load that began before one may have read the old rows and is dropped. */
@@ -81,7 +68,7 @@ export class BannedPlayers {
    * bumps the counter in it and applies the change here now and again once it has committed.
    */
   async changed(db: Db, userId: string, banned: boolean): Promise<void> {
-    await bumpBanGeneration(db)
+    await bumpChangeCounter(db, 'banned-players')
     nowAndAfterCommit(db, () => {
       if (banned) this.banned.add(userId)
       else this.banned.delete(userId)
@@ -120,9 +107,8 @@ export class BannedPlayers {
   }
 
   private async refresh(): Promise<void> {
-    const row = await readGeneration.first(this.db, {})
-    const generation = row ? Number(row.generation) : 0
-    if (this.loaded && !this.stale && generation === this.generation) return
+    const version = await readChangeCounter(this.db, 'banned-players')
+    if (this.loaded && !this.stale && version === this.version) return
     const edits = this.edits
     this.stale = false
     const rows = await readBannedIds.execute(this.db, {})
@@ -132,7 +118,7 @@ export class BannedPlayers {
       return
     }
     this.banned = new Set(rows.rows.map((r) => r.id))
-    this.generation = generation
+    this.version = version
     this.loaded = true
   }
 
