@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /**
  * Per-core measurement: each server under test and everything it runs (Outpost and its threads and
@@ -113,26 +114,59 @@ export function assertPinned(what: string, pids: number[], core: number | null) 
   if (stray.length) throw new Error(`${what} runs on cores ${stray.join(' / ')}, not on core ${core} alone`)
 }
 
+/** Where a bench that pinned a process it did not start records what to give back (see `BorrowedPins`). */
+export const PIN_RECORD_PATH = join(tmpdir(), 'outpost-bench-pins.json')
+
+interface PinRecord {
+  /** The bench that holds the pins. */
+  holder: number
+  /** Pinned pid → the affinity it had before any bench pinned it. */
+  previous: Record<string, string>
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /**
  * Pins processes we did not start (the machine's mariadbd) to `core` for the run and gives each its
  * previous affinity back: when `restore` is called, and on exit, ^C or SIGTERM whatever happened.
  * Every thread gets the main thread's previous list (threads started meanwhile inherited `core`).
+ *
+ * What is pinned is recorded in a file (`recordPath`) until it is given back. A second bench that
+ * finds the record of a live bench refuses to pin (it would take the first one's pin for the
+ * original affinity, and give back the wrong one). A record whose bench is gone (killed with
+ * SIGKILL, so nothing gave the affinity back) holds the true previous affinity: the next bench
+ * takes it over and gives that back, and says so.
  */
 export class BorrowedPins {
   private readonly previous = new Map<number, string>()
 
-  constructor(private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)) {
+  constructor(
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    readonly recordPath = PIN_RECORD_PATH,
+  ) {
     process.once('exit', () => this.restore())
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.prependOnceListener(signal, () => this.restore())
   }
 
   pin(pid: number, core: number) {
-    if (!this.previous.has(pid)) this.previous.set(pid, affinityOf(pid))
+    if (!this.previous.has(pid)) {
+      if (this.previous.size === 0) this.claimRecord()
+      if (!this.previous.has(pid)) this.previous.set(pid, affinityOf(pid))
+      this.writeRecord()
+    }
     pinAll(pid, core)
   }
 
   /** Synchronous, so the exit handler can run it. */
   restore() {
+    if (this.previous.size === 0) return
     for (const [pid, cpus] of this.previous) {
       try {
         pinAll(pid, cpus)
@@ -143,11 +177,46 @@ export class BorrowedPins {
       }
     }
     this.previous.clear()
+    rmSync(this.recordPath, { force: true })
   }
 
   /** What is pinned now, by pid, with the list it gets back. */
   held(): ReadonlyMap<number, string> {
     return this.previous
+  }
+
+  /** Creates the record, or takes over one whose bench is gone; fails while another bench holds it. */
+  private claimRecord() {
+    try {
+      writeFileSync(this.recordPath, JSON.stringify({ holder: process.pid, previous: {} }), { flag: 'wx' })
+      return
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    let record: PinRecord
+    try {
+      record = JSON.parse(readFileSync(this.recordPath, 'utf8')) as PinRecord
+    } catch {
+      return // unreadable: there is nothing in it to take over, and it is written anew
+    }
+    if (record.holder !== process.pid && alive(record.holder)) {
+      throw new Error(
+        `another bench (pid ${record.holder}) has pinned pid ${Object.keys(record.previous).join(', ')} and gives ` +
+          `it back when it ends: wait for it, or run this one with --no-pin (record: ${this.recordPath})`,
+      )
+    }
+    for (const [pid, cpus] of Object.entries(record.previous)) {
+      if (!existsSync(`/proc/${pid}`)) continue
+      this.previous.set(Number(pid), cpus)
+      this.log(
+        `a bench that ended without giving it back left pid ${pid} pinned: its affinity ${cpus} is given back at the end`,
+      )
+    }
+  }
+
+  private writeRecord() {
+    const record: PinRecord = { holder: process.pid, previous: Object.fromEntries(this.previous) }
+    writeFileSync(this.recordPath, JSON.stringify(record))
   }
 }
 

@@ -1,5 +1,7 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import {
   affinityOf,
   assertPinned,
@@ -7,6 +9,7 @@ import {
   decidePinning,
   parseAffinity,
   parseCpuList,
+  pinAll,
   pinnedCommand,
   tasksetPath,
   treeAffinity,
@@ -63,7 +66,7 @@ t.test(
     const before = affinityOf(pid)
     const threadsBefore = treeAffinity([pid])
     const logged: string[] = []
-    const pins = new BorrowedPins((line) => logged.push(line))
+    const pins = new BorrowedPins((line) => logged.push(line), recordIn(t))
     pins.pin(pid, 0)
     t.equal(affinityOf(pid), '0')
     t.same([...treeAffinity([pid])], ['0'], 'every thread on core 0')
@@ -73,9 +76,59 @@ t.test(
     t.equal(affinityOf(pid), before, 'the previous list is back')
     t.same(treeAffinity([pid]), threadsBefore, 'on every thread')
     t.equal(pins.held().size, 0)
+    t.notOk(existsSync(pins.recordPath), 'the record is gone once all is given back')
     pins.restore()
     t.same(logged, [], 'a second restore has nothing to do')
     if (before !== '0') t.throws(() => assertPinned('child', [pid], 0), /runs on cores .* not on core 0 alone/)
+  },
+)
+
+/** A pin record of the test's own, so a bench running meanwhile on this machine is not disturbed. */
+function recordIn(t: Test): string {
+  return join(t.testdir(), 'pins.json')
+}
+
+async function idleChild(t: Test) {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' })
+  t.teardown(() => child.kill('SIGKILL'))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  return child.pid!
+}
+
+t.test('a bench that holds the pins keeps a second one off them', { skip: !tasksetPath() }, async (t) => {
+  const pinned = await idleChild(t)
+  const otherBench = await idleChild(t)
+  const recordPath = recordIn(t)
+  writeFileSync(recordPath, JSON.stringify({ holder: otherBench, previous: { [pinned]: '0,1' } }))
+  const before = affinityOf(pinned)
+  const pins = new BorrowedPins(() => {}, recordPath)
+  t.throws(() => pins.pin(pinned, 0), /another bench \(pid \d+\) has pinned pid \d+.*--no-pin/)
+  t.equal(affinityOf(pinned), before, 'nothing was pinned')
+  t.equal(pins.held().size, 0)
+  t.match(readFileSync(recordPath, 'utf8'), String(otherBench), "the other bench's record stays")
+})
+
+t.test(
+  'a bench killed mid-run: the next one gives back the affinity it recorded',
+  { skip: !tasksetPath() },
+  async (t) => {
+    const pinned = await idleChild(t)
+    const original = affinityOf(pinned)
+    const killed = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
+    await new Promise((resolve) => killed.once('exit', resolve))
+    // What a bench killed with SIGKILL leaves: its record, and the process still on core 0.
+    const recordPath = recordIn(t)
+    writeFileSync(recordPath, JSON.stringify({ holder: killed.pid, previous: { [pinned]: original } }))
+    pinAll(pinned, 0)
+    const logged: string[] = []
+    const pins = new BorrowedPins((line) => logged.push(line), recordPath)
+    pins.pin(pinned, 0)
+    t.same([...pins.held()], [[pinned, original]], 'the recorded affinity, not core 0 it was left on')
+    t.match(logged.join('\n'), new RegExp(`left pid ${pinned} pinned: its affinity ${original} is given back`))
+    t.match(JSON.parse(readFileSync(recordPath, 'utf8')), { holder: process.pid, previous: { [pinned]: original } })
+    pins.restore()
+    t.equal(affinityOf(pinned), original)
+    t.notOk(existsSync(recordPath))
   },
 )
 
