@@ -1,10 +1,12 @@
-// `import:php` on a PHP server's database that the test builds itself (test/fixtures/php-database.ts),
-// on SQLite and on MySQL: every row the import reads is checked in Outpost's tables, field by field.
+// `import:php` on a PHP server's database that the test builds itself (test/fixtures/php-database.ts,
+// filled from test/fixtures/php-rows.ts), on SQLite and on MySQL: every row the import reads is checked
+// in Outpost's tables, field by field.
 import { existsSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import { buildTestApp, freshDatabase, testConfig, type Dialect } from './helpers/app.js'
 import { runImport } from './helpers/php-import.js'
-import { makePhpDatabase, phpRows, type PhpRow } from './fixtures/php-database.js'
+import { makePhpDatabase } from './fixtures/php-database.js'
+import { phpRows, type PhpRow } from './fixtures/php-rows.js'
 import { createDb } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { hashToken } from '../plugins/security/secrets.js'
