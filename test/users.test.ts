@@ -1,11 +1,10 @@
 import t from 'tap'
 import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
-import { bearer, createUser } from './fixtures/users.js'
+import { bearer, createUser, UNKNOWN_USER } from './fixtures/users.js'
 
 const CHECK = '/user-management/check-auth'
 const RENAME = '/user-management/change-name'
 const SIGNOUT = '/user-management/signout'
-const UNKNOWN_USER = '7d1e0f9a-3b2c-4d5e-8f60-718293a4b5c6'
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)

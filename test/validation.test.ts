@@ -1,13 +1,12 @@
 import t from 'tap'
 import { assertError, buildTestApp, eachDialect } from './helpers/app.js'
-import { bearer, createUser } from './fixtures/users.js'
+import { bearer, createUser, UNKNOWN_USER } from './fixtures/users.js'
 
 /**
  * Validation comes before the session, so a bad body without a
  * session is 400 on every session-required and user-scoped route, and every VALIDATION_ERROR
  * carries `details`.
  */
-const UNKNOWN_USER = '7d1e0f9a-3b2c-4d5e-8f60-718293a4b5c6'
 
 eachDialect(t, async (t, dialect) => {
   // Strict mode: every user-scoped route needs a session too, so a 401 would show on all of them.
