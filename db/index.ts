@@ -23,7 +23,7 @@ import { registerMysqlDirect, registerSqliteDirect } from './prepared.js'
 import { OutpostMysqlDriver, QUERY_TIMEOUT, queuedCallers, type PoolUsage } from './mysql-driver.js'
 import { startCheckpointer } from './checkpointer.js'
 import { setConflictBound } from './transaction.js'
-import { OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
+import { isBusy, OutpostSqliteDriver, runStatement, SYNC_BUSY_WAIT_MS, type SqliteHandle } from './sqlite-driver.js'
 import { registerStatementTap, type StatementTap } from './statements.js'
 
 /**
@@ -242,6 +242,28 @@ function withStatementCache(database: SQLite.Database, onClose: () => void, tap:
 }
 
 /** Kysely over the driver DB_DRIVER names. Both dialects run the same migrations and queries. */
+/**
+ * Turns the file to WAL (a no-op read for a file that is WAL already). Two processes opening a new
+ * file at once (two instances, a server and the operator CLI) both try to switch it, and SQLite
+ * refuses one of them at once with SQLITE_BUSY: its busy handler is not called where two connections
+ * would wait on each other. The refused one tries again after a pause, by when the other has
+ * switched the file, until `waitMs` has passed. It waits synchronously: this runs once, at the open,
+ * before any request is served.
+ */
+export function enableWal(sqlite: SQLite.Database, waitMs: number): void {
+  const deadline = Date.now() + waitMs
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (let ms = 1; ; ms = Math.min(ms * 2, 50)) {
+    try {
+      sqlite.pragma('journal_mode = WAL')
+      return
+    } catch (error) {
+      if (!isBusy(error) || Date.now() + ms > deadline) throw error
+      Atomics.wait(pause, 0, 0, ms)
+    }
+  }
+}
+
 export function createDb(config: DbConfig, observer?: DbObserver): Db {
   const log = failureLog(observer)
   if (config.DB_DRIVER === 'mysql') {
@@ -284,7 +306,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   }
   if (config.DB_PATH !== ':memory:') mkdirSync(dirname(config.DB_PATH), { recursive: true })
   const sqlite = new SQLite(config.DB_PATH)
-  sqlite.pragma('journal_mode = WAL')
+  enableWal(sqlite, busyTimeoutMs(config))
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   sqlite.pragma(`busy_timeout = ${SYNC_BUSY_WAIT_MS}`)

@@ -1,0 +1,46 @@
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import SQLite from 'better-sqlite3'
+
+/**
+ * Two processes opening one new SQLite file at the same moment (two instances started together, a
+ * server and the operator CLI): each turns the file to WAL, SQLite refuses one of them at once
+ * (SQLITE_BUSY, without its busy wait), and that start must not fail for it. Before the open retried,
+ * most synchronized pairs here lost one side to "database is locked".
+ */
+
+const DB_INDEX = new URL('../db/index.js', import.meta.url).href
+
+/** A process that waits for the wall clock to reach `at`, then opens `path` as the server does. */
+function openAt(path: string, at: number): Promise<string> {
+  const script = `
+    const { createDb } = await import(${JSON.stringify(DB_INDEX)})
+    while (Date.now() < ${at}) {}
+    const config = { DB_DRIVER: 'sqlite', DB_PATH: ${JSON.stringify(path)}, DB_QUERY_TIMEOUT_MS: 5000 }
+    try {
+      const db = createDb(config)
+      await db.destroy()
+      process.stdout.write('opened')
+    } catch (error) {
+      process.stdout.write(error.code + ': ' + error.message)
+    }`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  return new Promise((resolve) => child.once('exit', () => resolve(out)))
+}
+
+t.test('two processes opening one new file at once both open it, in WAL mode', async (t) => {
+  const dir = t.testdir()
+  for (let round = 0; round < 8; round++) {
+    const path = join(dir, `new-${round}.db`)
+    // Both processes load first (about 200 ms here), then open within a millisecond of each other.
+    const at = Date.now() + 800
+    const answers = await Promise.all([openAt(path, at), openAt(path, at)])
+    t.same(answers, ['opened', 'opened'], `round ${round}: both opened`)
+    const check = new SQLite(path)
+    t.equal(check.pragma('journal_mode', { simple: true }), 'wal', 'the file is in WAL mode')
+    check.close()
+  }
+})
