@@ -241,7 +241,6 @@ function withStatementCache(database: SQLite.Database, onClose: () => void, tap:
   }
 }
 
-/** Kysely over the driver DB_DRIVER names. Both dialects run the same migrations and queries. */
 /**
  * Turns the file to WAL (a no-op read for a file that is WAL already). Two processes opening a new
  * file at once (two instances, a server and the operator CLI) both try to switch it, and SQLite
@@ -264,6 +263,7 @@ export function enableWal(sqlite: SQLite.Database, waitMs: number): void {
   }
 }
 
+/** Kysely over the driver DB_DRIVER names. Both dialects run the same migrations and queries. */
 export function createDb(config: DbConfig, observer?: DbObserver): Db {
   const log = failureLog(observer)
   if (config.DB_DRIVER === 'mysql') {
