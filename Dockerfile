@@ -1,6 +1,6 @@
 # Outpost's image: the compiled server on Node.js LTS, running as the unprivileged `node` user.
 # Node 24 is an LTS line that better-sqlite3 12.x builds for; bump NODE_VERSION within an LTS line, but
-# not to 24.19+ while better-sqlite3 is 12.x (it aborts there: README "Docker"). .ci/run tests this version.
+# not to 24.19+ while better-sqlite3 is 12.x (it aborts there: docs/deployment.md, "Docker"). .ci/run tests this version.
 ARG NODE_VERSION=24.11.1
 
 # Build stage: compile TypeScript and the native SQLite driver.
@@ -39,5 +39,5 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The same Node flags as `npm start` (package.json): a young generation of 2 × 8 MB instead of V8's
 # 2 × 16 MB held a worker under load at 188 MB instead of 222 MB, with CPU per request within ±5 %
-# (README, "Performance").
+# (docs/performance.md, "Settings that matter").
 CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=100", "/app/dist/server.js"]

@@ -2,7 +2,7 @@
 // with N players signed up over the last `days` days, a tenth of the players active each day, crash
 // sessions (2 % crashed, one report each) on three app versions, submits on two boards and a board of
 // N/10 entries; builds the daily rollups as the job does (timed), then times each analytics route
-// (API.md §12) in process, 50 calls each, and prints the median and the p99. Multi-row INSERTs in
+// (contract §12) in process, 50 calls each, and prints the median and the p99. Multi-row INSERTs in
 // transactions; every loop is bounded by N and days.
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -45,7 +45,7 @@ export type ProfileDocument = Static<typeof ProfileDocumentSchema>
 
 export const ProfileQuerySchema = Type.Object({ userId: UuidSchema })
 
-// Ids are free strings here (format checked by the service, in the contract's order of checks).
+// Ids are free strings here (format checked by the service, in the order of checks of contract §5.1).
 const SlotId = OptionalString({ maxLength: 256 })
 export const ProfileUpdateBodySchema = Type.Object({
   userId: UuidSchema,

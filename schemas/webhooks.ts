@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { StringEnum, TimestampSchema, UuidSchema } from './common.js'
 
-/** What an endpoint can subscribe to (API.md §13); `webhook.test` is sent only by the test route. */
+/** What an endpoint can subscribe to (contract §13); `webhook.test` is sent only by the test route. */
 export const WEBHOOK_EVENT_TYPES = [
   'leaderboard.new_leader',
   'crash.group_created',

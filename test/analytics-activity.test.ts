@@ -17,7 +17,7 @@ import {
 } from './helpers/app.js'
 
 /**
- * Activity recording (API.md §12) costs a request no statement: the same requests send the same
+ * Activity recording (contract §12) costs a request no statement: the same requests send the same
  * statements with recording on and off, and the marks reach the database in one batched write. Two app
  * instances on one database that see the same players on the same day count each player once.
  */

@@ -5,7 +5,7 @@ import { createUser } from './fixtures/users.js'
 import { BAN_POLL_MS, BannedPlayers } from '../plugins/security/banned-players.js'
 
 /**
- * The banned players held in memory (API.md §1.2, revision 4): a ban or an unban holds at once on the
+ * The banned players held in memory (contract §1.2, revision 4): a ban or an unban holds at once on the
  * instance that made it and within 1 s on every other; whether a player exists is still the
  * database's answer, so a deleted player's write stores nothing.
  */
@@ -104,7 +104,7 @@ eachDialect(t, async (t, dialect) => {
     t.equal(await count('user_logs'), 0, 'no log row')
     t.equal(await count('user_feedback'), 0, 'no feedback row')
 
-    // A load of an unknown player is "no save" (API.md §5.4), not 404.
+    // A load of an unknown player is "no save" (contract §5.4), not 404.
     const load = await call({ method: 'POST', url: '/cloud-save/load', payload: { userId } })
     t.equal(load.statusCode, 200)
     t.equal(load.json().found, false)

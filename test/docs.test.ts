@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { freePort } from '../bench/processes.js'
+import { anchors, linkTargets } from './helpers/markdown.js'
 
 /** The repository's source (tests run from dist/test, the sources sit two levels up). */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -15,34 +16,6 @@ const DOC_PAGES = readdirSync(join(ROOT, 'docs'))
   .filter((name) => name.endsWith('.md'))
   .map((name) => `docs/${name}`)
 const CHECKED_FILES = ['README.md', 'ARCHITECTURE.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...DOC_PAGES]
-
-/** Markdown without its fenced code blocks and inline code, where a `[x](y)` is not a link. */
-function prose(markdown: string): string {
-  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```\s*$/gm, '').replace(/`[^`\n]*`/g, '')
-}
-
-/** Every link target of a Markdown text (inline links and images). */
-function linkTargets(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!)
-}
-
-/** GitHub's anchors for a file's headings: lower case, punctuation dropped, spaces as dashes, repeats numbered. */
-function anchors(markdown: string): Set<string> {
-  const seen = new Map<string, number>()
-  const result = new Set<string>()
-  const headings = markdown.replace(/^```[^\n]*\n[\s\S]*?^```\s*$/gm, '').matchAll(/^#{1,6} (.+)$/gm)
-  for (const [, text] of headings) {
-    const base = text!
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N} _-]/gu, '')
-      .replace(/ /g, '-')
-    const count = seen.get(base) ?? 0
-    seen.set(base, count + 1)
-    result.add(count ? `${base}-${count}` : base)
-  }
-  return result
-}
 
 t.test('the README stays short', async (t) => {
   const size = statSync(join(ROOT, 'README.md')).size

@@ -207,7 +207,7 @@ eachDialect(t, async (t, dialect) => {
     }
     await check('desc', 'desc')
 
-    // Contract revision 3: an integer limit or range out of range is clamped as the PHP server does.
+    // Contract §5.2: an integer limit or range out of range is clamped as the PHP server does.
     const truth = sorted(entries, 'desc')
     const ids = (res: { json(): { entries: Array<{ userId: string }> } }) => res.json().entries.map((e) => e.userId)
     for (const [query, want] of [

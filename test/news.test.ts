@@ -66,7 +66,7 @@ eachDialect(t, async (t, dialect) => {
     t.same(await news('?limit=0'), [], 'limit 0')
     t.equal((await news('?limit=1')).length, 1)
     t.equal((await news('?limit=100')).length, 3)
-    // Contract revision 3: an integer out of range is clamped (as the PHP server does), not refused.
+    // Contract §5.2 and §5.7: an integer out of range is clamped (as the PHP server does), not refused.
     t.equal((await news('?limit=101')).length, 3, 'limit 101 reads 100')
     t.same(await news('?limit=-1'), [], 'limit -1 reads 0')
     assertError(t, await call({ method: 'GET', url: '/news?limit=ten' }), 400, 'VALIDATION_ERROR')

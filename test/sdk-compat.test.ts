@@ -61,7 +61,7 @@ eachDialect(t, async (t, dialect) => {
     t.same(
       ALLOWED.filter((name) => !allowed.includes(name)),
       [],
-      'every request header of API.md §1 is allowed',
+      'every request header of contract §1 is allowed',
     )
     const user = await createUser(ctx)
     const save = await rawRequest(
@@ -77,7 +77,7 @@ eachDialect(t, async (t, dialect) => {
     t.same(
       EXPOSED.filter((name) => !exposed.includes(name)),
       [],
-      'every response header of API.md §1 is exposed',
+      'every response header of contract §1 is exposed',
     )
   })
 

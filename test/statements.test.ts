@@ -81,7 +81,7 @@ eachDialect(t, async (t, dialect) => {
     }),
   )
   // Compat mode without a session: the ban is read from memory, and the save's own statement decides
-  // whether the player exists (API.md §1.2, revision 4).
+  // whether the player exists (contract §1.2, revision 4).
   await expectStatements(t, ctx, dialect, 'cloud save', { sqlite: 1, mysql: 1 }, () =>
     call({ method: 'POST', url: '/cloud-save/save', payload: { userId: player.userId, saveData: 'x'.repeat(2048) } }),
   )

@@ -11,7 +11,7 @@ import { NAME_PATTERN } from '../schemas/common.js'
 type Json = any
 type Segment = string | number
 
-/** Routes that take a NUL out instead of refusing it (API.md §6.3). */
+/** Routes that take a NUL out instead of refusing it (contract §6.3). */
 const STRIPPING = new Set([`post /api/v1/app${CREATE}`, `post /api/v1/app${SESSION}`])
 
 /** Every place in a body schema where a string is accepted, as a path of property names and indexes. */

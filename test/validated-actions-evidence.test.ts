@@ -93,7 +93,7 @@ eachDialect(t, async (t, dialect) => {
     t.equal(res.evidence, null)
     assertError(t, await uploadEvidence(ctx, user, low.runId, LOG_BASE64), 404, 'EVIDENCE_NOT_REQUESTED')
     assertError(t, await uploadEvidence(ctx, user, randomUUID(), LOG_BASE64), 404, 'EVIDENCE_NOT_REQUESTED')
-    // Not a UUID: answered like an unknown run (API.md §5.3; the SDKs' mock-server tests expect it).
+    // Not a UUID: answered like an unknown run (contract §5.3; the SDKs' mock-server tests expect it).
     assertError(t, await uploadEvidence(ctx, user, 'run-unknown', LOG_BASE64), 404, 'EVIDENCE_NOT_REQUESTED')
     t.equal((await runDetail(ctx, low.runId)).evidence.status, 'NONE')
   })

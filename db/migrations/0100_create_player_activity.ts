@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 
 /**
- * The days each player was active (API.md §12): written in batches by every server process with
+ * The days each player was active (contract §12): written in batches by every server process with
  * INSERT-or-ignore, so the primary key makes a player count once per day however many processes saw
  * them. The user index serves the cascade when a player is deleted (their activity goes with them).
  */

@@ -1,7 +1,7 @@
 import { MysqlAdapter, type Kysely } from 'kysely'
 
 /**
- * Indexes the daily rollups and the exact counts read (API.md §12): each day's build counts one day of
+ * Indexes the daily rollups and the exact counts read (contract §12): each day's build counts one day of
  * rows by time, and without these every build would scan the whole table.
  */
 export async function up(db: Kysely<any>): Promise<void> {

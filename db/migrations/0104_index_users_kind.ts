@@ -1,7 +1,7 @@
 import { MysqlAdapter, type Kysely } from 'kysely'
 
 /**
- * The analytics totals count players by kind and banned players exactly (API.md §12): on this narrow
+ * The analytics totals count players by kind and banned players exactly (contract §12): on this narrow
  * index the total is a scan of small entries, anonymous players one range of it, e-mail accounts and
  * banned players short ranges, instead of scans of the whole table.
  */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 
 /**
- * Where events are sent (API.md §13): the URL, the event types (a JSON array), the body format, the
+ * Where events are sent (contract §13): the URL, the event types (a JSON array), the body format, the
  * signing secret (`whsec_...`, needed whole to sign, so kept as is), and whether it is enabled.
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -33,7 +33,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
     },
     async (request, reply) => {
       const outcome = await signup(deps, request.body)
-      // The player the request named, for what reads it once the answer is sent (activity, API.md §12).
+      // The player the request named, for what reads it once the answer is sent (activity, contract §12).
       request.identity = { userId: outcome.body.userId, sessionId: null }
       if (outcome.status === 201) signedUp(accountKind(request.body.type))
       else signedIn(accountKind(request.body.type))

@@ -136,7 +136,7 @@ async function signinAnonymous(deps: AuthDeps, body: SigninBody): Promise<AuthRe
 }
 
 /**
- * The anonymous token a refresh answers (contract revision 3: "as any sign-in does"). The server
+ * The anonymous token a refresh answers (contract §3: the token on a sign-in with it, else null). The server
  * keeps only its SHA-256, so it can answer the token only when the client sent it along and it is
  * this user's; otherwise null, as for any sign-in without it. Storing the token readable to answer
  * it on every refresh would turn a leaked database into every anonymous account.

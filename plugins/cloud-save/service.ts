@@ -10,7 +10,7 @@ import { forExistingUser, userStanding } from '../security/session-store.js'
  * settled by one statement: an unconditional save is an upsert that bumps the version; a save with
  * an expected version is an UPDATE … WHERE version = expected (or, for 0, an INSERT that the primary
  * key refuses when a save exists), so of concurrent saves expecting one version exactly one wins.
- * The same statement decides whether the player exists (API.md §1.2): the foreign key refuses a save
+ * The same statement decides whether the player exists (contract §1.2): the foreign key refuses a save
  * of a player who does not exist, and a save over a version of a player without a save asks once.
  */
 export const REVISION_HEADER = 'x-cloud-save-revision'

@@ -40,7 +40,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
     '/crash-reports/create',
     {
       bodyLimit: REPORT_BODY_LIMIT,
-      // Never lose a report for its text (API.md §6.3): a NUL is taken out, not refused.
+      // Never lose a report for its text (contract §6.3): a NUL is taken out, not refused.
       config: { stripNul: true },
       schema: {
         tags,

@@ -1,5 +1,5 @@
 // E-mail sending: a player's game mails that player, at their account address, from
-// an operator's client-callable template. Sends are checked in the contract's order and counted
+// an operator's client-callable template. Sends are checked in the order of contract §6.2 and counted
 // against an hourly quota in SQL; the worker (worker.ts) delivers them; status and cancel need no SMTP.
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'

@@ -10,7 +10,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * NUL characters in the JSON body are taken out rather than refused (400): for bodies that must
-     * never be lost for their text, the crash reports (API.md §6.3).
+     * never be lost for their text, the crash reports (contract §6.3).
      */
     stripNul?: boolean
   }
@@ -66,7 +66,7 @@ export default fp(
     await app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      // Every request header a client of the contract sends (API.md §1): a header missing here makes
+      // Every request header a client of the contract sends (contract §1): a header missing here makes
       // the browser refuse the request before it leaves, e.g. the Unity SDK's conditional cloud save
       // (If-Match) in WebGL builds. Joined once here, like exposedHeaders.
       allowedHeaders: [

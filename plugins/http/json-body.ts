@@ -162,7 +162,7 @@ const keyProblem = (key: string) =>
 
 /**
  * The JSON pointer of the first string (or of the object holding the first key) that breaks the text
- * rule of API.md §1, with what is wrong. Also the rule of imported rows (`npm run import:php`).
+ * rule of contract §1, with what is wrong. Also the rule of imported rows (`npm run import:php`).
  */
 export function findBadText(root: unknown): { path: string; message: string } | undefined {
   // Bounded: the scan let at most JSON_MAX_VALUES values through.
@@ -187,7 +187,7 @@ export function findBadText(root: unknown): { path: string; message: string } | 
 
 /**
  * The value with every NUL taken out of its strings and property names: for the bodies that must
- * never be lost for their text (crash reports, API.md §6.3). A name that becomes another's is merged
+ * never be lost for their text (crash reports, contract §6.3). A name that becomes another's is merged
  * into it, the later value winning, as JSON.parse does with a repeated name.
  */
 export function withoutNul(value: unknown): unknown {

@@ -1,5 +1,5 @@
 // Player profile: the name and cosmetics other players see, the player's unlocks and the
-// catalog. An update is checked whole (five codes, in the contract's order) before anything is stored.
+// catalog. An update is checked whole (five codes, in the order of contract §5.1) before anything is stored.
 import { adminRoutes, defineFeature, type FeatureManifest } from '../core/features.js'
 import { GAME_RIGHTS } from '../security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../core/paths.js'

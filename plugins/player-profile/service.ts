@@ -122,7 +122,7 @@ export async function getProfileDocument(db: Db, userId: string, limits: Profile
 }
 
 /**
- * The checks of a profile update that need nothing but the body, in the contract's order: the name
+ * The checks of a profile update that need nothing but the body, in the order of contract §5.1: the name
  * after trimming and customData's serialized size (validation), then the badge list and the ids'
  * format. The route runs them before the session, as validation comes first; the
  * update runs them again for any other caller.

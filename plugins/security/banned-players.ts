@@ -4,7 +4,7 @@ import { prepared } from '../../db/prepared.js'
 import { nowAndAfterCommit } from '../../db/transaction.js'
 
 /**
- * The banned players, held in memory by each process (API.md §1.2, revision 4), so a user-scoped
+ * The banned players, held in memory by each process (contract §1.2, revision 4), so a user-scoped
  * request in compat mode need not read the ban from the database. A ban or an unban takes effect at
  * once in the process that made it (`changed`) and within a second everywhere else:
  *

@@ -18,7 +18,7 @@ export interface LockoutPolicy {
   windowMs: number
 }
 
-/** 10 failures within 15 minutes lock a key for 15 minutes (API.md §3 and §10). */
+/** 10 failures within 15 minutes lock a key for 15 minutes (contract §3 and §10). */
 export const SIGN_IN_LOCKOUT: LockoutPolicy = { maxFailures: 10, windowMs: 15 * 60_000 }
 
 /**

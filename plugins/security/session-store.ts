@@ -118,7 +118,7 @@ export function assertActive(standing: Standing): void {
 }
 
 /**
- * A write whose foreign key to `users` decides whether the named player exists (API.md §1.2): the
+ * A write whose foreign key to `users` decides whether the named player exists (contract §1.2): the
  * key refuses the row of a player who does not exist or was deleted, which answers 404 USER_NOT_FOUND.
  * Only for a statement whose one foreign key is the user's, so no other refusal is taken for this one.
  */

@@ -10,7 +10,7 @@ import { BannedPlayers } from './banned-players.js'
  * - `userScoped`: in compat mode `userId` alone is enough (the Unity SDK sends no bearer on most
  *   calls), but a bearer that is sent must be valid and the user's; in strict mode as above.
  * Both refuse a banned user with 403 USER_BANNED. The identity lands on `request.identity`.
- * Without a session the ban is first looked up in memory (banned-players.ts, API.md §1.2 revision 4).
+ * Without a session the ban is first looked up in memory (banned-players.ts, contract §1.2 revision 4).
  */
 export interface Identity {
   userId: string

@@ -71,7 +71,7 @@ async function checkRun(
     if (rules.stageRequired) return reject(422, 'STAGE_REQUIRED', 'These rules require a stage')
   } else {
     const stageRule = rules.stages[stage]
-    // Contract revision 3: with stages defined, an unlisted stage is refused whether or not one is required.
+    // Contract §5.3: with stages defined, an unlisted stage is refused whether or not one is required.
     if (!stageRule && (rules.stageRequired || Object.keys(rules.stages).length > 0)) {
       return reject(422, 'STAGE_UNKNOWN', `The stage '${stage}' has no rule`)
     }

@@ -1,4 +1,4 @@
-// The operator's webhooks (API.md §13): endpoints, their secret, a test event, the deliveries and a retry.
+// The operator's webhooks (contract §13): endpoints, their secret, a test event, the deliveries and a retry.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../schemas/common.js'
 import {

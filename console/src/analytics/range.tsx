@@ -1,4 +1,4 @@
-// The day ranges the analytics pages offer, as API.md §12 takes them: UTC days, `from`/`to` inclusive.
+// The day ranges the analytics pages offer, as contract §12 takes them: UTC days, `from`/`to` inclusive.
 import type { Query } from '../api'
 
 export const RANGES = [7, 30, 90] as const
