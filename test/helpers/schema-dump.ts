@@ -1,0 +1,82 @@
+// What a migrated database is, as the crash tests compare it with one migrated in one clean run.
+import { sql, type Kysely } from 'kysely'
+import type { Dialect } from './app.js'
+
+/** Values that differ between two runs of the same migrations: generated ids, the time a row or a migration was written. */
+const VOLATILE = new Set(['id', 'created_at', 'updated_at', 'timestamp'])
+
+const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))
+
+async function rows(db: Kysely<any>, query: ReturnType<typeof sql>): Promise<string[]> {
+  return (await query.execute(db)).rows.map((r) => json(r))
+}
+
+/** MySQL: the database's default collation, every table, column, index and foreign key, as information_schema says. */
+async function mysqlSchema(db: Kysely<any>): Promise<Record<string, string[]>> {
+  return {
+    database: await rows(
+      db,
+      sql`select default_character_set_name, default_collation_name from information_schema.schemata
+        where schema_name = database()`,
+    ),
+    tables: await rows(
+      db,
+      sql`select table_name, engine, table_collation from information_schema.tables
+        where table_schema = database() order by table_name`,
+    ),
+    columns: await rows(
+      db,
+      sql`select table_name, column_name, ordinal_position, column_default, is_nullable, column_type,
+          character_set_name, collation_name, column_key, extra
+        from information_schema.columns where table_schema = database() order by table_name, ordinal_position`,
+    ),
+    indexes: await rows(
+      db,
+      sql`select table_name, index_name, seq_in_index, column_name, non_unique, sub_part, index_type
+        from information_schema.statistics where table_schema = database()
+        order by table_name, index_name, seq_in_index`,
+    ),
+    foreignKeys: await rows(
+      db,
+      sql`select k.table_name, k.constraint_name, k.column_name, k.referenced_table_name, k.referenced_column_name,
+          r.update_rule, r.delete_rule
+        from information_schema.key_column_usage k join information_schema.referential_constraints r
+          on r.constraint_schema = k.constraint_schema and r.constraint_name = k.constraint_name
+        where k.table_schema = database() order by k.table_name, k.constraint_name, k.ordinal_position`,
+    ),
+  }
+}
+
+/** SQLite: every table, index and trigger as its `create` statement (ALTERs rewrite it). */
+async function sqliteSchema(db: Kysely<any>): Promise<Record<string, string[]>> {
+  return {
+    objects: await rows(
+      db,
+      sql`select type, name, tbl_name, sql from sqlite_master where name not like 'sqlite_%' order by type, name`,
+    ),
+  }
+}
+
+/**
+ * The schema and every row of every table (less the times they were written), and the migrations
+ * Kysely recorded. The step journal must be empty once the migrations are done.
+ */
+export async function databaseOf(db: Kysely<any>, dialect: Dialect): Promise<Record<string, string[]>> {
+  const schema = dialect === 'mysql' ? await mysqlSchema(db) : await sqliteSchema(db)
+  const tables = (
+    dialect === 'mysql'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables
+          where table_schema = database() order by table_name`.execute(db)
+      : await sql<{ name: string }>`select name from sqlite_master where type = 'table'
+          and name not like 'sqlite_%' order by name`.execute(db)
+  ).rows.map((r) => r.name)
+  const data: Record<string, string[]> = {}
+  for (const table of tables) {
+    const all = (await db.selectFrom(table).selectAll().execute()) as Array<Record<string, unknown>>
+    if (all.length === 0) continue
+    data[`rows of ${table}`] = all
+      .map((row) => json(Object.entries(row).filter(([column]) => !VOLATILE.has(column))))
+      .sort()
+  }
+  return { ...schema, ...data }
+}
