@@ -103,22 +103,17 @@ async function sessionGone(admin: Connection, id: number): Promise<boolean> {
  * Where the processes are killed: `migration:step:phase`, `applied` being after the statement ran
  * (a DDL statement committed, its journal row not yet written: the gap; an INSERT/UPDATE still in
  * its transaction), `recorded` after its journal row. In order of the run; a point a run does not
- * reach would let it finish, and the test would see no kill.
+ * reach would let it finish, and the test would see no kill. (The first test stops a run after every
+ * statement; these are the cases where a real process's death matters most.)
  */
 const KILLS: Record<Dialect, string[]> = {
   mysql: [
     '0001_create_users:1:applied', // ALTER DATABASE, the very first statement
-    '0001_create_users:2:recorded',
     '0040_add_user_credentials:2:applied', // the issue's case: a column added, not recorded
     '0040_add_user_credentials:4:applied', // its UPDATE, uncommitted
-    '0040_add_user_credentials:5:applied', // a unique index made, not recorded
     '0044_seed_system_email_templates:1:recorded', // one seed row in
     '0044_seed_system_email_templates:2:applied', // the second one uncommitted
-    '0046_rekey_login_failures:1:applied', // a table dropped, not recorded
-    '0046_rekey_login_failures:5:applied', // a table made, not recorded
     '0046_rekey_login_failures:6:recorded', // every statement recorded, the migration not yet
-    '0091_trim_user_indexes:2:applied', // an index dropped, not recorded
-    '0093_operator_names_exact:1:applied', // a column altered in place
     '0121_drop_ban_generation:1:recorded', // a read recorded
     '0121_drop_ban_generation:2:applied', // the insert that depends on it, uncommitted
     '0121_drop_ban_generation:3:applied', // the table read dropped, not recorded: the read is replayed
@@ -134,6 +129,7 @@ const KILLS: Record<Dialect, string[]> = {
 
 eachDialect(t, async (t, dialect) => {
   const clean = await reference(t, dialect)
+  t.ok(clean.statements.includes('0040_add_user_credentials:5'), 'the runner tells of every statement it runs')
 
   t.test(
     'a crash right after each statement of every migration: every run resumes where the last stopped',
