@@ -1,10 +1,10 @@
 import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult, type RawBuilder } from 'kysely'
 import { decodeResult, encodeResult } from './step-results.js'
 
-/**
- * One run of one migration, statement by statement, through the step journal where the engine needs
- * one. Why and how: migration-steps.ts.
- */
+// One run of one migration, statement by statement, through the step journal where the engine needs
+// one. Why and how: migration-steps.ts.
+
+/** The step journal's table: one row per statement run of a migration not yet recorded as applied. */
 export const STEPS_TABLE = 'migration_steps'
 
 /** Where to read what to do when a migration cannot go on. */
@@ -154,7 +154,7 @@ export class StepRun {
       await this.send(CompiledQuery.raw('commit'))
     } catch (error) {
       await this.send(CompiledQuery.raw('rollback')).catch(() => {})
-      throw await this.failed(step, query.sql, error, failedBefore)
+      throw await this.failed(step, query.sql, 'write', error, failedBefore)
     }
     await this.notify(step, query.sql, 'recorded')
     return result
@@ -164,7 +164,7 @@ export class StepRun {
   private async other(
     step: number,
     query: CompiledQuery,
-    kind: 'read' | 'ddl',
+    kind: Exclude<Kind, 'write'>,
     kept: Recorded | undefined,
   ): Promise<QueryResult<any>> {
     let result: QueryResult<any>
@@ -172,7 +172,7 @@ export class StepRun {
       result = await this.send(query)
     } catch (error) {
       if (kind === 'read' || step !== this.resumeAt || !this.engine!.alreadyApplied(error)) {
-        throw await this.failed(step, query.sql, error, kept !== undefined)
+        throw await this.failed(step, query.sql, kind, error, kept !== undefined)
       }
       // Applied by the run that stopped between this statement and its row.
       result = { rows: [] }
@@ -185,17 +185,19 @@ export class StepRun {
   }
 
   /** Records the failure (so that a later run does not take its error for "already done") and explains it. */
-  private async failed(step: number, sql: string, error: unknown, failedBefore: boolean): Promise<Error> {
+  private async failed(step: number, sql: string, kind: Kind, error: unknown, failedBefore: boolean): Promise<Error> {
     try {
       if (!failedBefore) await this.send(this.insertRow(step, sql, null, false).compile())
     } catch {
       // The connection is gone (the cause says why): the next run treats the statement as possibly applied.
     }
     const row = `migration = ${quoted(this.migration)} AND step = ${step}`
-    const done = this.engine!.alreadyApplied(error)
-      ? 'If its change is in the database already (made by hand, or by a run of an older Outpost that ' +
-        `stopped in this migration), record it as done and start again: UPDATE ${STEPS_TABLE} SET done_at = 1 WHERE ${row}. `
-      : 'Fix the cause and start again: the migration resumes at this statement. '
+    // The way out of a schema change found made already; a read or a write is never skipped that way.
+    const done =
+      kind === 'ddl' && this.engine!.alreadyApplied(error)
+        ? 'If its change is in the database already (made by hand, or by a run of an older Outpost that ' +
+          `stopped in this migration), record it as done and start again: UPDATE ${STEPS_TABLE} SET done_at = 1 WHERE ${row}. `
+        : 'Fix the cause and start again: the migration resumes at this statement. '
     return new MigrationStepError(
       this.migration,
       step,
@@ -219,7 +221,9 @@ export class StepRun {
 }
 
 /** INSERT/UPDATE/DELETE (transactional on InnoDB), a read, or DDL (anything else). */
-function kindOf(query: CompiledQuery): 'write' | 'read' | 'ddl' {
+type Kind = 'write' | 'read' | 'ddl'
+
+function kindOf(query: CompiledQuery): Kind {
   const kind = query.query.kind
   if (kind === 'InsertQueryNode' || kind === 'UpdateQueryNode' || kind === 'DeleteQueryNode') return 'write'
   if (kind === 'MergeQueryNode') return 'write'

@@ -1,6 +1,16 @@
-// What a migrated database is, as the crash tests compare it with one migrated in one clean run.
+// The migration crash tests' common parts (test/migrations-killed.test.ts, migrations-sigkill.test.ts):
+// what a migrated database is, compared with one migrated in one clean run, and a crash as MySQL sees it.
+import type { Test } from 'tap'
+import { createConnection, type Connection } from 'mysql2/promise'
 import { sql, type Kysely } from 'kysely'
-import type { Dialect } from './app.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
+import { migrateToLatest } from '../../db/migrate.js'
+import { mysqlConnection } from '../../bench/mysql.js'
+import { freshDatabase, testConfig, type Dialect } from './app.js'
+
+export type Env = Record<string, string>
+export type Snapshot = Record<string, string[]>
+const MYSQL_URL = process.env.TEST_MYSQL_URL
 
 /** Values that differ between two runs of the same migrations: generated ids, the time a row or a migration was written. */
 const VOLATILE = new Set(['id', 'created_at', 'updated_at', 'timestamp'])
@@ -61,7 +71,7 @@ async function sqliteSchema(db: Kysely<any>): Promise<Record<string, string[]>> 
  * The schema and every row of every table (less the times they were written), and the migrations
  * Kysely recorded. The step journal must be empty once the migrations are done.
  */
-export async function databaseOf(db: Kysely<any>, dialect: Dialect): Promise<Record<string, string[]>> {
+async function databaseOf(db: Kysely<any>, dialect: Dialect): Promise<Record<string, string[]>> {
   const schema = dialect === 'mysql' ? await mysqlSchema(db) : await sqliteSchema(db)
   const tables = (
     dialect === 'mysql'
@@ -79,4 +89,45 @@ export async function databaseOf(db: Kysely<any>, dialect: Dialect): Promise<Rec
       .sort()
   }
   return { ...schema, ...data }
+}
+
+export const migratingDb = (env: Env) =>
+  createDb({ ...testConfig(env), DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+
+export async function snapshot(env: Env, dialect: Dialect): Promise<Snapshot> {
+  const db = createDb(testConfig(env))
+  try {
+    return await databaseOf(db, dialect)
+  } finally {
+    await db.destroy()
+  }
+}
+
+/** A database migrated in one clean run, and the statements (`migration:step`) that run executed. */
+export async function reference(t: Test, dialect: Dialect): Promise<{ database: Snapshot; statements: string[] }> {
+  const env = await freshDatabase(t, dialect)
+  const db = migratingDb(env)
+  const statements: string[] = []
+  try {
+    await migrateToLatest(db, {
+      onStep: (e) => void (e.phase === 'applied' && statements.push(`${e.migration}:${e.step}`)),
+    })
+  } finally {
+    await db.destroy()
+  }
+  return { database: await snapshot(env, dialect), statements }
+}
+
+export async function adminOf(t: Test, env: Env): Promise<Connection> {
+  const admin = await createConnection({ ...mysqlConnection(MYSQL_URL!), database: env.DB_NAME })
+  t.teardown(() => admin.end())
+  return admin
+}
+
+/** What MySQL sees of a crash: the session ends (KILL), its transaction rolled back, its lock released. */
+export async function endSessions(admin: Connection): Promise<void> {
+  const [rows] = await admin.query(
+    'select id from information_schema.processlist where db = database() and id <> connection_id()',
+  )
+  for (const { id } of rows as Array<{ id: number }>) await admin.query(`kill ${Number(id)}`).catch(() => {})
 }
