@@ -4,21 +4,43 @@ import { migrations } from './migrations/index.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
 import { describeConfigError, loadConfig } from '../config.js'
 import { checkDatabase, explainDbError } from './startup-check.js'
+import {
+  ensureStepsTable,
+  forgetAppliedSteps,
+  journaled,
+  MigrationStepError,
+  type StepHook,
+} from './migration-steps.js'
+
+export interface MigrateOptions {
+  /** Tests only: called at each statement a migration runs (test/migrations-killed.test.ts kills there). */
+  onStep?: StepHook
+}
 
 /**
- * Brings the schema to the latest migration. Kysely's migrator holds a lock row while it runs, so two
- * instances starting at once against one database apply each migration once.
+ * Brings the schema to the latest migration. Kysely's migrator holds a lock while it runs (on MySQL
+ * `GET_LOCK`, held by its connection, so a killed run's lock goes with its connection; on SQLite the
+ * write lock), so two instances starting at once against one database apply each migration once.
+ * A migration interrupted half-way (a crash, a kill) is resumed where it stopped: migration-steps.ts.
  */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
-  const { error, results } = await migrator.migrateToLatest()
+export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => journaled(migrations, options.onStep) } })
+  const { error, results } = await ensureStepsTable(db).then(
+    () => migrator.migrateToLatest(),
+    (error: unknown) => ({ error, results: undefined }),
+  )
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error')
     // No migration named: the run failed before its first one (reaching the database, its lock, its table).
-    const what = failed ? `Migration ${failed.migrationName} failed` : 'The migrations could not start'
-    throw new Error(`${what}: ${reason}`, { cause: error })
+    const what = !failed
+      ? 'The migrations could not start: '
+      : error instanceof MigrationStepError
+        ? `Migration ${failed.migrationName} failed at its `
+        : `Migration ${failed.migrationName} failed: `
+    throw new Error(`${what}${reason}`, { cause: error })
   }
+  await forgetAppliedSteps(db)
   return (results ?? []).map((r) => r.migrationName)
 }
 

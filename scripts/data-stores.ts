@@ -17,7 +17,7 @@ export interface TableShape {
 export interface Store {
   readonly description: string
   readonly driver: 'sqlite' | 'mysql'
-  /** The tables, less the migrator's own (kysely_migration*) and the engine's (sqlite_*). */
+  /** The tables, less the migrator's own (kysely_migration*, migration_steps) and the engine's (sqlite_*). */
   tables(): Promise<string[]>
   shape(table: string): Promise<TableShape>
   /** Foreign keys as [child table, parent table]. */
@@ -44,7 +44,7 @@ export interface TargetStore extends Store {
   rollback(): Promise<void>
 }
 
-const INTERNAL = /^(kysely_migration|kysely_migration_lock|sqlite_.*)$/
+const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|sqlite_.*)$/
 
 const NAME = /^[a-z_][a-z0-9_]*$/
 function id(name: string): string {
