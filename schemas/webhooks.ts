@@ -18,7 +18,10 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 export const WEBHOOK_FORMATS = ['standard', 'discord', 'slack'] as const
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number]
 
-/** A delivery's state: waiting for its (next) attempt, being sent, delivered, or given up on. */
+/**
+ * A delivery's state: waiting for its (next) attempt, being sent, delivered, or given up on. A pending
+ * delivery with attempts made is being retried (the console says "retrying"): `nextAttemptAt` says when.
+ */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'processing', 'delivered', 'failed'] as const
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number]
 
@@ -53,7 +56,7 @@ export type CreateWebhookBody = Static<typeof CreateWebhookBodySchema>
 
 export const UpdateWebhookBodySchema = Type.Object(
   {
-    url: Type.Optional(UrlSchema),
+    url: Type.Optional({ ...UrlSchema, description: `${UrlSchema.description}; left out, the stored URL stays` }),
     events: Type.Optional(EventsSchema),
     format: Type.Optional(FormatSchema),
     enabled: Type.Optional(Type.Boolean()),
@@ -63,9 +66,41 @@ export const UpdateWebhookBodySchema = Type.Object(
 )
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBodySchema>
 
+/** What the list shows of an endpoint's deliveries (added in contract revision 5). */
+export const WEBHOOK_HEALTH_STATES = ['healthy', 'failing', 'disabled', 'untried'] as const
+export const WebhookHealthSchema = Type.Object(
+  {
+    state: StringEnum(WEBHOOK_HEALTH_STATES, {
+      description:
+        'disabled: the endpoint is off (by an owner, or by a 410); failing: its last attempt failed; ' +
+        'untried: no attempt yet; healthy: its last attempt delivered',
+    }),
+    lastAttemptAt: Type.Union([TimestampSchema, Type.Null()], { description: 'When the last attempt ended' }),
+    lastOutcome: Type.Union([StringEnum(['delivered', 'retry', 'failed'] as const), Type.Null()], {
+      description: 'How the last attempt ended: delivered, retry (failed, tried again later) or failed (given up)',
+    }),
+    lastResponseCode: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The receiver's status code at the last attempt; null when it did not answer",
+    }),
+    lastDeliveredAt: Type.Union([TimestampSchema, Type.Null()], { description: 'When an attempt last delivered' }),
+    consecutiveFailures: Type.Integer({ minimum: 0, description: 'Attempts that failed since the last delivered one' }),
+    waiting: Type.Integer({ minimum: 0, description: 'Deliveries waiting for their (next) attempt or being sent' }),
+  },
+  { description: 'Delivery health, kept with each attempt' },
+)
+export type WebhookHealth = Static<typeof WebhookHealthSchema>
+
 export const WebhookSchema = Type.Object({
   id: UuidSchema,
-  url: Type.String(),
+  url: Type.String({
+    description:
+      'Masked: the origin, the leading path words, and `****` for the rest (where a Discord or Slack ' +
+      'URL carries its token); the whole URL is only ever written',
+  }),
+  urlFingerprint: Type.String({
+    pattern: '^[0-9a-f]{8}$',
+    description: "The first 8 hex digits of the whole URL's SHA-256: tells two endpoints apart, shows nothing of it",
+  }),
   events: Type.Array(Type.String()),
   format: FormatSchema,
   enabled: Type.Boolean(),
@@ -74,6 +109,7 @@ export const WebhookSchema = Type.Object({
   disabledReason: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the server disabled the endpoint (its receiver answered 410), or null',
   }),
+  health: WebhookHealthSchema,
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
 })
@@ -112,7 +148,9 @@ export const WebhookDeliverySchema = Type.Object({
   responseCode: Type.Union([Type.Integer(), Type.Null()], { description: 'Of the last attempt' }),
   durationMs: Type.Union([Type.Integer(), Type.Null()], { description: 'Of the last attempt' }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'Of the last attempt' }),
-  nextAttemptAt: Type.Union([TimestampSchema, Type.Null()], { description: 'The next try, while pending' }),
+  nextAttemptAt: Type.Union([TimestampSchema, Type.Null()], {
+    description: 'The next try, while pending (with `attempts` above 0: a retry after a failed attempt)',
+  }),
   createdAt: TimestampSchema,
   history: Type.Array(WebhookAttemptSchema, { description: 'Every attempt, oldest first' }),
 })

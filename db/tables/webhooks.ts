@@ -14,6 +14,13 @@ export interface WebhookEndpointsTable {
   disabled_reason: string | null
   created_at: number
   updated_at: number
+  /** Kept by the worker with each attempt it records (the list shows them as the endpoint's health). */
+  last_attempt_at: number | null
+  last_outcome: 'delivered' | 'retry' | 'failed' | null
+  last_response_code: number | null
+  last_delivered_at: number | null
+  /** Attempts that failed since the last delivered one. */
+  consecutive_failures: Generated<number>
 }
 
 export interface WebhookDeliveriesTable {

@@ -368,6 +368,7 @@ async function raiseNewLeader(
   const player = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst()
   await events.raise(trx, 'leaderboard.new_leader', {
     board: board.board_key,
+    boardName: board.name,
     period,
     userId,
     playerName: player?.username ?? null,

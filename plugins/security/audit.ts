@@ -4,6 +4,7 @@ import type { AuditLogTable, Db } from '../../db/types.js'
 import { runInRequestTransaction } from '../../db/transaction.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
+import { maskUrl } from './secrets.js'
 
 /**
  * The audit log (table `audit_log`, owned here): every admin write, by the admin key or by an
@@ -45,23 +46,17 @@ export function isSecretName(name: string): boolean {
 const isUrlName = (name: string) => name.toLowerCase().endsWith('url')
 
 /**
- * A URL as the audit log keeps it: its origin only. A chat tool's webhook URL carries its token in
- * the path (Discord) or is the token (Slack), so a path or a query is never written down.
+ * A URL as the audit log keeps it: its origin and a masked path (`maskUrl`). A chat tool's webhook
+ * URL carries its token in the path (Discord) or is the token (Slack), so that part is never written down.
  */
 export function redactUrl(value: unknown): unknown {
   if (typeof value !== 'string') return redact(value)
-  try {
-    const url = new URL(value)
-    const rest = url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== ''
-    return rest ? `${url.protocol}//${url.host}/${REDACTED}` : `${url.protocol}//${url.host}/`
-  } catch {
-    return REDACTED
-  }
+  return maskUrl(value) ?? REDACTED
 }
 
 /**
  * A copy of `value` with the value of every secret-named property replaced, and every URL-named one
- * cut to its origin, at any depth.
+ * masked to its origin and plain path words, at any depth.
  */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 32) return REDACTED

@@ -49,3 +49,38 @@ export function randomToken(bytes = 32): string {
   poolOffset += bytes
   return token
 }
+
+/** What stands for the hidden part of a masked URL. */
+export const URL_MASK = '****'
+/** A leading path segment shown by `maskUrl`: a short plain word, as the fixed paths of a service use. */
+const PLAIN_SEGMENT = /^[A-Za-z][A-Za-z_-]{0,15}$/
+
+/**
+ * A URL that is a credential, as it is ever shown: its origin, the leading path segments that are
+ * short plain words (`api/webhooks`, `services`: the service's fixed path), and `****` for the rest
+ * of the path and any query or fragment, where the tokens are (Discord's id and token, Slack's team,
+ * channel and token). The last segment is always hidden. Null when `text` is not a URL.
+ */
+export function maskUrl(text: string): string | null {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return null
+  }
+  const segments = url.pathname.split('/').filter((segment) => segment !== '')
+  let shown = 0
+  while (shown < segments.length - 1 && PLAIN_SEGMENT.test(segments[shown]!)) shown++
+  const hidden = shown < segments.length || url.search !== '' || url.hash !== ''
+  const path = segments.slice(0, shown).map((segment) => `${segment}/`)
+  return `${url.protocol}//${url.host}/${path.join('')}${hidden ? URL_MASK : ''}`
+}
+
+/**
+ * Tells two secret URLs apart without showing either: the first 8 hex digits of the URL's SHA-256.
+ * Whoever holds a URL can compute it (`printf %s "$URL" | sha256sum | cut -c1-8`); from it alone
+ * nothing of a random token can be worked out.
+ */
+export function urlFingerprint(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8)
+}

@@ -1,4 +1,5 @@
 import type { WebhookEventType, WebhookFormat } from '../../schemas/webhooks.js'
+import { discordParagraph, discordText, slackText, thousands, type Escaper } from './escape.js'
 
 /**
  * The bodies sent: `standard` is the event as JSON (`{ type, timestamp, data }`), signed; `discord`
@@ -50,57 +51,113 @@ export function consolePath(event: StoredEvent): string {
   }
 }
 
-/** One line a person reads: what happened, to whom, where. */
-export function summary(event: StoredEvent): string {
+/**
+ * The most characters one value of `data` takes in a message line, once escaped: a line holds at most
+ * three, so it stays far below the shortest limit it meets (Discord's 2000 for a message's content).
+ */
+const PIECE_MAX = 300
+
+/**
+ * One line a person reads: what happened, to whom, where. Every value of `data` goes through `e`,
+ * the chat tool's escaper; the words around them are ours.
+ */
+export function summary(event: StoredEvent, e: Escaper): string {
   const d = event.data
-  const player = d.playerName ? `${text(d.playerName)}` : text(d.userId)
+  const v = (value: unknown) => e(value, PIECE_MAX)
+  const player = v(d.playerName || d.userId)
+  const version = (value: unknown) => (text(value) ? v(value) : 'an unknown version')
   switch (event.type) {
     case 'leaderboard.new_leader':
-      return `${player} took first place on ${text(d.board)} with ${text(d.score)}`
+      return `${player} took first place on ${v(d.boardName || d.board)} with ${v(thousands(d.score))}`
     case 'crash.group_created':
-      return `New crash group in ${text(d.appVersion) || 'an unknown version'}: ${text(d.message)}`
+      return `New crash group in ${version(d.appVersion)}: ${v(d.message)}`
     case 'crash.group_regressed':
-      return `A resolved crash is back in ${text(d.appVersion) || 'an unknown version'}: ${text(d.message)}`
+      return `A resolved crash is back in ${version(d.appVersion)}: ${v(d.message)}`
     case 'feedback.submitted':
-      return `${player || 'A player'} filed ${text(d.category) || 'feedback'}: ${text(d.title)}`
+      return `${player || 'A player'} filed ${text(d.category) ? v(d.category) : 'feedback'}: ${v(d.title)}`
     case 'run.flagged':
-      return `A run by ${player} on ${text(d.ruleSet) || 'a validated action'} was marked ${text(d.status)}${d.reason ? ` (${text(d.reason)})` : ''}`
+      return `A run by ${player} on ${v(d.board) || 'a validated action'} was marked ${v(d.status)}${d.reason ? ` (${v(d.reason)})` : ''}`
     case 'gift_code.exhausted':
-      return `Gift code ${text(d.code)} has been redeemed ${text(d.maxRedemptions)} times and is used up`
+      return `Gift code ${v(d.code)} has been redeemed ${v(thousands(d.maxRedemptions))} times and is used up`
     case 'player.banned':
-      return `${player} was banned${d.reason ? `: ${text(d.reason)}` : ''}`
+      return `${player} was banned${d.reason ? `: ${v(d.reason)}` : ''}`
     case 'email.failed':
-      return `An e-mail to ${text(d.recipient)} failed for good: ${text(d.reason)}`
+      return `An e-mail to ${v(d.recipient)} failed for good: ${v(d.reason)}`
     case 'webhook.test':
       return 'Outpost can reach this webhook'
   }
 }
 
-const FIELDS: Array<[string, string]> = [
-  ['playerName', 'Player'],
-  ['userId', 'Player id'],
-  ['board', 'Board'],
-  ['score', 'Score'],
-  ['appVersion', 'Version'],
-  ['platform', 'Platform'],
-  ['status', 'Status'],
-  ['reason', 'Reason'],
+/** The embed's fields: the data a person scans, each named by us, each value escaped. */
+const FIELDS: Array<[string, string, (value: unknown) => string]> = [
+  ['playerName', 'Player', text],
+  ['userId', 'Player id', text],
+  ['boardName', 'Board', text],
+  ['board', 'Board key', text],
+  ['score', 'Score', thousands],
+  ['category', 'Category', text],
+  ['appVersion', 'Version', text],
+  ['platform', 'Platform', text],
+  ['status', 'Status', text],
+  ['reason', 'Reason', text],
 ]
+
+/**
+ * Discord's limits, in characters: message content, embed title, description, field value, and all
+ * of an embed's text together. A field's value is held to half its limit, so that even ten of them
+ * leave the description most of what the embed may carry.
+ */
+export const DISCORD_LIMITS = { content: 2000, title: 256, description: 4096, field: 1024, embed: 6000 } as const
+const FIELD_MAX = DISCORD_LIMITS.field / 2
+/** Slack shows up to 40,000 characters of `text` but asks for at most 4,000: a line and a message fit. */
+const SLACK_MESSAGE_MAX = 2000
+
+function discordBody(event: StoredEvent, link: string): object {
+  const d = event.data
+  const heading = TITLES[event.type]
+  const line = summary(event, discordText)
+  const feedback = event.type === 'feedback.submitted'
+  const title = feedback ? `${heading}: ${discordText(d.title, DISCORD_LIMITS.title - heading.length - 2)}` : heading
+  const footer = `Outpost · ${event.type}`
+  const fields = FIELDS.filter(([key]) => text(d[key]) !== '').map(([key, name, shown]) => ({
+    name,
+    value: discordText(shown(d[key]), FIELD_MAX),
+    inline: true,
+  }))
+  const used = title.length + footer.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)
+  const room = Math.min(DISCORD_LIMITS.description, DISCORD_LIMITS.embed - used)
+  return {
+    content: `**${heading}**: ${line}`,
+    // Nothing in the message pings anyone, whatever a player typed.
+    allowed_mentions: { parse: [] },
+    embeds: [
+      {
+        title,
+        description: (feedback && discordParagraph(d.message, room)) || line,
+        url: link,
+        timestamp: event.timestamp,
+        fields,
+        footer: { text: footer },
+      },
+    ],
+  }
+}
+
+function slackBody(event: StoredEvent, link: string): object {
+  const title = TITLES[event.type]
+  const message =
+    event.type === 'feedback.submitted' && text(event.data.message)
+      ? `\n>${slackText(event.data.message, SLACK_MESSAGE_MAX)}`
+      : ''
+  const line = `*${title}* · ${summary(event, slackText)}${message}`
+  // The link is ours, so it may use Slack's link syntax.
+  const open = `\n<${link}|Open in the Outpost console>`
+  return { text: `${line}${open}` }
+}
 
 /** The request body for an endpoint's format, with the console link built on `publicUrl`. */
 export function formatBody(event: StoredEvent, format: WebhookFormat, publicUrl: string): string {
   if (format === 'standard') return JSON.stringify(event)
   const link = `${publicUrl.replace(/\/+$/, '')}/console/#${consolePath(event)}`
-  const title = TITLES[event.type]
-  const line = summary(event).slice(0, 1500)
-  if (format === 'slack') return JSON.stringify({ text: `*${title}* · ${line}\n<${link}|Open in the Outpost console>` })
-  const fields = FIELDS.filter(([key]) => text(event.data[key]) !== '').map(([key, name]) => ({
-    name,
-    value: text(event.data[key]).slice(0, 1000),
-    inline: true,
-  }))
-  return JSON.stringify({
-    content: `**${title}**: ${line}`,
-    embeds: [{ title, description: line, url: link, timestamp: event.timestamp, fields }],
-  })
+  return JSON.stringify(format === 'slack' ? slackBody(event, link) : discordBody(event, link))
 }

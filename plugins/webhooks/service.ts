@@ -16,7 +16,9 @@ import type {
   WebhookList,
 } from '../../schemas/webhooks.js'
 import type { AddressPolicy } from './address.js'
+import { maskUrl, URL_MASK, urlFingerprint } from '../security/secrets.js'
 import { maskSecret, newSecret } from './signing.js'
+import { healthOf, waitingCounts } from './health.js'
 import type { StoredEvent } from './format.js'
 
 /**
@@ -30,16 +32,22 @@ export const MAX_ENDPOINTS = 50
 
 type EndpointRow = Selectable<WebhookEndpointsTable>
 
-function toWebhook(row: EndpointRow, secret: 'masked' | 'whole' = 'masked'): Webhook {
+/**
+ * An endpoint as every answer shows it: the URL masked (a Discord or Slack URL carries its token),
+ * the secret masked unless it was just made.
+ */
+function toWebhook(row: EndpointRow, waiting: number, secret: 'masked' | 'whole' = 'masked'): Webhook {
   return {
     id: row.id,
-    url: row.url,
+    url: maskUrl(row.url) ?? URL_MASK,
+    urlFingerprint: urlFingerprint(row.url),
     events: JSON.parse(row.events) as string[],
     format: row.format,
     enabled: Number(row.enabled) === 1,
     description: row.description,
     secret: secret === 'whole' ? row.secret : maskSecret(row.secret),
     disabledReason: row.disabled_reason,
+    health: healthOf(row, waiting),
     createdAt: toIso(Number(row.created_at)),
     updatedAt: toIso(Number(row.updated_at)),
   }
@@ -57,11 +65,16 @@ async function endpointRow(db: Db, id: string): Promise<EndpointRow> {
 export async function listWebhooks(db: Db, query: { limit: number; cursor?: string }): Promise<WebhookList> {
   const q = db.selectFrom('webhook_endpoints').selectAll()
   const page = await keysetPage(q, { ...query, keys: ['created_at', 'id'], direction: 'asc' })
-  return { items: page.items.map((row) => toWebhook(row)), nextCursor: page.nextCursor }
+  const waiting = await waitingCounts(
+    db,
+    page.items.map((row) => row.id),
+  )
+  return { items: page.items.map((row) => toWebhook(row, waiting.get(row.id) ?? 0)), nextCursor: page.nextCursor }
 }
 
 export async function getWebhook(db: Db, id: string): Promise<Webhook> {
-  return toWebhook(await endpointRow(db, id))
+  const row = await endpointRow(db, id)
+  return toWebhook(row, (await waitingCounts(db, [id])).get(id) ?? 0)
 }
 
 /** A new endpoint; the answer carries the whole secret, the only time it is shown. */
@@ -90,9 +103,14 @@ export async function createWebhook(
     disabled_reason: null,
     created_at: now,
     updated_at: now,
+    last_attempt_at: null,
+    last_outcome: null,
+    last_response_code: null,
+    last_delivered_at: null,
+    consecutive_failures: 0,
   }
   await db.insertInto('webhook_endpoints').values(row).execute()
-  return toWebhook(row, 'whole')
+  return toWebhook(row, 0, 'whole')
 }
 
 export async function updateWebhook(
@@ -142,10 +160,22 @@ export async function rotateSecret(db: Db, id: string, now: number): Promise<Web
     .where('id', '=', id)
     .executeTakeFirst()
   if (affected(result) === 0) throw webhookNotFound(id)
-  return toWebhook(await endpointRow(db, id), 'whole')
+  const row = await endpointRow(db, id)
+  return toWebhook(row, (await waitingCounts(db, [id])).get(id) ?? 0, 'whole')
 }
 
+/**
+ * The URL as written, checked. The masked form reads show is refused rather than stored: it is no
+ * address, and a client that sends back what it read must not lose the real one.
+ */
 function parseUrl(text: string): URL {
+  if (text.includes(`/${URL_MASK}`)) {
+    throw new AppError(
+      400,
+      'WEBHOOK_URL_MASKED',
+      'This is the masked URL reads show, not the address: leave url out to keep the stored URL, or give the whole new one',
+    )
+  }
   try {
     return new URL(text)
   } catch {

@@ -6,6 +6,7 @@ import { inTransaction, retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../core/clock.js'
 import type { WebhookFormat } from '../../schemas/webhooks.js'
 import { formatBody, type StoredEvent } from './format.js'
+import { recordAttemptHealth } from './health.js'
 import type { Sender } from './sender.js'
 import { signatureHeaders } from './signing.js'
 
@@ -245,6 +246,7 @@ export class WebhookWorker {
           next_attempt_at: nextAttemptAt,
         })
         .execute()
+      await recordAttemptHealth(trx, delivery.endpoint_id, { outcome, responseCode: sent.statusCode, at: now })
       if (gone) {
         await trx
           .updateTable('webhook_endpoints')
@@ -309,6 +311,7 @@ export class WebhookWorker {
             next_attempt_at: outcome === 'retry' ? now : null,
           })
           .execute()
+        await recordAttemptHealth(trx, row.endpoint_id, { outcome, responseCode: null, at: now })
         return true
       })
       if (done) {

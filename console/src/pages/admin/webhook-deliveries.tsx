@@ -13,6 +13,17 @@ import {
   usePaged,
   WriteButton,
 } from '../../ui'
+import { Cell, Health } from './webhook-health'
+
+/**
+ * What a delivery's status means to a person: a pending one that has been tried already failed and
+ * waits for its retry ("retrying", with its next try), not for its first attempt.
+ */
+export function deliveryLabel(d: WebhookDelivery): string {
+  if (d.status === 'pending' && d.attempts > 0) return 'retrying'
+  if (d.status === 'processing') return 'sending'
+  return d.status
+}
 
 /** One webhook's deliveries: status, response code, the next try, each attempt, and "Retry". */
 export default function WebhookDeliveries({ params }: PageProps) {
@@ -45,43 +56,82 @@ export default function WebhookDeliveries({ params }: PageProps) {
       <Loading loaded={loaded} />
       {hook && (
         <p>
-          <strong>{hook.url}</strong> · {hook.format} · {hook.enabled ? 'enabled' : 'disabled'}
-          {hook.disabledReason && <span class="muted"> ({hook.disabledReason})</span>}
+          <strong class="break">{hook.url}</strong> <small class="muted">#{hook.urlFingerprint}</small> · {hook.format}{' '}
+          · <Health hook={hook} />
         </p>
       )}
       <ErrorNote error={action.error} />
       <Notice text={action.notice} />
-      <PagedTable
-        paged={deliveries}
-        caption="Deliveries"
-        empty="No deliveries yet: send a test."
-        columns={[
-          { label: 'Event', render: (d) => d.event },
-          { label: 'Status', render: (d) => <span class={`status status-${d.status}`}>{d.status}</span> },
-          {
-            label: 'Response',
-            render: (d) => (d.responseCode === null ? <span class="muted">none</span> : d.responseCode),
-          },
-          { label: 'Attempts', render: (d) => d.attempts },
-          { label: 'Duration', render: (d) => (d.durationMs === null ? '' : `${d.durationMs} ms`) },
-          { label: 'Next try', render: (d) => (d.nextAttemptAt ? <Time iso={d.nextAttemptAt} /> : '') },
-          { label: 'Error', render: (d) => (d.error ? <small>{d.error}</small> : '') },
-          { label: 'Created', render: (d) => <Time iso={d.createdAt} /> },
-          {
-            label: 'Actions',
-            render: (d) => (
-              <WriteButton
-                write="operators"
-                disabled={d.status === 'processing'}
-                aria-label={`Retry delivery ${d.id}`}
-                onClick={() => act(() => api('POST', `${path}/deliveries/${enc(d.id)}/retry`), 'Queued again')}
-              >
-                Retry
-              </WriteButton>
-            ),
-          },
-        ]}
-      />
+      <div class="stack-table">
+        <PagedTable
+          paged={deliveries}
+          caption="Deliveries"
+          empty="No deliveries yet: send a test."
+          columns={[
+            { label: 'Event', render: (d) => <Cell label="Event">{d.event}</Cell> },
+            {
+              label: 'Status',
+              render: (d) => (
+                <Cell label="Status">
+                  <span class={`status status-${deliveryLabel(d)}`}>{deliveryLabel(d)}</span>
+                </Cell>
+              ),
+            },
+            {
+              label: 'Response',
+              render: (d) => (
+                <Cell label="Response">
+                  {d.responseCode === null ? <span class="muted">none</span> : d.responseCode}
+                </Cell>
+              ),
+            },
+            { label: 'Attempts', render: (d) => <Cell label="Attempts">{d.attempts}</Cell> },
+            {
+              label: 'Duration',
+              render: (d) => d.durationMs !== null && <Cell label="Duration">{`${d.durationMs} ms`}</Cell>,
+            },
+            {
+              label: 'Next try',
+              render: (d) =>
+                d.nextAttemptAt && (
+                  <Cell label="Next try">
+                    <Time iso={d.nextAttemptAt} />
+                  </Cell>
+                ),
+            },
+            {
+              label: 'Error',
+              render: (d) =>
+                d.error && (
+                  <Cell label="Error">
+                    <small class="break">{d.error}</small>
+                  </Cell>
+                ),
+            },
+            {
+              label: 'Created',
+              render: (d) => (
+                <Cell label="Created">
+                  <Time iso={d.createdAt} />
+                </Cell>
+              ),
+            },
+            {
+              label: 'Actions',
+              render: (d) => (
+                <WriteButton
+                  write="operators"
+                  disabled={d.status === 'processing'}
+                  aria-label={`Retry delivery ${d.id}`}
+                  onClick={() => act(() => api('POST', `${path}/deliveries/${enc(d.id)}/retry`), 'Queued again')}
+                >
+                  Retry
+                </WriteButton>
+              ),
+            },
+          ]}
+        />
+      </div>
     </>
   )
 }

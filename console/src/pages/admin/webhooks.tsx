@@ -3,6 +3,7 @@ import { api, enc } from '../../api'
 import { ActionForm, ListPage, RowActions, type FormProps } from '../../list'
 import type { Webhook, WebhookEventType, WebhookFormat } from '../../types'
 import { CheckField, SelectField, TextField, Time, WriteButton } from '../../ui'
+import { Cell, Health, hookName, MaskedUrl } from './webhook-health'
 
 /** Every event type an endpoint can subscribe to, with what it means (a Record: none can be left out). */
 export const EVENT_LABELS: Record<WebhookEventType, string> = {
@@ -54,7 +55,8 @@ function SecretOnce({ secret, onClose }: { secret: string; onClose: () => void }
 }
 
 function WebhookForm({ item, done, onSecret }: FormProps<Webhook> & { onSecret: (secret: string) => void }) {
-  const [url, setUrl] = useState(item?.url ?? '')
+  // Reads show the URL masked: an edit starts empty and sends a URL only when one is typed.
+  const [url, setUrl] = useState('')
   const [description, setDescription] = useState(item?.description ?? '')
   const [format, setFormat] = useState<WebhookFormat>(item?.format ?? 'standard')
   const [events, setEvents] = useState<string[]>(item?.events ?? ['webhook.test'])
@@ -62,14 +64,19 @@ function WebhookForm({ item, done, onSecret }: FormProps<Webhook> & { onSecret: 
     setEvents(on ? [...events.filter((e) => e !== type), type] : events.filter((e) => e !== type))
   return (
     <ActionForm
-      label={item ? `Webhook ${item.url}` : 'New webhook'}
+      label={item ? `Webhook ${hookName(item)}` : 'New webhook'}
       area="operators"
       disabled={events.length === 0}
       onDone={done}
       save={async () => {
         const body = { url: url.trim(), events, format, description: description.trim() || undefined }
         if (item) {
-          await api('PUT', `/webhooks/${enc(item.id)}`, { ...body, description: description.trim() || null })
+          const { url: typed, ...rest } = body
+          await api('PUT', `/webhooks/${enc(item.id)}`, {
+            ...rest,
+            ...(typed && { url: typed }),
+            description: description.trim() || null,
+          })
           return
         }
         const created = await api<Webhook>('POST', '/webhooks', body)
@@ -81,9 +88,13 @@ function WebhookForm({ item, done, onSecret }: FormProps<Webhook> & { onSecret: 
         type="url"
         value={url}
         onValue={setUrl}
-        required
-        placeholder="https://discord.com/api/webhooks/…"
-        hint="http:// or https://, on a public address"
+        required={!item}
+        placeholder={item ? item.url : 'https://discord.com/api/webhooks/…'}
+        hint={
+          item
+            ? `Now ${item.url} (shown masked: its token stays secret). Leave empty to keep it.`
+            : 'http:// or https://, on a public address'
+        }
       />
       <TextField label="Description" value={description} onValue={setDescription} maxLength={500} />
       <SelectField label="Format" value={format} options={FORMATS} onValue={setFormat} />
@@ -105,77 +116,103 @@ function WebhookForm({ item, done, onSecret }: FormProps<Webhook> & { onSecret: 
 export default function Webhooks() {
   const [secret, setSecret] = useState<string | null>(null)
   return (
-    <ListPage<Webhook>
-      title="Webhooks"
-      path="/webhooks"
-      area="operators"
-      empty="No webhooks yet: add one to hear about crashes, new leaders and more in Discord, Slack or your own systems."
-      create={{ label: 'New webhook', form: (props) => <WebhookForm {...props} onSecret={setSecret} /> }}
-      keyOf={(w) => w.id}
-      columns={(list) => [
-        { label: 'URL', render: (w) => <a href={`#/webhooks/${enc(w.id)}`}>{w.url}</a> },
-        { label: 'Description', render: (w) => w.description ?? <span class="muted">none</span> },
-        { label: 'Format', render: (w) => w.format },
-        { label: 'Events', render: (w) => w.events.join(', ') },
-        {
-          label: 'State',
-          render: (w) =>
-            w.enabled ? (
-              'enabled'
-            ) : (
-              <span class="muted">disabled{w.disabledReason ? `: ${w.disabledReason}` : ''}</span>
+    <div class="stack-table">
+      <ListPage<Webhook>
+        title="Webhooks"
+        path="/webhooks"
+        area="operators"
+        empty="No webhooks yet: add one to hear about crashes, new leaders and more in Discord, Slack or your own systems."
+        create={{ label: 'New webhook', form: (props) => <WebhookForm {...props} onSecret={setSecret} /> }}
+        keyOf={(w) => w.id}
+        columns={(list) => [
+          {
+            label: 'Endpoint',
+            render: (w) => (
+              <Cell label="Endpoint">
+                <a class="break" href={`#/webhooks/${enc(w.id)}`}>
+                  <MaskedUrl url={w.url} />
+                </a>{' '}
+                <small class="muted" title="The first 8 hex digits of the URL's SHA-256">
+                  #{w.urlFingerprint}
+                </small>
+                {w.description && <div>{w.description}</div>}
+                <small class="muted">
+                  added <Time iso={w.createdAt} />
+                </small>
+              </Cell>
             ),
-        },
-        { label: 'Secret', render: (w) => <code>{w.secret}</code> },
-        { label: 'Added', render: (w) => <Time iso={w.createdAt} /> },
-        {
-          label: 'Actions',
-          render: (w) => (
-            <RowActions
-              name={w.url}
-              area="operators"
-              onEdit={() => list.edit(w)}
-              onDelete={() => list.act(() => api('DELETE', `/webhooks/${enc(w.id)}`), 'Deleted the webhook')}
-            >
-              <WriteButton
-                write="operators"
-                aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.url}`}
-                onClick={() =>
-                  list.act(
-                    () => api('PUT', `/webhooks/${enc(w.id)}`, { enabled: !w.enabled }),
-                    w.enabled ? 'Disabled' : 'Enabled',
-                  )
-                }
+          },
+          {
+            label: 'Events',
+            render: (w) => (
+              <Cell label="Events">
+                <strong>{w.format}</strong>
+                <ul class="plain">
+                  {w.events.map((e) => (
+                    <li key={e}>{e}</li>
+                  ))}
+                </ul>
+              </Cell>
+            ),
+          },
+          { label: 'Health', render: (w) => <Cell label="Health">{<Health hook={w} />}</Cell> },
+          {
+            label: 'Secret',
+            render: (w) => (
+              <Cell label="Secret">
+                <code class="nowrap">{w.secret}</code>
+              </Cell>
+            ),
+          },
+          {
+            label: 'Actions',
+            render: (w) => (
+              <RowActions
+                name={hookName(w)}
+                area="operators"
+                onEdit={() => list.edit(w)}
+                onDelete={() => list.act(() => api('DELETE', `/webhooks/${enc(w.id)}`), 'Deleted the webhook')}
               >
-                {w.enabled ? 'Disable' : 'Enable'}
-              </WriteButton>
-              <WriteButton
-                write="operators"
-                aria-label={`Send a test to ${w.url}`}
-                onClick={() =>
-                  list.act(() => api('POST', `/webhooks/${enc(w.id)}/test`), 'Test event queued: see its deliveries')
-                }
-              >
-                Send test
-              </WriteButton>
-              <WriteButton
-                write="operators"
-                aria-label={`Rotate the secret of ${w.url}`}
-                onClick={() =>
-                  list.act(async () => {
-                    const rotated = await api<Webhook>('POST', `/webhooks/${enc(w.id)}/rotate-secret`)
-                    setSecret(rotated.secret)
-                  }, 'New secret made')
-                }
-              >
-                Rotate secret
-              </WriteButton>
-            </RowActions>
-          ),
-        },
-      ]}
-    >
-      {secret && <SecretOnce secret={secret} onClose={() => setSecret(null)} />}
-    </ListPage>
+                <WriteButton
+                  write="operators"
+                  aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${hookName(w)}`}
+                  onClick={() =>
+                    list.act(
+                      () => api('PUT', `/webhooks/${enc(w.id)}`, { enabled: !w.enabled }),
+                      w.enabled ? 'Disabled' : 'Enabled',
+                    )
+                  }
+                >
+                  {w.enabled ? 'Disable' : 'Enable'}
+                </WriteButton>
+                <WriteButton
+                  write="operators"
+                  aria-label={`Send a test to ${hookName(w)}`}
+                  onClick={() =>
+                    list.act(() => api('POST', `/webhooks/${enc(w.id)}/test`), 'Test event queued: see its deliveries')
+                  }
+                >
+                  Send test
+                </WriteButton>
+                <WriteButton
+                  write="operators"
+                  aria-label={`Rotate the secret of ${hookName(w)}`}
+                  onClick={() =>
+                    list.act(async () => {
+                      const rotated = await api<Webhook>('POST', `/webhooks/${enc(w.id)}/rotate-secret`)
+                      setSecret(rotated.secret)
+                    }, 'New secret made')
+                  }
+                >
+                  Rotate secret
+                </WriteButton>
+              </RowActions>
+            ),
+          },
+        ]}
+      >
+        {secret && <SecretOnce secret={secret} onClose={() => setSecret(null)} />}
+      </ListPage>
+    </div>
   )
 }
