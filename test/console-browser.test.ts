@@ -79,10 +79,10 @@ t.test('the console in chromium', { skip, timeout: 260_000 }, async (t) => {
       200,
     )
     await page.reload()
-    await page.getByRole('cell', { name: '4200' }).waitFor()
+    await page.getByRole('cell', { name: '4,200' }).waitFor()
     const rows = await page.getByRole('row').allTextContents()
-    t.match(rows[1], /1.*ann.*4200/, 'ann first')
-    t.match(rows[2], /2.*bob.*3100/, 'bob second')
+    t.match(rows[1], /1.*ann.*4,200/, 'ann first')
+    t.match(rows[2], /2.*bob.*3,100/, 'bob second')
 
     // ---- a board ban: the app API answers PLAYER_BANNED ----
     // The player is picked by name (search as you type), not pasted as an id.

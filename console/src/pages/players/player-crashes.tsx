@@ -2,6 +2,7 @@
 // the tab lists exactly what the summary's "Crashes" and "Game sessions" say.
 import type { UserExport } from '../../types'
 import { Loading, Table, Time, type Loaded } from '../../ui'
+import { crashTitle } from '../support/crash-occurrence'
 
 export function PlayerCrashes({ loaded }: { loaded: Loaded<UserExport> }) {
   const data = loaded.data
@@ -20,9 +21,7 @@ export function PlayerCrashes({ loaded }: { loaded: Loaded<UserExport> }) {
             columns={[
               {
                 label: 'Message',
-                render: (r) => (
-                  <a href={`#/crashes/${r.groupId}`}>{r.message.split('\n')[0] || `${r.type} without a message`}</a>
-                ),
+                render: (r) => <a href={`#/crashes/${r.groupId}`}>{crashTitle(r)}</a>,
               },
               { label: 'Type', render: (r) => r.type },
               { label: 'App version', render: (r) => r.appVersion || '—' },

@@ -4,6 +4,10 @@ import type { ComponentChildren } from 'preact'
 import type { CrashOccurrence } from '../../types'
 import { num, Table, Time } from '../../ui'
 
+/** What a crash is called in lists and titles: its message's first line, or its type when it has none. */
+export const crashTitle = (crash: { message: string; type: string }) =>
+  crash.message.split('\n')[0].trim() || `${crash.type} without a message`
+
 /** A player link named by the player's name when known, else by the id the client sent. */
 export function PlayerLink({
   userId,

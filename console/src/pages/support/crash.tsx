@@ -4,7 +4,7 @@ import type { PageProps } from '../../page'
 import { ActionForm } from '../../list'
 import type { CrashGroupDetail as Detail, CrashGroupUser } from '../../types'
 import { Loading, num, PagedTable, SelectField, Table, TextField, Time, Title, useLoad, usePaged } from '../../ui'
-import { Occurrence, PlayerLink } from './crash-occurrence'
+import { crashTitle, Occurrence, PlayerLink } from './crash-occurrence'
 
 function StatusForm({ group, onSaved }: { group: Detail; onSaved: () => void }) {
   const [status, setStatus] = useState(group.status)
@@ -38,8 +38,7 @@ function StatusForm({ group, onSaved }: { group: Detail; onSaved: () => void }) 
 
 /** The page's title: the crash's message (its first line, shortened), or its type when it has none. */
 function heading(group: Detail): string {
-  const line = group.message.split('\n')[0].trim()
-  if (!line) return group.type
+  const line = group.message.trim() ? crashTitle(group) : group.type
   return line.length > 120 ? `${line.slice(0, 119)}…` : line
 }
 

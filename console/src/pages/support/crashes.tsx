@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { get } from '../../api'
 import { RangeSwitch, rangeQuery, type Range } from '../../analytics/range'
 import { DailyChart } from '../../analytics/series'
+import { crashTitle } from './crash-occurrence'
 import type { DailyResponse } from '../../types'
 import type { CrashGroupView, CrashStats } from '../../types'
 import { Loading, num, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../../ui'
@@ -89,9 +90,7 @@ export default function Crashes() {
         columns={[
           {
             label: 'Message',
-            render: (g) => (
-              <a href={`#/crashes/${g.id}`}>{g.message.split('\n')[0] || `${g.type} without a message`}</a>
-            ),
+            render: (g) => <a href={`#/crashes/${g.id}`}>{crashTitle(g)}</a>,
           },
           { label: 'Type', render: (g) => g.type },
           { label: 'Status', render: (g) => g.status },
