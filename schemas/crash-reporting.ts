@@ -142,6 +142,20 @@ export const CrashGroupDetailSchema = Type.Composite([
 ])
 export type CrashGroupDetail = Static<typeof CrashGroupDetailSchema>
 
+export const CrashGroupUserSchema = Type.Object({
+  userKey: Type.String({ description: 'The userId as the client sent it (exactly, up to 128 characters)' }),
+  userId: Type.Union([Type.String(), Type.Null()], { description: 'The user it names, when that user exists' }),
+  username: Type.Union([Type.String(), Type.Null()], { description: "That user's name; null when none is linked" }),
+  firstSeen: TimestampSchema,
+  lastSeen: TimestampSchema,
+})
+export type CrashGroupUser = Static<typeof CrashGroupUserSchema>
+
+export const CrashGroupUserListSchema = Type.Object({
+  items: Type.Array(CrashGroupUserSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})
+
 export const CrashGroupUpdateSchema = Type.Object({
   status: StringEnum(SETTABLE_STATUSES),
   resolvedInVersion: Type.Optional(

@@ -48,6 +48,7 @@ export type FeedbackListQuery = Static<typeof FeedbackListQuerySchema>
 export const AdminFeedbackSchema = Type.Object({
   id: Type.String(),
   userId: Type.Union([Type.String(), Type.Null()], { description: 'null: anonymous' }),
+  playerName: Type.Union([Type.String(), Type.Null()], { description: "The player's username; null: anonymous" }),
   title: Type.String(),
   message: Type.String(),
   category: Type.String(),

@@ -328,7 +328,7 @@ t.test('the analytics charts in chromium', { skip: chromiumSkip, timeout: 300_00
     t.match(await summary.textContent(), /Platformandroid/, 'the platform of the latest game session')
     t.match(await summary.textContent(), /Game sessions1, 1 crashed/)
     t.match(await summary.textContent(), /Crashes1/)
-    t.equal(await page.getByRole('tab').count(), 4, 'four tabs instead of one long page')
+    t.equal(await page.getByRole('tab').count(), 5, 'five tabs instead of one long page')
 
     // ---- the cosmetics picker: type part of a name, pick, grant ----
     await adminApi(base, 'PUT', '/cosmetics/hat-red', { type: 'avatar', name: 'Red hat', locked: true })
@@ -339,7 +339,7 @@ t.test('the analytics charts in chromium', { skip: chromiumSkip, timeout: 300_00
     await page.getByRole('option', { name: /hat-red/ }).waitFor()
     t.equal(await page.getByRole('option').count(), 1, 'one cosmetic matches "red"')
     await page.getByRole('option', { name: /hat-red/ }).click()
-    await page.getByRole('form', { name: 'Grant cosmetics' }).getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('form', { name: 'Grant cosmetics' }).getByRole('button', { name: 'Grant' }).click()
     await page.getByRole('status').filter({ hasText: 'Granted' }).waitFor()
     t.same((await adminApi(base, 'GET', `/users/${quinn.id}/unlocks`)).body.unlocks, ['hat-red'], 'granted')
     t.same(problems, [], 'no CSP violation, no script error')

@@ -79,17 +79,17 @@ t.test('the console in chromium', { skip, timeout: 260_000 }, async (t) => {
       200,
     )
     await page.reload()
-    await page.getByRole('cell', { name: '4200' }).waitFor()
+    await page.getByRole('cell', { name: '4,200' }).waitFor()
     const rows = await page.getByRole('row').allTextContents()
-    t.match(rows[1], /1.*ann.*4200/, 'ann first')
-    t.match(rows[2], /2.*bob.*3100/, 'bob second')
+    t.match(rows[1], /1.*ann.*4,200/, 'ann first')
+    t.match(rows[2], /2.*bob.*3,100/, 'bob second')
 
     // ---- a board ban: the app API answers PLAYER_BANNED ----
     // The player is picked by name (search as you type), not pasted as an id.
     await page.getByRole('combobox', { name: 'Player' }).fill('bob')
     await page.getByRole('option', { name: /^bob\b/ }).click()
     await page.getByLabel('Reason').fill('cheating')
-    await page.getByRole('form', { name: 'Ban a player from this board' }).getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('form', { name: 'Ban a player from this board' }).getByRole('button', { name: 'Ban' }).click()
     await page.getByRole('status').filter({ hasText: 'Banned from the board' }).waitFor()
     const banned = await appApi(server.base, 'POST', '/leaderboards/weekly-cup/submit', { userId: bob, score: 9999 })
     t.equal(banned.status, 403)
@@ -179,7 +179,7 @@ t.test('the console in chromium', { skip, timeout: 260_000 }, async (t) => {
     await viewer.page.getByRole('link', { name: 'weekly-cup' }).click()
     await viewer.page.getByRole('heading', { name: 'Weekly cup' }).waitFor()
     const enabledWrites = await viewer.page
-      .getByRole('button', { name: /^(Edit|Reset board|Delete board|Save|Lift board ban)$/ })
+      .getByRole('button', { name: /^(Edit|Reset board|Delete board|Ban|Lift board ban)$/ })
       .evaluateAll((buttons) => buttons.filter((b) => !(b as unknown as { disabled: boolean }).disabled).length)
     t.equal(enabledWrites, 0, 'every write button is disabled for a viewer')
     await viewer.page.getByRole('button', { name: 'Actions for ann' }).click()

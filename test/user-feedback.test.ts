@@ -181,6 +181,7 @@ eachDialect(t, async (t, dialect) => {
     )
     t.match(all.items[1], {
       userId: bob.userId,
+      playerName: bob.username,
       title: 't6',
       category: 'FEATURE',
       email: null,
@@ -188,6 +189,12 @@ eachDialect(t, async (t, dialect) => {
       message: 'The game freezes when I open the map.',
     })
     t.equal(all.items[0].userId, null, 'anonymous')
+    t.equal(all.items[0].playerName, null, 'anonymous feedback names no player')
+    t.same(
+      new Set(all.items.slice(1).map((i: { playerName: string }) => i.playerName)),
+      new Set([alice.username, bob.username]),
+      "each player's feedback carries that player's name",
+    )
 
     t.same(
       (await list(`?userId=${alice.userId}`)).json().items.map((i: { title: string }) => i.title),

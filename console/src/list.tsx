@@ -153,6 +153,7 @@ export const deleteRow = (path: string) => () => api('DELETE', path)
  */
 export function ActionForm({
   label,
+  submit,
   save,
   onDone,
   success = 'Saved',
@@ -161,6 +162,8 @@ export function ActionForm({
   children,
 }: {
   label: string
+  /** The submit button's text, when "Save" would not say what it does. */
+  submit?: string
   save: () => Promise<unknown>
   onDone?: () => void
   success?: string
@@ -173,6 +176,7 @@ export function ActionForm({
     <>
       <SaveForm
         label={label}
+        submit={submit}
         area={area}
         disabled={disabled}
         busy={action.busy}

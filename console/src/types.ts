@@ -7,7 +7,13 @@ export type { AdminUser, UserExport } from '../../schemas/users'
 export type { AdminBoard, AdminEntry } from '../../schemas/leaderboard'
 export type { AdminRun, AdminRunDetail, PlayerState, Rules, ValueDefinition } from '../../schemas/validated-actions'
 export type { AdminGiftCode, GeneratedGiftCodes, Redemption } from '../../schemas/gift-codes'
-export type { CrashGroupDetail, CrashGroupView, CrashStats } from '../../schemas/crash-reporting'
+export type {
+  CrashGroupDetail,
+  CrashGroupUser,
+  CrashGroupView,
+  CrashOccurrence,
+  CrashStats,
+} from '../../schemas/crash-reporting'
 export type { AdminEmail, EmailTemplate, PreviewResponse } from '../../schemas/email-sending'
 export type { AdminCosmetic, AdminUnlocks } from '../../schemas/player-profile'
 export type { AdminConfig } from '../../schemas/remote-config'

@@ -1,7 +1,7 @@
 // The operator's crash reporting: groups by fingerprint, their occurrences, their status
 // (a resolved group that comes back in a newer version turns REGRESSED), and crash-free session rates.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../schemas/common.js'
+import { AdminListQuerySchema, errors } from '../../schemas/common.js'
 import {
   CrashGroupDetailSchema,
   CrashGroupListQuerySchema,
@@ -9,10 +9,11 @@ import {
   CrashGroupParamsSchema,
   CrashGroupSchema,
   CrashGroupUpdateSchema,
+  CrashGroupUserListSchema,
   CrashStatsQuerySchema,
   CrashStatsSchema,
 } from '../../schemas/crash-reporting.js'
-import { crashStats, getGroup, listGroups, updateGroup } from './service.js'
+import { crashStats, getGroup, listGroups, listGroupUsers, updateGroup } from './service.js'
 
 const tags = ['Admin', 'Crash Reporting']
 const security = [{ adminKey: [] }]
@@ -44,6 +45,21 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => getGroup(app.db, request.params.groupId),
+  )
+
+  app.get(
+    '/crash-reports/groups/:groupId/users',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "The players a crash group has hit, the latest first, with each linked user's name",
+        params: CrashGroupParamsSchema,
+        querystring: AdminListQuerySchema,
+        response: { 200: CrashGroupUserListSchema, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => listGroupUsers(app.db, request.params.groupId, request.query),
   )
 
   app.patch(

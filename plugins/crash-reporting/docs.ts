@@ -4,6 +4,7 @@ import {
   CrashGroupDetailSchema,
   CrashGroupListSchema,
   CrashGroupSchema,
+  CrashGroupUserListSchema,
   CrashOccurrenceSchema,
 } from '../../schemas/crash-reporting.js'
 import { APP_PREFIX, ADMIN_PREFIX } from '../core/paths.js'
@@ -35,6 +36,7 @@ export const components: NamedSchemas = {
   CrashGroupPage: CrashGroupListSchema,
   CrashGroupDetail: CrashGroupDetailSchema,
   CrashOccurrence: CrashOccurrenceSchema,
+  CrashGroupUserPage: CrashGroupUserListSchema,
 }
 
 export const docs: OperationDocs = {
@@ -114,6 +116,17 @@ export const docs: OperationDocs = {
         },
       ],
     },
+  },
+  [`GET ${ADMIN}/groups/{groupId}/users`]: {
+    description:
+      'The players a crash group has hit, one per distinct `userId` the reports sent (not `""` or `"anonymous"`), the ' +
+      'latest occurrence first; paged by `limit` and `cursor`. `userKey` is the `userId` as sent; `userId` and ' +
+      '`username` name the user it links to, or are null when no such user exists. 404 `NOT_FOUND` for an unknown group.',
+    parameters: { groupId: EX.groupId, limit: 50 },
+    response: page([
+      { userKey: EX.userId, userId: EX.userId, username: 'ann', firstSeen: EX.earlier, lastSeen: EX.now },
+      { userKey: 'player-7781', userId: null, username: null, firstSeen: EX.earlier, lastSeen: EX.earlier },
+    ]),
   },
   [`PATCH ${ADMIN}/groups/{groupId}`]: {
     description:

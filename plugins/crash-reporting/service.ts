@@ -5,8 +5,10 @@ import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-out
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
+import { userNames } from '../users/service.js'
 import type {
   CrashGroupListQuery,
+  CrashGroupUser,
   CrashGroupUpdate,
   CrashGroupView,
   CrashOccurrence,
@@ -136,6 +138,32 @@ export async function getGroup(db: Db, groupId: string) {
         lastSeen: toIso(Number(v.last_seen)),
       })),
     recentOccurrences: recent.map(toOccurrence),
+  }
+}
+
+/**
+ * The players a group has hit, the latest first: one row per distinct userId sent, with the user it
+ * names (and that user's name) when the user exists.
+ */
+export async function listGroupUsers(db: Db, groupId: string, query: { cursor?: string; limit: number }) {
+  await findGroup(db, groupId)
+  const { items, nextCursor } = await keysetPage(
+    db.selectFrom('crash_group_users').selectAll().where('group_id', '=', groupId),
+    { cursor: query.cursor, limit: query.limit, keys: ['last_seen', 'user_key'] },
+  )
+  const names = await userNames(
+    db,
+    items.flatMap((r) => (r.linked_user_id ? [r.linked_user_id] : [])),
+  )
+  return {
+    items: items.map((r): CrashGroupUser => ({
+      userKey: r.user_key,
+      userId: r.linked_user_id,
+      username: r.linked_user_id ? (names.get(r.linked_user_id) ?? null) : null,
+      firstSeen: toIso(Number(r.first_seen)),
+      lastSeen: toIso(Number(r.last_seen)),
+    })),
+    nextCursor,
   }
 }
 

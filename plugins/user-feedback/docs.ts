@@ -27,12 +27,14 @@ export const docs: OperationDocs = {
   },
   [`GET ${ADMIN_PREFIX}/user-feedback`]: {
     description:
-      'Feedback, newest first; filters `userId`, `category`, `from` (inclusive) and `to` (exclusive, ISO 8601); paged by `limit` and `cursor`.',
+      "Feedback, newest first, each with the sending player's `playerName` (null for anonymous feedback); filters `userId`, " +
+      '`category`, `from` (inclusive) and `to` (exclusive, ISO 8601); paged by `limit` and `cursor`.',
     parameters: { category: 'BUG', from: '2026-11-01T00:00:00Z', limit: 50 },
     response: page([
       {
         id: EX.id,
         userId: EX.userId,
+        playerName: 'ann',
         title: 'Stuck on level 3',
         message: 'The door does not open after the boss.',
         category: 'BUG',

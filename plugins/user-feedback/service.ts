@@ -6,6 +6,7 @@ import { withTransaction } from '../../db/transaction.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
 import { keysetPage } from '../http/pagination.js'
 import { forExistingUser } from '../security/session-store.js'
+import { userNames } from '../users/service.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from '../../schemas/user-feedback.js'
 
 /**
@@ -55,7 +56,7 @@ export async function submitFeedback(
   })
 }
 
-function toAdminFeedback(row: UserFeedback): AdminFeedback {
+function toFeedback(row: UserFeedback): Omit<AdminFeedback, 'playerName'> {
   return {
     id: row.id,
     userId: row.user_id,
@@ -82,7 +83,17 @@ export async function listFeedback(db: Db, query: FeedbackListQuery) {
     limit: query.limit,
     keys: ['created_at', 'id'],
   })
-  return { items: items.map(toAdminFeedback), nextCursor }
+  const names = await userNames(
+    db,
+    items.flatMap((r) => (r.user_id ? [r.user_id] : [])),
+  )
+  return {
+    items: items.map((row): AdminFeedback => ({
+      ...toFeedback(row),
+      playerName: row.user_id ? (names.get(row.user_id) ?? null) : null,
+    })),
+    nextCursor,
+  }
 }
 
 /**
@@ -130,6 +141,6 @@ export async function exportForUser(db: Db, userId: string) {
     .orderBy('created_at')
     .orderBy('id')
     .execute()
-  return rows.map(toAdminFeedback)
+  return rows.map(toFeedback)
 }
 export * from './stats.js'

@@ -3,7 +3,7 @@
 // read when drawing; the caller draws again when the theme changes.
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
-import type { ChartSpec } from './spec'
+import { formatValue, type ChartSpec } from './spec'
 
 /** A theme variable resolved to a colour the canvas understands (`light-dark()` is resolved by CSS). */
 function themeColour(host: HTMLElement, variable: string): string {
@@ -23,6 +23,13 @@ function faded(colour: string, alpha: number): string {
 }
 
 const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC')
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
+
+/** The last point with a value (or the last point): what the legend shows while no point is hovered. */
+function latestIndex(values: Array<number | null>): number {
+  for (let i = values.length - 1; i >= 0; i--) if (values[i] !== null) return i
+  return values.length - 1
+}
 
 export interface Drawn {
   resize: (width: number) => void
@@ -41,6 +48,9 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
   }
   const bars = spec.kind === 'bars'
   const labels = spec.xLabels
+  // uPlot's legend shows the hovered point; with none hovered it would say "--": it says the latest day.
+  const latest = latestIndex(spec.values)
+  const at = (idx: number | null) => (idx === null ? latest : idx)
   const options: uPlot.Options = {
     width,
     height: spec.height ?? 180,
@@ -78,7 +88,7 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
       },
     ],
     series: [
-      {},
+      labels ? {} : { label: 'Day (UTC)', value: (_u, _v, _s, idx) => (spec.x.length ? isoDay(spec.x[at(idx)]) : '—') },
       {
         label: spec.label,
         stroke: accent,
@@ -86,7 +96,7 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
         fill: faded(accent, bars ? 0.55 : 0.12),
         spanGaps: false,
         points: { show: spec.values.length <= 31 },
-        value: (_u, v) => (v === null ? '—' : spec.percent ? `${(v * 100).toFixed(2)} %` : v.toLocaleString()),
+        value: (_u, _v, _s, idx) => formatValue(spec.values[at(idx)] ?? null, spec.percent),
         ...(bars && { paths: uPlot.paths.bars!({ size: [0.8, 64] }), points: { show: false } }),
       },
     ],

@@ -4,9 +4,7 @@ import { RangeSwitch, rangeQuery, type Range } from '../analytics/range'
 import { Retention } from '../analytics/retention'
 import { DailyChart } from '../analytics/series'
 import type { CountsResponse, DailyResponse } from '../types'
-import { Loading, Title, useLoad } from '../ui'
-
-const n = (value: number) => value.toLocaleString('en')
+import { Loading, num as n, Title, useLoad } from '../ui'
 
 function Counts({ counts }: { counts: CountsResponse }) {
   const kinds = counts.playersByKind
@@ -42,9 +40,15 @@ function Counts({ counts }: { counts: CountsResponse }) {
       <a class="card" href="#/email" data-count="emailsQueued">
         <div class="muted">E-mails queued</div>
         <div class="value">{n(counts.emailsQueued)}</div>
-        <div class="muted small">
-          {n(counts.feedback)} feedback · {n(counts.giftCodes)} gift codes
-        </div>
+        <div class="muted small">pending or being sent</div>
+      </a>
+      <a class="card" href="#/feedback" data-count="feedback">
+        <div class="muted">Feedback</div>
+        <div class="value">{n(counts.feedback)}</div>
+      </a>
+      <a class="card" href="#/gift-codes" data-count="giftCodes">
+        <div class="muted">Gift codes</div>
+        <div class="value">{n(counts.giftCodes)}</div>
       </a>
     </div>
   )

@@ -108,11 +108,15 @@ export function CheckField({
   )
 }
 
-/** A form whose submit button is "Save", disabled for a role that may not write. */
+/**
+ * A form whose submit button is "Save", or the name of what it does ("Ban", "Grant"), disabled for a
+ * role that may not write.
+ */
 export function SaveForm({
   onSave,
   children,
   label,
+  submit = 'Save',
   area = 'game',
   disabled,
   busy,
@@ -120,6 +124,8 @@ export function SaveForm({
   onSave: () => unknown
   children: ComponentChildren
   label?: string
+  /** The submit button's text: the action's verb where "Save" would hide what it does. */
+  submit?: string
   area?: Area
   disabled?: boolean
   busy?: boolean
@@ -142,7 +148,7 @@ export function SaveForm({
           disabled={!allowed || !!disabled || !!busy}
           title={allowed ? undefined : ROLE_HINT}
         >
-          Save
+          {submit}
         </button>
       </div>
     </form>

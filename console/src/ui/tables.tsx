@@ -8,6 +8,8 @@ import { Loading, useLoad } from './load'
 export interface Column<T> {
   label: string
   render: (item: T) => ComponentChildren
+  /** A column of numbers: right-aligned, figures of one width (format the values with `num`). */
+  numeric?: boolean
 }
 
 /** One page of an admin list and the cursors back to the pages before it. */
@@ -46,7 +48,7 @@ export function Table<T>({
         <thead>
           <tr>
             {columns.map((c) => (
-              <th key={c.label} scope="col">
+              <th key={c.label} scope="col" class={c.numeric ? 'num' : undefined}>
                 {c.label}
               </th>
             ))}
@@ -63,7 +65,9 @@ export function Table<T>({
           {items.map((item, i) => (
             <tr key={i}>
               {columns.map((c) => (
-                <td key={c.label}>{c.render(item)}</td>
+                <td key={c.label} class={c.numeric ? 'num' : undefined}>
+                  {c.render(item)}
+                </td>
               ))}
             </tr>
           ))}

@@ -55,8 +55,8 @@ export default function Audit() {
           label: 'Status',
           render: (e) => <span class={`badge ${e.status < 400 ? 'good' : 'bad'}`}>{e.status}</span>,
         },
-        { label: 'Target', render: (e) => <code>{compact(e.target)}</code> },
-        { label: 'Changes', render: (e) => <code class="clip">{compact(e.changes)}</code> },
+        { label: 'Target', render: (e) => <code class="cell-json">{compact(e.target)}</code> },
+        { label: 'Changes', render: (e) => <code class="cell-json">{compact(e.changes)}</code> },
         { label: 'Address', render: (e) => e.address },
       ]}
     />

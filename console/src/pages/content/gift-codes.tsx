@@ -5,6 +5,7 @@ import {
   CosmeticPicker,
   ErrorNote,
   Notice,
+  num,
   PagedTable,
   SaveForm,
   TextField,
@@ -88,6 +89,7 @@ function GenerateForm({ onDone }: { onDone: () => void }) {
     <>
       <SaveForm
         label="Generate a batch"
+        submit="Generate"
         busy={action.busy}
         onSave={() =>
           action
@@ -150,7 +152,7 @@ export default function GiftCodes() {
         columns={[
           { label: 'Code', render: (g) => <a href={`#/gift-codes/${enc(g.code)}`}>{g.code}</a> },
           { label: 'Status', render: (g) => g.status },
-          { label: 'Redeemed', render: (g) => `${g.redemptionCount} / ${g.maxRedemptions}` },
+          { label: 'Redeemed', render: (g) => `${num(g.redemptionCount)} / ${num(g.maxRedemptions)}`, numeric: true },
           { label: 'Gift data', render: (g) => g.giftData },
           { label: 'Grants', render: (g) => g.grants.join(', ') },
           { label: 'Expires', render: (g) => <Time iso={g.expiresAt} /> },

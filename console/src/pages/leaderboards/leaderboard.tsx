@@ -7,6 +7,7 @@ import {
   ErrorNote,
   Loading,
   Notice,
+  num,
   PagedTable,
   RowMenu,
   SaveForm,
@@ -49,6 +50,7 @@ function Bans({ boardKey, onChange }: { boardKey: string; onChange: () => void }
       </p>
       <SaveForm
         label="Ban a player from this board"
+        submit="Ban"
         busy={action.busy}
         disabled={!userId}
         onSave={() =>
@@ -131,7 +133,7 @@ export default function Leaderboard({ params }: PageProps) {
       {board.data && (
         <p class="muted">
           {board.data.sortOrder === 'desc' ? 'Highest first' : 'Lowest first'} · {board.data.updateStrategy} · resets{' '}
-          {board.data.resetSchedule} · {board.data.scoreCount} scores · updated <Time iso={board.data.updatedAt} />
+          {board.data.resetSchedule} · {num(board.data.scoreCount)} scores · updated <Time iso={board.data.updatedAt} />
         </p>
       )}
       <BoardCharts boardKey={key} />
@@ -144,12 +146,12 @@ export default function Leaderboard({ params }: PageProps) {
         caption="Entries"
         empty="No scores on this board."
         columns={[
-          { label: 'Position', render: (e) => e.position },
+          { label: 'Position', render: (e) => num(e.position), numeric: true },
           {
             label: 'Player',
             render: (e) => <a href={`#/players/${e.userId}`}>{e.username}</a>,
           },
-          { label: 'Score', render: (e) => e.score },
+          { label: 'Score', render: (e) => num(e.score), numeric: true },
           { label: 'Hidden', render: (e) => (e.hidden ? <span class="badge bad">banned</span> : '') },
           { label: 'Updated', render: (e) => <Time iso={e.updatedAt} /> },
           {

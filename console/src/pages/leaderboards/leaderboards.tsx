@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { api, enc } from '../../api'
 import { ActionForm, ListPage } from '../../list'
 import type { AdminBoard as Board } from '../../types'
-import { CheckField, intOrNull, SelectField, TextField, Time } from '../../ui'
+import { CheckField, intOrNull, num, SelectField, TextField, Time } from '../../ui'
 
 const SORT_ORDERS = ['desc', 'asc'] as const
 const STRATEGIES = ['best', 'latest', 'increment'] as const
@@ -63,7 +63,7 @@ export default function Leaderboards() {
         { label: 'Sort', render: (b) => b.sortOrder },
         { label: 'Strategy', render: (b) => b.updateStrategy },
         { label: 'Reset', render: (b) => b.resetSchedule },
-        { label: 'Scores', render: (b) => b.scoreCount },
+        { label: 'Scores', render: (b) => num(b.scoreCount), numeric: true },
         {
           label: 'State',
           render: (b) => `${b.isActive ? 'active' : 'inactive'}${b.validatedOnly ? ', validated only' : ''}`,

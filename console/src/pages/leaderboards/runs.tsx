@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { api, enc } from '../../api'
 import { ActionForm } from '../../list'
 import type { AdminRun as Run, Rules, ValueDefinition } from '../../types'
-import { Json, PagedTable, SelectField, TextArea, TextField, Time, Title, usePaged } from '../../ui'
+import { Json, num, PagedTable, SelectField, TextArea, TextField, Time, Title, usePaged } from '../../ui'
 import { EvidenceButton, ReviewButtons } from './review'
 
 const OUTCOMES = ['', 'OPEN', 'EXPIRED', 'ACCEPTED', 'REJECTED'] as const
@@ -39,7 +39,7 @@ function ReviewQueue() {
           { label: 'Player', render: (r) => <a href={`#/players/${r.userId}`}>{r.userId.slice(0, 8)}</a> },
           { label: 'Board', render: (r) => r.leaderboardKey ?? '—' },
           { label: 'Outcome', render: (r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ''}` },
-          { label: 'Score', render: (r) => r.score ?? '—' },
+          { label: 'Score', render: (r) => num(r.score), numeric: true },
           { label: 'Duration', render: (r) => (r.durationSeconds === null ? '—' : `${r.durationSeconds} s`) },
           { label: 'Why sus', render: (r) => r.susReasons.join(', ') },
           { label: 'Evidence', render: (r) => <EvidenceButton run={r} /> },

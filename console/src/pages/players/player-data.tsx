@@ -2,7 +2,7 @@
 // entries and gift-code redemptions. One request (GET /users/{id}/export) fills every section.
 import { download, saveBlob } from '../../api'
 import type { UserExport } from '../../types'
-import { ErrorNote, Json, Loading, Table, Time, useAction, type Loaded } from '../../ui'
+import { ErrorNote, Json, Loading, num, Table, Time, useAction, type Loaded } from '../../ui'
 
 /** The save's bytes as stored: binary saves come base64-encoded in the export. */
 function saveBytes(save: NonNullable<UserExport['cloudSave']>): Blob {
@@ -85,7 +85,7 @@ export function PlayerData({ userId, loaded }: { userId: string; loaded: Loaded<
             {data.cloudSave ? (
               <div class="panel">
                 <p>
-                  Version {data.cloudSave.version}, {data.cloudSave.sizeBytes} bytes
+                  Version {data.cloudSave.version}, {num(data.cloudSave.sizeBytes)} bytes
                   {data.cloudSave.encoding === 'base64' ? ' (binary)' : ''}, saved{' '}
                   <Time iso={data.cloudSave.updatedAt} />{' '}
                   <button
@@ -123,7 +123,7 @@ export function PlayerData({ userId, loaded }: { userId: string; loaded: Loaded<
                     ),
                   },
                   { label: 'Period', render: (e) => e.period },
-                  { label: 'Score', render: (e) => e.score },
+                  { label: 'Score', render: (e) => num(e.score), numeric: true },
                   { label: 'Reached', render: (e) => <Time iso={e.reachedAt} /> },
                   {
                     label: 'Shown',

@@ -12,12 +12,15 @@ import type {
 } from '../../types'
 import {
   ConfirmButton,
+  CosmeticPicker,
   ErrorNote,
   Loading,
   Notice,
+  num,
   PagedTable,
   SaveForm,
   Table,
+  Tabs,
   TextField,
   Time,
   Title,
@@ -25,11 +28,10 @@ import {
   useCanWrite,
   useLoad,
   usePaged,
-  Tabs,
   WriteButton,
-  CosmeticPicker,
 } from '../../ui'
 import { ExportButton, PlayerData } from './player-data'
+import { PlayerCrashes } from './player-crashes'
 import { PlayerSummary } from './player-summary'
 import { ActionForm } from '../../list'
 
@@ -55,6 +57,7 @@ function Ban({ user, reload }: { user: AdminUser; reload: () => void }) {
       ) : (
         <SaveForm
           label="Ban this player"
+          submit="Ban"
           busy={action.busy}
           onSave={() =>
             action
@@ -66,7 +69,7 @@ function Ban({ user, reload }: { user: AdminUser; reload: () => void }) {
           }
         >
           <TextField label="Reason" value={reason} onValue={setReason} maxLength={500} />
-          <p class="muted small">Saving bans the player from every app call until unbanned.</p>
+          <p class="muted small">Banning refuses every app call of the player until unbanned.</p>
         </SaveForm>
       )}
       <ErrorNote error={action.error} />
@@ -160,6 +163,7 @@ function Unlocks({ userId }: { userId: string }) {
       <ErrorNote error={action.error} />
       <ActionForm
         label="Grant cosmetics"
+        submit="Grant"
         save={() => api('POST', `/users/${userId}/unlocks`, { ids })}
         success="Granted"
         disabled={ids.length === 0}
@@ -190,14 +194,15 @@ function ValuesPanel({ userId }: { userId: string }) {
           empty="No balances yet."
           columns={[
             { label: 'Key', render: (v) => v.key },
-            { label: 'Balance', render: (v) => v.balance },
-            { label: `Earned today (${loaded.data.day})`, render: (v) => v.earnedToday },
-            { label: 'Daily cap', render: (v) => v.dailyCap ?? '—' },
+            { label: 'Balance', render: (v) => num(v.balance), numeric: true },
+            { label: `Earned today (${loaded.data.day})`, render: (v) => num(v.earnedToday), numeric: true },
+            { label: 'Daily cap', render: (v) => num(v.dailyCap), numeric: true },
           ]}
         />
       )}
       <ActionForm
         label="Adjust a balance"
+        submit="Adjust"
         save={() =>
           api('POST', `/users/${userId}/values`, {
             key,
@@ -216,12 +221,13 @@ function ValuesPanel({ userId }: { userId: string }) {
   )
 }
 
-type Tab = 'account' | 'data' | 'items' | 'activity'
+type Tab = 'account' | 'data' | 'items' | 'activity' | 'crashes'
 const TABS = [
   ['account', 'Account'],
   ['data', 'Data'],
   ['items', 'Items'],
   ['activity', 'Activity'],
+  ['crashes', 'Crashes'],
 ] as const
 
 function Activity({ userId }: { userId: string }) {
@@ -239,7 +245,7 @@ function Activity({ userId }: { userId: string }) {
           { label: 'Run', render: (r) => <a href={`#/runs/${r.runId}`}>{r.runId.slice(0, 8)}</a> },
           { label: 'Board', render: (r) => r.leaderboardKey ?? '—' },
           { label: 'Outcome', render: (r) => r.outcome },
-          { label: 'Score', render: (r) => r.score ?? '—' },
+          { label: 'Score', render: (r) => num(r.score), numeric: true },
           { label: 'Sus', render: (r) => (r.sus ? <span class="badge bad">sus</span> : '') },
           { label: 'Issued', render: (r) => <Time iso={r.issuedAt} /> },
         ]}
@@ -330,6 +336,7 @@ export default function Player({ params }: PageProps) {
               </>
             )}
             {tab === 'activity' && <Activity userId={userId} />}
+            {tab === 'crashes' && <PlayerCrashes loaded={exported} />}
           </Tabs>
         </>
       )}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { ListPage } from '../../list'
 import type { AdminUser } from '../../types'
-import { TextField, Time } from '../../ui'
+import { num, TextField, Time } from '../../ui'
 
 export default function Players() {
   const [text, setText] = useState('')
@@ -19,7 +19,7 @@ export default function Players() {
           label: 'Status',
           render: (u) => (u.banned ? <span class="badge bad">banned</span> : u.isAnonymous ? 'anonymous' : 'account'),
         },
-        { label: 'Sessions', render: (u) => u.activeSessions },
+        { label: 'Sessions', render: (u) => num(u.activeSessions), numeric: true },
         { label: 'Signed up', render: (u) => <Time iso={u.createdAt} /> },
       ]}
     >

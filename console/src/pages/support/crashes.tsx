@@ -2,9 +2,10 @@ import { useState } from 'preact/hooks'
 import { get } from '../../api'
 import { RangeSwitch, rangeQuery, type Range } from '../../analytics/range'
 import { DailyChart } from '../../analytics/series'
+import { crashTitle } from './crash-occurrence'
 import type { DailyResponse } from '../../types'
 import type { CrashGroupView, CrashStats } from '../../types'
-import { Loading, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../../ui'
+import { Loading, num, PagedTable, SelectField, Table, Time, Title, useLoad, usePaged } from '../../ui'
 
 const STATUSES = ['', 'OPEN', 'RESOLVED', 'IGNORED'] as const
 const rate = (r: number | null) => (r === null ? '—' : `${(r * 100).toFixed(2)} %`)
@@ -50,8 +51,8 @@ export default function Crashes() {
       {stats.data && (
         <section class="panel" aria-label="Crash-free sessions">
           <p>
-            Crash-free sessions: <strong>{rate(stats.data.crashFreeRate)}</strong> ({stats.data.crashedSessions} of{' '}
-            {stats.data.sessions} crashed)
+            Crash-free sessions: <strong>{rate(stats.data.crashFreeRate)}</strong> ({num(stats.data.crashedSessions)} of{' '}
+            {num(stats.data.sessions)} crashed)
           </p>
           <Table
             items={stats.data.versions}
@@ -59,9 +60,9 @@ export default function Crashes() {
             caption="Per version"
             columns={[
               { label: 'Version', render: (v) => v.appVersion },
-              { label: 'Sessions', render: (v) => v.sessions },
-              { label: 'Crashed', render: (v) => v.crashedSessions },
-              { label: 'Crash-free', render: (v) => rate(v.crashFreeRate) },
+              { label: 'Sessions', render: (v) => num(v.sessions), numeric: true },
+              { label: 'Crashed', render: (v) => num(v.crashedSessions), numeric: true },
+              { label: 'Crash-free', render: (v) => rate(v.crashFreeRate), numeric: true },
             ]}
           />
         </section>
@@ -87,11 +88,14 @@ export default function Crashes() {
         caption="Crash groups"
         empty="No crash groups."
         columns={[
-          { label: 'Type', render: (g) => <a href={`#/crashes/${g.id}`}>{g.type}</a> },
-          { label: 'Message', render: (g) => g.message },
+          {
+            label: 'Message',
+            render: (g) => <a href={`#/crashes/${g.id}`}>{crashTitle(g)}</a>,
+          },
+          { label: 'Type', render: (g) => g.type },
           { label: 'Status', render: (g) => g.status },
-          { label: 'Occurrences', render: (g) => g.occurrences },
-          { label: 'Players', render: (g) => g.affectedUsers },
+          { label: 'Occurrences', render: (g) => num(g.occurrences), numeric: true },
+          { label: 'Players', render: (g) => num(g.affectedUsers), numeric: true },
           { label: 'Last version', render: (g) => g.lastAppVersion },
           { label: 'Last seen', render: (g) => <Time iso={g.lastSeen} /> },
         ]}

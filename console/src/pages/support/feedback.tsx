@@ -24,7 +24,12 @@ export default function FeedbackPage() {
         { label: 'Message', render: (f) => f.message },
         {
           label: 'Player',
-          render: (f) => (f.userId ? <a href={`#/players/${f.userId}`}>{f.userId.slice(0, 8)}</a> : 'anonymous'),
+          render: (f) =>
+            f.userId ? (
+              <a href={`#/players/${f.userId}`}>{f.playerName ?? f.userId}</a>
+            ) : (
+              <span class="muted">anonymous</span>
+            ),
         },
         { label: 'E-mail', render: (f) => f.email ?? '' },
         { label: 'Device', render: (f) => f.deviceInfo ?? '' },
