@@ -49,7 +49,9 @@ export const docs: OperationDocs = {
       `list of ${DAILY_METRICS.join(', ')} (default all; an unknown name is 400 naming the allowed ones). ` +
       '`active`: players with a successful app request that day; `sessions`: crash-reporting sessions started; ' +
       '`crashFreeRate`: the share of those sessions that did not crash (null on a day without sessions); `crashes`: ' +
-      'crash reports received; `appVersion` narrows these three. `submits`: score submits, narrowed by ' +
+      'crash reports received; `appVersion` narrows these three: each day keeps the 20 versions with the most sessions ' +
+      'that day, the others are summed together, so a version answers null on a day it was not among those 20 (0 on a ' +
+      'day with no more than 20 versions, where its absence is exact). `submits`: score submits, narrowed by ' +
       '`leaderboardKey`. `emailsSent` and `emailsFailed` count by the day of the outcome. Today is rebuilt every 30 s. ' +
       RANGE,
     parameters: { metrics: 'active,signups,crashFreeRate', from: '2026-11-20', to: '2026-11-22' },
