@@ -77,21 +77,25 @@ export const docs: OperationDocs = {
   },
   [`GET ${ADMIN_PREFIX}/leaderboards/{boardKey}/histogram`]: {
     description:
-      "The score distribution of the board's current period (visible entries): at most `buckets` (1–100, default 20) " +
-      'buckets of equal integer width from the lowest to the highest score, `from` and `to` inclusive; fewer when the ' +
-      'scores span fewer values; none for an empty period (`min` and `max` null). Read from the ranking count tree, so ' +
-      'its cost does not grow with the board. 404 `LEADERBOARD_NOT_FOUND` for an unknown board.',
+      "The score distribution of the board's current period (visible entries) in at most `buckets` (1–100, default 20) " +
+      "buckets, `from` and `to` inclusive, each starting one above the previous one's end, from `min` to `max`. A few " +
+      'far-off scores do not squash the rest into one bucket: the outliers — scores more than 1.5 interquartile ranges ' +
+      "below the first quartile or above the third (Tukey's fences) — get an end bucket of their own on each side that " +
+      'has any (the high side first when only one fits; none with `buckets=1`), and the buckets between share the other ' +
+      'scores in equal integer widths (fewer buckets when those scores span fewer values). An empty period has no ' +
+      'buckets (`min` and `max` null). The quartiles, ends and counts are read from the ranking count tree and the rank ' +
+      'index, so its cost does not grow with the board. 404 `LEADERBOARD_NOT_FOUND` for an unknown board.',
     parameters: { boardKey: 'default', buckets: 4 },
     response: {
       boardKey: 'default',
       period: 'all',
       min: 0,
-      max: 399,
+      max: 1000000,
       buckets: [
         { from: 0, to: 99, count: 120 },
         { from: 100, to: 199, count: 340 },
         { from: 200, to: 299, count: 95 },
-        { from: 300, to: 399, count: 12 },
+        { from: 300, to: 1000000, count: 2 },
       ],
     },
   },
