@@ -90,17 +90,19 @@ export interface Histogram {
 }
 
 /**
- * The lowest and the highest rank scores of the visible entries inside [low, high] (Tukey's fences):
- * two index seeks.
+ * The lowest and the highest rank scores of the visible entries in [low, high], or null when there is
+ * none: two seeks on the rank index. (One SELECT of both MIN and MAX makes SQLite scan the period's
+ * entries: 0.56 s on a board of 1,000,000.)
  */
-async function inside(db: Db, boardId: string, period: string, low: number, high: number) {
+async function ends(db: Db, boardId: string, period: string, low: number, high: number) {
   const seek = (fn: 'min' | 'max') =>
     sql`(select ${sql.raw(fn)}(rank_score) from leaderboard_entries where board_id = ${boardId} and period = ${period} and hidden = 0 and rank_score >= ${low} and rank_score <= ${high})`
   const { rows } = await sql<{
-    lo: number | string
-    hi: number | string
+    lo: number | string | null
+    hi: number | string | null
   }>`select ${seek('min')} as lo, ${seek('max')} as hi`.execute(db)
-  return [Number(rows[0]!.lo), Number(rows[0]!.hi)] as const
+  const { lo, hi } = rows[0]!
+  return lo === null || hi === null ? null : ([Number(lo), Number(hi)] as const)
 }
 
 /**
@@ -118,7 +120,8 @@ async function core(db: Db, boardId: string, period: string, lo: number, hi: num
   const spread = 1.5 * (q3! - q1!)
   const [low, high] = [Math.max(lo, Math.ceil(q1! - spread)), Math.min(hi, Math.floor(q3! + spread))]
   if (low === lo && high === hi) return [lo, hi] as const
-  return inside(db, boardId, period, low, high)
+  // Never null: the quartiles themselves lie inside the fences.
+  return (await ends(db, boardId, period, low, high)) ?? ([lo, hi] as const)
 }
 
 /**
@@ -134,22 +137,14 @@ export async function scoreHistogram(db: Db, boardKey: string, buckets: number, 
   const board = await findBoard(db, boardKey)
   if (!board) throw boardNotFound(boardKey)
   const period = periodKey(board.reset_schedule, now)
-  const ends = await db
-    .selectFrom('leaderboard_entries')
-    .select((eb) => [eb.fn.min<number>('rank_score').as('lo'), eb.fn.max<number>('rank_score').as('hi')])
-    .where('board_id', '=', board.id)
-    .where('period', '=', period)
-    .where('hidden', '=', 0)
-    .executeTakeFirst()
-  if (ends?.lo === null || ends?.lo === undefined || ends.hi === null) {
-    return { boardKey, period, min: null, max: null, buckets: [] }
-  }
+  const all = await ends(db, board.id, period, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+  if (all === null) return { boardKey, period, min: null, max: null, buckets: [] }
   // rank_score is −score on boards where higher is better: turn rank scores back into scores.
   const desc = board.sort_order === 'desc'
   const toScore = (rank: number) => (desc ? -Number(rank) : Number(rank))
   const scores = (a: number, b: number) => [toScore(a), toScore(b)].sort((x, y) => x - y) as [number, number]
-  const [min, max] = scores(Number(ends.lo), Number(ends.hi))
-  const [coreLow, coreHigh] = scores(...(await core(db, board.id, period, Number(ends.lo), Number(ends.hi))))
+  const [min, max] = scores(...all)
+  const [coreLow, coreHigh] = scores(...(await core(db, board.id, period, ...all)))
   let middle = buckets
   const high = coreHigh < max && middle > 1
   if (high) middle--
