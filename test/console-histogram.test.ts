@@ -17,7 +17,7 @@ import {
 /**
  * A board's score histogram in a real browser: with outliers far above the rest the chart draws the
  * API's buckets, and the x-axis labels (compact numbers, thinned to the width) never overlap, at
- * 1280 and at 390 px, on the issue's board and on one of 100 buckets of large numbers.
+ * 1280 and at 390 px, on the issue's board and on one whose scores reach 1,000,000,000,000.
  */
 
 interface Box {
