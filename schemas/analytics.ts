@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { BoardKeySchema } from './leaderboard.js'
 
-/** The daily series an operator may ask for (API.md §12), in the order they are answered by default. */
+/** The daily series an operator may ask for, in the order they are answered by default. */
 export const DAILY_METRICS = [
   'signups',
   'active',

@@ -8,7 +8,7 @@ import { report, SESSION } from './fixtures/crash-reporting.js'
 import { FEEDBACK } from './fixtures/live-ops.js'
 
 /**
- * Analytics (API.md §12) on both databases, with the test clock: every daily series exact over a range
+ * Analytics on both databases, with the test clock: every daily series exact over a range
  * with an empty day, the retention of a cohort built by hand (an empty cohort's shares null, not 0),
  * the CSV forms, the exact totals, and the strict query validation (the histogram has its own file).
  */

@@ -7,7 +7,7 @@ import { addOnConflict } from '../../db/dialect.js'
 import { retryOnConflict } from '../../db/transaction.js'
 import { dayOf } from './days.js'
 
-/** How often gathered marks are written: what a crash can lose at most (API.md §12 allows 10 s). */
+/** How often gathered marks are written: what a crash can lose at most (at most 10 s may be lost). */
 export const FLUSH_MS = 5_000
 
 /**

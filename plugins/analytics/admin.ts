@@ -1,4 +1,4 @@
-// The analytics routes of API.md §12: exact totals, daily series, retention cohorts and a board's
+// The analytics routes: exact totals, daily series, retention cohorts and a board's
 // score distribution. Reads only: rollups, indexes and the leaderboard's count tree.
 import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'

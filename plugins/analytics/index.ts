@@ -1,4 +1,4 @@
-// Analytics (API.md §12): what an operator looks at every morning — active players, sign-ups,
+// Analytics: what an operator looks at every morning — active players, sign-ups,
 // retention, crash-free rate, submits — from daily rollups a background job builds off the request
 // path, and one small record of its own: the days each player was active, batched (activity.ts), so a
 // request never waits on a statement for it. Any role may read; nothing here writes through the API.
