@@ -65,7 +65,9 @@ export const DailyResponseSchema = Type.Object({
     },
     {
       description:
-        'For each metric asked for, one value per day of `days` (crashFreeRate: null on a day without sessions)',
+        'For each metric asked for, one value per day of `days` (crashFreeRate: null on a day without sessions; ' +
+        'narrowed by appVersion, sessions, crashes and crashFreeRate are null on a day that version was not among ' +
+        'the 20 with the most sessions)',
     },
   ),
 })

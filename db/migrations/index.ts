@@ -59,6 +59,7 @@ import * as m0112 from './0112_create_webhook_attempts.js'
 import * as m0120 from './0120_create_ban_generation.js'
 import * as m0121 from './0121_drop_ban_generation.js'
 import * as m0124 from './0124_add_webhook_health.js'
+import * as m0128 from './0128_index_analytics_daily_day.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -125,4 +126,5 @@ export const migrations: Record<string, Migration> = {
   '0120_create_ban_generation': m0120,
   '0121_drop_ban_generation': m0121,
   '0124_add_webhook_health': m0124,
+  '0128_index_analytics_daily_day': m0128,
 }

@@ -49,7 +49,9 @@ export const docs: OperationDocs = {
       `list of ${DAILY_METRICS.join(', ')} (default all; an unknown name is 400 naming the allowed ones). ` +
       '`active`: players with a successful app request that day; `sessions`: crash-reporting sessions started; ' +
       '`crashFreeRate`: the share of those sessions that did not crash (null on a day without sessions); `crashes`: ' +
-      'crash reports received; `appVersion` narrows these three. `submits`: score submits, narrowed by ' +
+      'crash reports received; `appVersion` narrows these three: each day keeps the 20 versions with the most sessions ' +
+      'that day, the others are summed together, so a version answers null on a day it was not among those 20 (0 on a ' +
+      'day with no more than 20 versions, where its absence is exact). `submits`: score submits, narrowed by ' +
       '`leaderboardKey`. `emailsSent` and `emailsFailed` count by the day of the outcome. Today is rebuilt every 30 s. ' +
       RANGE,
     parameters: { metrics: 'active,signups,crashFreeRate', from: '2026-11-20', to: '2026-11-22' },
@@ -75,21 +77,25 @@ export const docs: OperationDocs = {
   },
   [`GET ${ADMIN_PREFIX}/leaderboards/{boardKey}/histogram`]: {
     description:
-      "The score distribution of the board's current period (visible entries): at most `buckets` (1–100, default 20) " +
-      'buckets of equal integer width from the lowest to the highest score, `from` and `to` inclusive; fewer when the ' +
-      'scores span fewer values; none for an empty period (`min` and `max` null). Read from the ranking count tree, so ' +
-      'its cost does not grow with the board. 404 `LEADERBOARD_NOT_FOUND` for an unknown board.',
+      "The score distribution of the board's current period (visible entries) in at most `buckets` (1–100, default 20) " +
+      "buckets, `from` and `to` inclusive, each starting one above the previous one's end, from `min` to `max`. A few " +
+      'far-off scores do not squash the rest into one bucket: the outliers — scores more than 1.5 interquartile ranges ' +
+      "below the first quartile or above the third (Tukey's fences) — get an end bucket of their own on each side that " +
+      'has any (the high side first when only one fits; none with `buckets=1`), and the buckets between share the other ' +
+      'scores in equal integer widths (fewer buckets when those scores span fewer values). An empty period has no ' +
+      'buckets (`min` and `max` null). The quartiles, ends and counts are read from the ranking count tree and the rank ' +
+      'index, so its cost does not grow with the board. 404 `LEADERBOARD_NOT_FOUND` for an unknown board.',
     parameters: { boardKey: 'default', buckets: 4 },
     response: {
       boardKey: 'default',
       period: 'all',
       min: 0,
-      max: 399,
+      max: 1000000,
       buckets: [
         { from: 0, to: 99, count: 120 },
         { from: 100, to: 199, count: 340 },
         { from: 200, to: 299, count: 95 },
-        { from: 300, to: 399, count: 12 },
+        { from: 300, to: 1000000, count: 2 },
       ],
     },
   },

@@ -88,6 +88,14 @@ async function readSeries(db: Db, keys: Key[], from: number, to: number): Promis
   return series
 }
 
+/** The metrics `appVersion` narrows. */
+const VERSION_METRICS: readonly DailyMetric[] = ['sessions', 'crashes', 'crashFreeRate']
+/** Per day, the sums of the versions the rollup did not keep: a day with any holds no row for those. */
+const FOLDED: Key[] = [
+  { metric: 'sessions@other', dimension: '' },
+  { metric: 'crashes@other', dimension: '' },
+]
+
 export async function dailySeries(
   db: Db,
   metrics: DailyMetric[],
@@ -95,19 +103,30 @@ export async function dailySeries(
   query: Pick<DailyQuery, 'appVersion' | 'leaderboardKey'>,
 ): Promise<DailyResponse> {
   const { from, to } = range
+  const narrowed = query.appVersion !== undefined && metrics.some((m) => VERSION_METRICS.includes(m))
   const keys = new Map<string, Key>()
-  for (const metric of metrics)
-    for (const key of sourcesOf(metric, query)) keys.set(`${key.metric}|${key.dimension}`, key)
+  const wanted = metrics.flatMap((m) => sourcesOf(m, query))
+  if (narrowed) wanted.push(...sourcesOf('crashFreeRate', query), ...sourcesOf('crashes', query), ...FOLDED)
+  for (const key of wanted) keys.set(`${key.metric}|${key.dimension}`, key)
   const stored = await readSeries(db, [...keys.values()], from, to)
   const get = (key: Key) => stored.get(`${key.metric}|${key.dimension}`)!
+  // A version has rows on a day when it was among the day's kept versions. Without rows its numbers
+  // are 0 when the day kept every version (nothing under @other), and unknown (null) otherwise.
+  let known = (_i: number) => true
+  if (narrowed) {
+    const [sessions, crashes] = [get(sourcesOf('sessions', query)[0]!), get(sourcesOf('crashes', query)[0]!)]
+    const [otherSessions, otherCrashes] = FOLDED.map(get) as [number[], number[]]
+    known = (i) => sessions[i]! > 0 || crashes[i]! > 0 || (otherSessions[i] === 0 && otherCrashes[i] === 0)
+  }
   const series: DailyResponse['series'] = {}
   for (const metric of metrics) {
     const sources = sourcesOf(metric, query)
+    const unknown = (i: number) => VERSION_METRICS.includes(metric) && !known(i)
     if (metric === 'crashFreeRate') {
       const [sessions, crashed] = [get(sources[0]!), get(sources[1]!)]
-      series[metric] = sessions.map((s, i) => (s === 0 ? null : (s - crashed[i]!) / s))
+      series[metric] = sessions.map((s, i) => (s === 0 || unknown(i) ? null : (s - crashed[i]!) / s))
     } else {
-      series[metric] = get(sources[0]!)
+      series[metric] = get(sources[0]!).map((v, i) => (unknown(i) ? null : v))
     }
   }
   const days = Array.from({ length: to - from + 1 }, (_, i) => dateOf(from + i))

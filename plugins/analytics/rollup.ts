@@ -3,9 +3,11 @@
 // written) is rebuilt on every run; a past day is built once for good, claimed by the row the build
 // writes in `analytics_days` in the same transaction, so one instance builds it and a failed build
 // leaves the day to the next run. Submits are not built here: they are counted as they happen
-// (activity.ts) and added to their rows.
+// (activity.ts) and added to their rows. A run's writes are bounded whatever players send: per day at
+// most VERSIONS_PER_DAY app versions get rows of their own (the rest are summed under `<metric>@other`),
+// and only the rows whose value changed are written.
 import type { Db } from '../../db/types.js'
-import { affected } from '../../db/dialect.js'
+import { affected, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { signupsActiveOn, signupsBetween } from '../users/service.js'
 import { crashCountsBetween } from '../crash-reporting/service.js'
@@ -17,7 +19,13 @@ import { DAY_MS, dayOf, dayStart } from './days.js'
 /** The days after sign-up that retention looks at. */
 export const RETENTION_OFFSETS = [1, 7, 30] as const
 
-/** The metrics this builder writes (per app version under `<metric>@version`). */
+/**
+ * App versions kept per day, those with the most sessions that day: the versions an operator charts.
+ * The sessions, crashed sessions and reports of all the others are summed under `<metric>@other`.
+ */
+export const VERSIONS_PER_DAY = 20
+
+/** The metrics this builder writes (per kept app version under `<metric>@version`, the rest `@other`). */
 export const BUILT_METRICS = [
   'signups',
   'active',
@@ -27,6 +35,9 @@ export const BUILT_METRICS = [
   'sessions@version',
   'crashedSessions@version',
   'crashes@version',
+  'sessions@other',
+  'crashedSessions@other',
+  'crashes@other',
   'redemptions',
   'feedback',
   'emailsSent',
@@ -55,7 +66,7 @@ export async function rowsOfDay(db: Db, day: number): Promise<Row[]> {
   const [signups, active, crashes, redemptions, feedback, emails, ...retained] = await Promise.all([
     signupsBetween(db, start, end),
     activeOn(db, day),
-    crashCountsBetween(db, start, end),
+    crashCountsBetween(db, start, end, VERSIONS_PER_DAY),
     redemptionsBetween(db, start, end),
     feedbackBetween(db, start, end),
     emailOutcomesBetween(db, start, end),
@@ -67,23 +78,17 @@ export async function rowsOfDay(db: Db, day: number): Promise<Row[]> {
   }
   add('signups', signups)
   add('active', active)
-  add(
-    'sessions',
-    crashes.reduce((n, v) => n + v.sessions, 0),
-  )
-  add(
-    'crashedSessions',
-    crashes.reduce((n, v) => n + v.crashedSessions, 0),
-  )
-  add(
-    'crashes',
-    crashes.reduce((n, v) => n + v.reports, 0),
-  )
-  for (const v of crashes) {
+  add('sessions', crashes.total.sessions)
+  add('crashedSessions', crashes.total.crashedSessions)
+  add('crashes', crashes.total.reports)
+  for (const v of crashes.versions) {
     add('sessions@version', v.sessions, v.appVersion)
     add('crashedSessions@version', v.crashedSessions, v.appVersion)
     add('crashes@version', v.reports, v.appVersion)
   }
+  add('sessions@other', crashes.other.sessions)
+  add('crashedSessions@other', crashes.other.crashedSessions)
+  add('crashes@other', crashes.other.reports)
   add('redemptions', redemptions)
   add('feedback', feedback)
   add('emailsSent', emails.sent)
@@ -102,8 +107,11 @@ async function activeOn(db: Db, day: number): Promise<number> {
 }
 
 /**
- * Replaces the built rows of `day`. With `claim`, only when this call is the first to claim the day
- * for good (false when another build has it); the claim commits with the rows or not at all.
+ * Makes the built rows of `day` those of `rows`: deletes the rows no longer there and writes only the
+ * rows that are new or changed (a day where nothing happened since the last run costs one read). With
+ * `claim`, only when this call is the first to claim the day for good (false when another build has
+ * it); the claim commits with the rows or not at all. The values written are whole values, not
+ * increments: two builds of one open day that overlap leave the rows of one of them.
  */
 export async function writeDay(db: Db, day: number, rows: Row[], now: number, claim: boolean): Promise<boolean> {
   return inTransaction(db, async (trx) => {
@@ -115,12 +123,27 @@ export async function writeDay(db: Db, day: number, rows: Row[], now: number, cl
         .executeTakeFirst()
       if (affected(claimed) !== 1) return false
     }
-    await trx.deleteFrom('analytics_daily').where('day', '=', day).where('metric', 'in', BUILT_METRICS).execute()
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx
-        .insertInto('analytics_daily')
-        .values(rows.slice(i, i + 500))
-        .execute()
+    // Read through the (day, metric) index: the day's rows alone, however long the history.
+    const stored = await trx
+      .selectFrom('analytics_daily')
+      .select(['metric', 'dimension', 'value'])
+      .where('day', '=', day)
+      .where('metric', 'in', BUILT_METRICS)
+      .execute()
+    const keyOf = (r: { metric: string; dimension: string }) => `${r.metric}\u0000${r.dimension}`
+    const fresh = new Map(rows.map((r) => [keyOf(r), r]))
+    const unchanged = new Set(stored.filter((s) => fresh.get(keyOf(s))?.value === Number(s.value)).map(keyOf))
+    // Rows gone to zero or out of the kept versions: one DELETE per metric, whatever their number.
+    const staleMetrics = new Set(stored.filter((s) => !fresh.has(keyOf(s))).map((s) => s.metric))
+    for (const metric of staleMetrics) {
+      const keptDimensions = rows.filter((r) => r.metric === metric).map((r) => r.dimension)
+      let remove = trx.deleteFrom('analytics_daily').where('day', '=', day).where('metric', '=', metric)
+      if (keptDimensions.length > 0) remove = remove.where('dimension', 'not in', keptDimensions)
+      await remove.execute()
+    }
+    const changed = rows.filter((r) => !unchanged.has(keyOf(r)))
+    if (changed.length > 0) {
+      await upsert(trx, 'analytics_daily', changed, { key: ['metric', 'dimension', 'day'], update: ['value'] })
     }
     return true
   })

@@ -109,6 +109,19 @@ export function betterRanges(rankScore: number): Array<[number, number, number]>
   return ranges
 }
 
+/**
+ * The prefixes of the count rows one level below `parent` (a prefix of level `level` − 1), lowest
+ * first: [from, to]. At the last level they are rank scores.
+ */
+export function childRange(level: number, parent: bigint): [number, number] {
+  const first = parent << BigInt(DIGIT_BITS)
+  const last = first + BigInt((1 << DIGIT_BITS) - 1)
+  if (level < LEVELS) return [Number(first), Number(last)]
+  const bound = BigInt(Number.MAX_SAFE_INTEGER)
+  const clamp = (k: bigint) => Number(k - OFFSET < -bound ? -bound : k - OFFSET > bound ? bound : k - OFFSET)
+  return [clamp(first), clamp(last)]
+}
+
 const total = prepared((db, p: { boardId: string; period: string }) =>
   db
     .selectFrom('leaderboard_counts')

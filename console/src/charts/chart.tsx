@@ -52,6 +52,7 @@ function Plot({ spec }: { spec: ChartSpec }) {
       observer?.disconnect()
       drawn?.destroy()
       delete el.dataset.drawn
+      delete el.dataset.axisLabels
     }
   }, [spec, theme])
   if (failed) return <p class="error">The chart could not load; the table below has its numbers.</p>

@@ -36,6 +36,30 @@ export interface Drawn {
   destroy: () => void
 }
 
+const AXIS_FONT = '11px system-ui, sans-serif'
+/** Least room between two category labels, in CSS pixels. */
+const LABEL_GAP = 8
+
+/** Text widths in the axis font, in CSS pixels. */
+function measurer(): (text: string) => number {
+  const context = document.createElement('canvas').getContext('2d')
+  if (!context) return (text) => text.length * 7
+  context.font = AXIS_FONT
+  return (text) => context.measureText(text).width
+}
+
+/**
+ * Which category labels are drawn: every k-th, counted from the last (a histogram's last bucket holds
+ * its high outliers), where the widest label plus a gap fits in k categories' width, so no two labels
+ * drawn can touch, whatever the width of the chart.
+ */
+function shownLabels(labels: string[], plotWidth: number, measure: (text: string) => number): boolean[] {
+  const widest = Math.max(...labels.map(measure))
+  const slot = plotWidth / Math.max(1, labels.length)
+  const step = Math.max(1, Math.ceil((widest + LABEL_GAP) / slot))
+  return labels.map((_, i) => (labels.length - 1 - i) % step === 0)
+}
+
 export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
   const accent = themeColour(host, '--accent')
   const text = themeColour(host, '--muted')
@@ -44,13 +68,14 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
     stroke: text,
     grid: { stroke: line, width: 1 },
     ticks: { stroke: line, width: 1 },
-    font: '11px system-ui, sans-serif',
+    font: AXIS_FONT,
   }
   const bars = spec.kind === 'bars'
   const labels = spec.xLabels
   // uPlot's legend shows the hovered point; with none hovered it would say "--": it says the latest day.
   const latest = latestIndex(spec.values)
   const at = (idx: number | null) => (idx === null ? latest : idx)
+  const measure = measurer()
   const options: uPlot.Options = {
     width,
     height: spec.height ?? 180,
@@ -76,8 +101,11 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
         ? {
             ...axis,
             splits: () => labels.map((_, i) => i),
-            values: (_u, splits) =>
-              splits.map((i) => (labels.length <= 12 || i % Math.ceil(labels.length / 8) === 0 ? labels[i] : '')),
+            // Thinned to what the plot's width holds (measured in the axis font): labels never overlap.
+            values: (u, splits) => {
+              const shown = shownLabels(labels, u.bbox.width / uPlot.pxRatio || width, measure)
+              return splits.map((i) => (shown[i] ? labels[i]! : ''))
+            },
           }
         : axis,
       {
@@ -100,6 +128,24 @@ export function draw(host: HTMLElement, spec: ChartSpec, width: number): Drawn {
         ...(bars && { paths: uPlot.paths.bars!({ size: [0.8, 64] }), points: { show: false } }),
       },
     ],
+  }
+  if (labels) {
+    // What the x axis shows, with each label's box in CSS pixels: the page's tests check that no two
+    // boxes overlap at any width.
+    options.hooks = {
+      draw: [
+        (u) => {
+          const shown = shownLabels(labels, u.bbox.width / uPlot.pxRatio, measure)
+          const boxes = labels.flatMap((text, i) => {
+            if (!shown[i]) return []
+            const centre = u.valToPos(i, 'x')
+            const half = measure(text) / 2
+            return [{ text, left: centre - half, right: centre + half }]
+          })
+          host.dataset.axisLabels = JSON.stringify(boxes)
+        },
+      ],
+    }
   }
   const chart = new uPlot(options, [spec.x, spec.values as number[]], host)
   return {

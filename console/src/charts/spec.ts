@@ -7,7 +7,7 @@ export interface ChartSpec {
   /** Time series: UTC midnights in seconds. Categories (histogram buckets): 0, 1, 2… with xLabels. */
   x: number[]
   values: Array<number | null>
-  /** Category names on the x axis; absent for a time series. */
+  /** Category names on the x axis (short: drawn under bars); absent for a time series. */
   xLabels?: string[]
   kind: 'line' | 'bars'
   /** Values are shares 0–1, shown as percentages. */
@@ -22,6 +22,11 @@ export function formatValue(value: number | null, percent = false): string {
   if (value === null) return '—'
   return percent ? `${(value * 100).toFixed(2)} %` : value.toLocaleString('en')
 }
+
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 })
+
+/** A number short enough for an axis label: 950, 1.2K, 3.4M. */
+export const formatCompact = (value: number) => compact.format(value)
 
 /** One line that says what a daily series shows: its total or average, its peak and its latest day. */
 export function seriesSummary(days: string[], values: Array<number | null>, percent = false): string {

@@ -5,11 +5,11 @@ import { RangeSwitch, rangeQuery, type Range } from '../../analytics/range'
 import { DailyChart } from '../../analytics/series'
 import type { DailyResponse, HistogramResponse } from '../../types'
 import { Chart } from '../../charts/chart'
-import { formatValue } from '../../charts/spec'
+import { formatCompact, formatValue } from '../../charts/spec'
 import { Loading, useLoad } from '../../ui'
 
-const bucketName = (b: { from: number; to: number }) =>
-  b.from === b.to ? formatValue(b.from) : `${formatValue(b.from)}–${formatValue(b.to)}`
+const bucketName = (b: { from: number; to: number }, format: (n: number) => string = formatValue) =>
+  b.from === b.to ? format(b.from) : `${format(b.from)}–${format(b.to)}`
 
 function histogramSummary(h: HistogramResponse): string {
   const total = h.buckets.reduce((sum, b) => sum + b.count, 0)
@@ -22,12 +22,13 @@ function histogramSummary(h: HistogramResponse): string {
 }
 
 function Histogram({ histogram }: { histogram: HistogramResponse }) {
-  const labels = histogram.buckets.map(bucketName)
+  const labels = histogram.buckets.map((b) => bucketName(b))
   const spec = useMemo(
     () => ({
       label: 'Scores',
       x: histogram.buckets.map((_, i) => i),
-      xLabels: labels,
+      // The axis names buckets in compact numbers (1K–1M); the table below keeps them exact.
+      xLabels: histogram.buckets.map((b) => bucketName(b, formatCompact)),
       values: histogram.buckets.map((b) => b.count),
       kind: 'bars' as const,
     }),
