@@ -58,6 +58,7 @@ import * as m0111 from './0111_create_webhook_deliveries.js'
 import * as m0112 from './0112_create_webhook_attempts.js'
 import * as m0120 from './0120_create_ban_generation.js'
 import * as m0121 from './0121_drop_ban_generation.js'
+import * as m0130 from './0130_login_attempts_in_flight.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -123,4 +124,5 @@ export const migrations: Record<string, Migration> = {
   '0112_create_webhook_attempts': m0112,
   '0120_create_ban_generation': m0120,
   '0121_drop_ban_generation': m0121,
+  '0130_login_attempts_in_flight': m0130,
 }
