@@ -59,10 +59,11 @@ interface Tally {
  */
 export const IN_FLIGHT_MS = 60_000
 /**
- * How long an attempt waits for a slot while the key's other attempts are checked, at most; then it
+ * How long an attempt waits for a slot while the key's other attempts are checked, at most: as long
+ * as those may stay in flight (on a server so busy that its line of hashes takes that long). Then it
  * is refused with 503 and Retry-After, as when the line of hashes is full.
  */
-export const SLOT_WAIT_MS = 30_000
+export const SLOT_WAIT_MS = IN_FLIGHT_MS
 
 async function tally(db: Db, keyHash: string, now: number, policy: LockoutPolicy): Promise<Tally> {
   const running = (eb: ExpressionBuilder<Database, 'login_failures'>) =>
