@@ -1,10 +1,8 @@
 import cluster, { type Worker } from 'node:cluster'
-import { createRequire } from 'node:module'
-import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import type { Logger } from 'pino'
 import { Channel } from './plugins/cluster/cluster.js'
 import { aggregateWorkers, WORKER_METRICS_TIMEOUT_MS } from './plugins/observability/metrics/index.js'
-import type { CounterRequest } from './plugins/security/rate-limit.js'
+import { answerBatch, BUCKET_KEYS, MemoryBuckets } from './plugins/security/token-bucket.js'
 
 /**
  * The cluster primary (WORKERS > 1): it serves no request itself. It forks the workers (node:cluster
@@ -12,14 +10,6 @@ import type { CounterRequest } from './plugins/security/rate-limit.js'
  * one instance must share (the rate-limit counters when there is no Redis) and sums their metrics
  * for /metrics. Migrations are run by the caller before `runPrimary`, so they run once.
  */
-
-type CounterStore = FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] }
-type LocalStoreCtor = new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => CounterStore
-// The rate-limit plugin's own in-memory store (exported under no name): the counters then behave
-// exactly as they do in a single process, window for window.
-const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as LocalStoreCtor
-/** Keys the counters remember (the plugin's default for one process): the least recently used go first. */
-const COUNTER_KEYS = 5000
 
 /** A worker that dies is replaced after this wait, doubled for each death in a row, up to the max. */
 const RESTART_DELAY_MS = 250
@@ -46,34 +36,11 @@ export function runPrimary({ workers, log, env }: PrimaryOptions): Promise<Runni
   const channels = new Map<Worker, Channel>()
   /** When each worker began to listen (a worker still starting has no entry). */
   const listeningSince = new Map<Worker, number>()
-  const stores = new Map<string, CounterStore>()
+  // The rate limits' buckets, kept as one process keeps its own (token-bucket.ts): the same answers.
+  const takeTokens = answerBatch(new MemoryBuckets(BUCKET_KEYS))
   let stopping = false
   let started = false
   let deathsInARow = 0
-
-  /** One counter update, answered at once: the plugin's store calls back synchronously. */
-  function count(request: CounterRequest): { current: number; ttl: number } {
-    const mode = `${request.continueExceeding}/${request.exponentialBackoff}`
-    let store = stores.get(mode)
-    if (!store) {
-      store = new LocalStore(request.continueExceeding, request.exponentialBackoff, COUNTER_KEYS)
-      stores.set(mode, store)
-    }
-    let answer: { current: number; ttl: number } | undefined
-    let failure: Error | null = null
-    store[request.op](
-      request.key,
-      (error, result) => {
-        // Copied now: the store hands out its live counter, which the next update changes.
-        if (error) failure = error
-        else answer = { current: result!.current, ttl: result!.ttl }
-      },
-      request.timeWindow,
-      request.max,
-    )
-    if (failure || !answer) throw failure ?? new Error('the counter store did not answer')
-    return answer
-  }
 
   /** Every worker's metrics, summed; a worker that is restarting or does not answer in time is left out. */
   async function instanceMetrics(): Promise<{ text: string }> {
@@ -94,8 +61,8 @@ export function runPrimary({ workers, log, env }: PrimaryOptions): Promise<Runni
     const channel = new Channel((message, done) => {
       worker.send(message, undefined, {}, done)
     })
-    // A worker's batch of counter updates (rate-limit.ts), answered in order.
-    channel.handle('rate-limit', (requests: CounterRequest[]) => requests.map(count))
+    // A worker's batch of tokens to take (rate-limit.ts), answered in order.
+    channel.handle('rate-limit', takeTokens)
     channel.handle('instance-metrics', instanceMetrics)
     worker.on('message', (message) => channel.receive(message))
     channels.set(worker, channel)

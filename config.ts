@@ -58,7 +58,15 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 1_000_000,
     default: 10,
-    description: 'App API requests per second per client IP; beyond it 429',
+    description: 'App API requests per second per client IP, sustained; beyond it (and its burst) 429',
+  }),
+  RATE_LIMIT_BURST_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 60,
+    default: 3,
+    description:
+      "Burst allowed on top of the sustained rates, in seconds' worth: a quiet client may send " +
+      'RATE_LIMIT_PER_SECOND × this at once (admin: ADMIN_RATE_LIMIT_PER_SECOND × this)',
   }),
   ADMIN_RATE_LIMIT_PER_SECOND: Type.Integer({
     minimum: 1,

@@ -128,7 +128,9 @@ t.test('the guard: loopback only without METRICS_TOKEN, the token from everyone 
 })
 
 t.test('no API key and no rate limit on /metrics', async (t) => {
-  const ctx = await buildTestApp(t, 'sqlite', { env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '1' } })
+  const ctx = await buildTestApp(t, 'sqlite', {
+    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST_SECONDS: '1' },
+  })
   for (let i = 0; i < 3; i++) {
     const res = await ctx.app.inject({ method: 'GET', url: '/metrics' })
     t.equal(res.statusCode, 200, `scrape ${i + 1}`)

@@ -45,7 +45,11 @@ async function loggedApp(t: Test, env: Record<string, string> = {}) {
 }
 
 t.test('request ids: kept, generated, echoed on every answer, logged, in 500 bodies', async (t) => {
-  const { app, lines } = await loggedApp(t, { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '1' })
+  const { app, lines } = await loggedApp(t, {
+    RATE_LIMIT_ENABLED: 'true',
+    RATE_LIMIT_PER_SECOND: '1',
+    RATE_LIMIT_BURST_SECONDS: '1',
+  })
 
   const kept = await app.inject({ url: '/health', headers: { 'x-request-id': 'lb-7f3a/trace 42' } })
   t.equal(kept.headers['x-request-id'], 'lb-7f3a/trace 42', 'a valid incoming id is kept')

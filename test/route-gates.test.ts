@@ -175,6 +175,8 @@ t.test('the rate limits count every spelling', async (t) => {
       RATE_LIMIT_ENABLED: 'true',
       RATE_LIMIT_PER_SECOND: '5',
       ADMIN_RATE_LIMIT_PER_SECOND: '7',
+      // Buckets of one second's worth: 5 and 7 at once (the app clock stands still here).
+      RATE_LIMIT_BURST_SECONDS: '1',
       TRUST_PROXY: '127.0.0.1',
     },
   })
@@ -206,6 +208,7 @@ t.test('the admin limit counts per credential once the key is checked', async (t
       RATE_LIMIT_ENABLED: 'true',
       RATE_LIMIT_PER_SECOND: '2',
       ADMIN_RATE_LIMIT_PER_SECOND: '4',
+      RATE_LIMIT_BURST_SECONDS: '1',
       TRUST_PROXY: '127.0.0.1',
     },
   })

@@ -25,7 +25,8 @@ async function seedExpired(ctx: TestApp, keys: string[], now: number) {
   for (let i = 0; i < 600; i++) {
     const keyHash = keys[i] ?? otherKey(i)
     locks.push({ key_hash: keyHash, locked_until: i % 2 === 0 ? 0 : old + 15 * MINUTE })
-    for (let j = 0; j < 10; j++) failures.push({ id: randomUUID(), key_hash: keyHash, failed_at: old + j })
+    for (let j = 0; j < 10; j++)
+      failures.push({ id: randomUUID(), key_hash: keyHash, failed_at: old + j, in_flight: 0 as const })
   }
   for (let i = 0; i < failures.length; i += 500) {
     await ctx.app.db
@@ -115,7 +116,7 @@ eachDialect(t, async (t, dialect) => {
     const now = clock.now()
     await ctx.app.db
       .insertInto('login_failures')
-      .values({ id: randomUUID(), key_hash: otherKey(1), failed_at: now - MINUTE })
+      .values({ id: randomUUID(), key_hash: otherKey(1), failed_at: now - MINUTE, in_flight: 0 })
       .execute()
     await ctx.app.db
       .insertInto('login_locks')

@@ -18,8 +18,14 @@ import { INSTANCE_METRICS_TIMEOUT_MS } from '../plugins/observability/metrics/in
  */
 
 const SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
-/** The players' limit in this file: small, so that counting it twice would show. */
+/**
+ * The players' limit in this file: small, so that counting it twice would show. A bucket of LIMIT
+ * (one second's worth) that gains a token every 1000 / LIMIT ms.
+ */
 const LIMIT = 5
+
+/** What a bucket of LIMIT may let through over `ms`: the bucket, and the tokens back meanwhile. */
+const passable = (ms: number) => LIMIT + Math.floor(ms / (1000 / LIMIT))
 
 interface LogLine {
   pid: number
@@ -43,6 +49,7 @@ async function startCluster(t: Test, env: Record<string, string>) {
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_SECOND: String(LIMIT),
       ADMIN_RATE_LIMIT_PER_SECOND: String(LIMIT),
+      RATE_LIMIT_BURST_SECONDS: '1',
       // Each request below names its own client address, so that only the limit test shares one.
       TRUST_PROXY: '127.0.0.1',
       ...env,
@@ -185,6 +192,7 @@ eachDialect(t, async (t, dialect) => {
     const before = new Set(cluster.servedBy(path))
     t.equal(before.size, 0)
     // A connection each: the primary hands new connections to the workers in turn, so both count.
+    const started = performance.now()
     const statuses = await Promise.all(
       Array.from({ length: 4 * LIMIT }, () =>
         onNewConnection(`${cluster.base}${path}?language=en`, {
@@ -193,23 +201,29 @@ eachDialect(t, async (t, dialect) => {
         }),
       ),
     )
-    t.equal(statuses.filter((s) => s === 429).length, 3 * LIMIT, 'exactly the requests past the limit are refused')
-    t.equal(statuses.filter((s) => s !== 429).length, LIMIT)
+    const ms = performance.now() - started
+    const passed = statuses.filter((s) => s !== 429).length
+    // Counted twice (a bucket per worker), 2 × LIMIT would pass at once.
+    t.ok(passed >= LIMIT && passed <= passable(ms), `${passed} passed in ${ms.toFixed(0)} ms: one bucket`)
+    t.equal(statuses.filter((s) => s === 429).length, 4 * LIMIT - passed, 'the rest are refused')
     for (let i = 0; i < 50 && cluster.servedBy(path).size < 2; i++) await new Promise((r) => setTimeout(r, 20))
     t.equal(cluster.servedBy(path).size, 2, 'and both workers took part')
   })
 
   t.test('the admin limit counts across the workers too, per credential', async (t) => {
     const path = `${ADMIN}/gift-codes`
+    const started = performance.now()
     const statuses = await Promise.all(
       Array.from({ length: 4 * LIMIT }, () =>
         onNewConnection(`${cluster.base}${path}?limit=1`, { 'x-admin-key': ADMIN_KEY, 'x-forwarded-for': '10.9.9.9' }),
       ),
     )
-    t.equal(statuses.filter((s) => s === 429).length, 3 * LIMIT, 'exactly the requests past the limit are refused')
+    const ms = performance.now() - started
+    const passed = statuses.filter((s) => s !== 429).length
+    t.ok(passed >= LIMIT && passed <= passable(ms), `${passed} passed in ${ms.toFixed(0)} ms: one bucket`)
     for (let i = 0; i < 50 && cluster.servedBy(path).size < 2; i++) await new Promise((r) => setTimeout(r, 20))
     t.equal(cluster.servedBy(path).size, 2, 'and both workers took part')
-    // The admin calls of the next tests start in a fresh window.
+    // The admin calls of the next tests start with a full bucket.
     await new Promise((resolve) => setTimeout(resolve, 1100))
   })
 

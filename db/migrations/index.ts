@@ -60,6 +60,7 @@ import * as m0120 from './0120_create_ban_generation.js'
 import * as m0121 from './0121_drop_ban_generation.js'
 import * as m0124 from './0124_add_webhook_health.js'
 import * as m0128 from './0128_index_analytics_daily_day.js'
+import * as m0130 from './0130_login_attempts_in_flight.js'
 
 /**
  * The migrations, in order. Listed here rather than read from the folder so that the compiled
@@ -127,4 +128,5 @@ export const migrations: Record<string, Migration> = {
   '0121_drop_ban_generation': m0121,
   '0124_add_webhook_health': m0124,
   '0128_index_analytics_daily_day': m0128,
+  '0130_login_attempts_in_flight': m0130,
 }

@@ -14,13 +14,15 @@ export interface AccountTokensTable {
 }
 
 /**
- * One row per failed e-mail sign-in (authentication feature), keyed by the SHA-256 of the
- * normalized e-mail: counted whether or not an account has that address.
+ * One row per failed sign-in, or per attempt whose password check is still running (`in_flight`),
+ * keyed by the SHA-256 of the normalized e-mail (or a scoped key, security/login-lockout.ts):
+ * counted whether or not an account has that address.
  */
 export interface LoginFailuresTable {
   id: string
   key_hash: string
   failed_at: number
+  in_flight: Flag
 }
 
 export type SocialProvider = 'apple' | 'google'

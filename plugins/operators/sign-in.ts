@@ -11,9 +11,9 @@ import { passesSecondFactor } from './second-factor.js'
 
 /**
  * Console sign-in, and the re-authentication a change of one's own credentials needs. Every check
- * of an operator's password runs under the name's lockout (core/login-lockout.ts): the attempt is
- * reserved in SQL before the slow check, so 10 failures in 15 minutes lock the name on every worker
- * and instance, however many guesses arrive at once.
+ * of an operator's password runs under the name's lockout (security/login-lockout.ts): the attempt
+ * takes a slot in SQL before the slow check, so 10 failures in 15 minutes lock the name on every
+ * worker and instance, however many guesses arrive at once, and correct ones never count.
  */
 
 /**
@@ -50,8 +50,8 @@ const tooManyAttempts = () =>
  */
 async function recordFailure(db: Db, name: string, context: Omit<AuditContext, 'actor' | 'role'>) {
   const key = scopedLockoutKey('OPERATOR-AUDIT', context.address)
-  const slot = await reserveAttempt(db, key, context.now, AUDITED_FAILURES_PER_ADDRESS)
-  if ('lockedUntil' in slot) return
+  const slot = await reserveAttempt(db, key, context.now, AUDITED_FAILURES_PER_ADDRESS, { inFlight: false })
+  if (!('id' in slot)) return
   await recordAudit(db, {
     address: context.address,
     requestId: context.requestId,

@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../db/types.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { ExpressionBuilder } from 'kysely'
+import type { Database, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import { insertOrLock } from '../../db/dialect.js'
+import { AppError } from '../core/errors.js'
 import { hashToken } from './secrets.js'
 
 /**
  * The sign-in lockout shared by the players' e-mail sign-in and the operators' console sign-in
  * (tables `login_failures` and `login_locks`, owned here): failures are rows counted in SQL over a
  * sliding window, and a key past its limit gets a lock row, so the limit holds across workers and
- * instances. Each attempt is reserved before the slow password check, so parallel guesses cannot
- * all reach it.
+ * instances. Each attempt takes a slot (a row in flight) before the slow password check, and only as
+ * many run at once as failures are still allowed, so parallel guesses cannot all reach it; only the
+ * attempts that fail count toward the lock.
  */
 
 export interface LockoutPolicy {
@@ -38,23 +42,66 @@ export async function lockKey(db: Db, keyHash: string, until: number): Promise<v
     .execute()
 }
 
-/** A locked key (answer when the lock ends), or the attempt taken: its failure row and its number. */
-export type Attempt = { lockedUntil: number } | { id: string; count: number }
+/**
+ * A key's attempts as counted in its window: `failures` are failed checks (with the attempts that
+ * stayed in flight past IN_FLIGHT_MS: an instance that stopped mid-check never settled them),
+ * `inFlight` the checks running now.
+ */
+interface Tally {
+  failures: number
+  inFlight: number
+}
+
+/**
+ * How long an attempt may stay in flight: a check lasts at most the wait for a hash slot (its line
+ * is bounded, passwords.ts) and a quarter second. Past this its instance is taken to have stopped,
+ * and the attempt counts as a failure until the window forgets it.
+ */
+export const IN_FLIGHT_MS = 60_000
+/**
+ * How long an attempt waits for a slot while the key's other attempts are checked, at most: as long
+ * as those may stay in flight (on a server so busy that its line of hashes takes that long). Then it
+ * is refused with 503 and Retry-After, as when the line of hashes is full.
+ */
+export const SLOT_WAIT_MS = IN_FLIGHT_MS
+
+async function tally(db: Db, keyHash: string, now: number, policy: LockoutPolicy): Promise<Tally> {
+  const running = (eb: ExpressionBuilder<Database, 'login_failures'>) =>
+    eb.and([eb('in_flight', '=', 1), eb('failed_at', '>', now - IN_FLIGHT_MS)])
+  const row = await db
+    .selectFrom('login_failures')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('n'),
+      eb.fn.sum<number | string | null>(eb.case().when(running(eb)).then(1).else(0).end()).as('inFlight'),
+    ])
+    .where('key_hash', '=', keyHash)
+    .where('failed_at', '>', now - policy.windowMs)
+    .executeTakeFirstOrThrow()
+  const inFlight = Number(row.inFlight ?? 0)
+  return { failures: Number(row.n) - inFlight, inFlight }
+}
+
+/**
+ * A locked key (answer when the lock ends); a key whose free slots are all taken by attempts in
+ * flight (`busy`: try again once one is settled); or the attempt taken (its row's id).
+ */
+export type Attempt = { lockedUntil: number } | { busy: true } | { id: string }
 
 /**
  * Takes one of the key's attempts in one short transaction: the key's lock row is created or
- * write-locked first, so the attempts on one key queue there (on any instance) and the count of
- * failures in the window is exact. A locked key, or one with the limit already reached (it is
- * locked now), answers when its lock ends; otherwise the attempt is recorded as a failure up front,
- * which a passed check takes back.
+ * write-locked first, so the attempts on one key queue there (on any instance) and the tally is
+ * exact. A locked key, or one with the limit of failures reached (it is locked now), answers when
+ * its lock ends. Otherwise a slot is free while the failures and the attempts in flight together
+ * stay under the limit: however the checks in flight end, the limit is never passed. The attempt is
+ * then written down in flight (or, with `inFlight: false`, at once as a failure: a slot of a plain cap).
  */
 export async function reserveAttempt(
   db: Db,
   keyHash: string,
   now: number,
   policy: LockoutPolicy = SIGN_IN_LOCKOUT,
+  { inFlight = true }: { inFlight?: boolean } = {},
 ): Promise<Attempt> {
-  const since = now - policy.windowMs
   return inTransaction(db, async (trx): Promise<Attempt> => {
     await insertOrLock(
       trx,
@@ -68,32 +115,54 @@ export async function reserveAttempt(
       .where('key_hash', '=', keyHash)
       .executeTakeFirstOrThrow()
     if (lockedUntil > now) return { lockedUntil }
-    // Only the window's failures count; older ones are left to the sweep job (authentication/sweeps.ts):
+    // Only the window's rows count; older ones are left to the sweep job (authentication/sweeps.ts):
     // a DELETE of them here took gap locks on the key's index that neighbouring keys' sign-ins deadlocked on.
-    const counted = await trx
-      .selectFrom('login_failures')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('key_hash', '=', keyHash)
-      .where('failed_at', '>', since)
-      .executeTakeFirstOrThrow()
-    if (Number(counted.n) >= policy.maxFailures) {
+    const counted = await tally(trx, keyHash, now, policy)
+    if (counted.failures >= policy.maxFailures) {
       await lockKey(trx, keyHash, now + policy.windowMs)
       return { lockedUntil: now + policy.windowMs }
     }
+    if (counted.failures + counted.inFlight >= policy.maxFailures) return { busy: true }
     const id = randomUUID()
-    await trx.insertInto('login_failures').values({ id, key_hash: keyHash, failed_at: now }).execute()
-    return { id, count: Number(counted.n) + 1 }
+    await trx
+      .insertInto('login_failures')
+      .values({ id, key_hash: keyHash, failed_at: now, in_flight: inFlight ? 1 : 0 })
+      .execute()
+    return { id }
   })
+}
+
+/**
+ * Takes an attempt, waiting while the key is busy (see `reserveAttempt`): pauses that grow from
+ * about 5 to 50 ms between tries, for SLOT_WAIT_MS at most.
+ */
+async function takeAttempt(db: Db, keyHash: string, now: number, policy: LockoutPolicy) {
+  const giveUpAt = performance.now() + SLOT_WAIT_MS
+  for (let pause = 5; ; pause = Math.min(50, pause * 2)) {
+    const attempt = await reserveAttempt(db, keyHash, now, policy)
+    if (!('busy' in attempt)) return attempt
+    if (performance.now() + pause > giveUpAt) {
+      throw new AppError(
+        503,
+        'SERVICE_UNAVAILABLE',
+        'Too many sign-ins for this account at once; try again shortly',
+        {},
+        { 'retry-after': '1' },
+      )
+    }
+    await sleep(pause * (0.5 + Math.random()))
+  }
 }
 
 /** A locked key, or what the check accepted (null: the check failed). */
 export type GuardedOutcome<T> = { lockedUntil: number } | { accepted: T | null }
 
 /**
- * One sign-in attempt under the key's lockout: reserved first, then `check` (the slow password
- * check; null when it fails) runs only if the key is not locked. A failed check stays counted (the
- * limit-th locks the key); a passed one forgives the key's failures; a check that throws (the
- * server was too busy to hash) was no attempt and is taken back.
+ * One sign-in attempt under the key's lockout: a slot is taken first (waiting while the key's other
+ * attempts are checked), then `check` (the slow password check; null when it fails) runs only if
+ * the key is not locked. Only a failed check counts toward the lock (the limit-th locks the key); a
+ * passed one forgives the key's failures; a check that throws (the server was too busy to hash)
+ * was no attempt and is taken back.
  */
 export async function guardedAttempt<T>(
   db: Db,
@@ -102,7 +171,7 @@ export async function guardedAttempt<T>(
   check: () => Promise<T | null>,
   policy: LockoutPolicy = SIGN_IN_LOCKOUT,
 ): Promise<GuardedOutcome<T>> {
-  const attempt = await reserveAttempt(db, keyHash, now, policy)
+  const attempt = await takeAttempt(db, keyHash, now, policy)
   if ('lockedUntil' in attempt) return attempt
   let accepted: T | null
   try {
@@ -112,10 +181,19 @@ export async function guardedAttempt<T>(
     throw error
   }
   if (accepted === null) {
-    if (attempt.count >= policy.maxFailures) await lockKey(db, keyHash, now + policy.windowMs)
+    await db.updateTable('login_failures').set({ in_flight: 0 }).where('id', '=', attempt.id).execute()
+    const { failures } = await tally(db, keyHash, now, policy)
+    if (failures >= policy.maxFailures) await lockKey(db, keyHash, now + policy.windowMs)
     return { accepted }
   }
-  await db.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
+  // The failures are forgiven; the other attempts still in flight are not: each counts if it fails.
+  await db
+    .deleteFrom('login_failures')
+    .where('key_hash', '=', keyHash)
+    .where((eb) =>
+      eb.or([eb('id', '=', attempt.id), eb('in_flight', '=', 0), eb('failed_at', '<=', now - IN_FLIGHT_MS)]),
+    )
+    .execute()
   return { accepted }
 }
 

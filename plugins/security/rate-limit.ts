@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit'
@@ -6,6 +5,13 @@ import { Redis } from 'ioredis'
 import { RateLimitedError } from '../core/errors.js'
 import { surfaceOf } from '../core/paths.js'
 import type { Channel } from '../cluster/cluster.js'
+import {
+  BUCKET_SCRIPT,
+  MemoryBucketStore,
+  tokenInterval,
+  type BucketAnswer,
+  type CounterRequest,
+} from './token-bucket.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,15 +37,14 @@ export const REDIS_COMMAND_TIMEOUT_MS = 50
 export const REDIS_PREFIX = 'outpost-rl-'
 
 type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1]
-type RedisStoreCtor = new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  redis: Redis,
-  key: string,
-) => FastifyRateLimitStore
-// The plugin's own Redis store (its Lua counter), which the package exports under no name: wrapping it
-// is the only way to see the errors its `skipOnError` otherwise swallows without a trace.
-const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as RedisStoreCtor
+type BucketRedis = Redis & {
+  outpostBucket(
+    key: string,
+    interval: number,
+    max: number,
+    callback: (error: Error | null, result?: number[]) => void,
+  ): void
+}
 
 /**
  * Says when the counters' keeper (Redis, or the cluster primary) stops answering and when it answers
@@ -78,56 +83,33 @@ class CounterOutage {
   }
 }
 
-/** The plugin's Redis store, with every counter update reported to the outage log. */
-class WatchedStore implements FastifyRateLimitStore {
+/**
+ * The buckets in Redis (token-bucket.ts: one script call per request, on Redis's clock), each update
+ * reported to the outage log. Keys are `outpost-rl-<limit>-<client>`, the limit named by the
+ * `groupId` it was made with.
+ */
+class RedisBucketStore implements FastifyRateLimitStore {
   constructor(
-    private readonly inner: FastifyRateLimitStore,
-    private readonly redis: Redis,
+    private readonly redis: BucketRedis,
     private readonly outage: CounterOutage,
+    private readonly prefix = REDIS_PREFIX,
   ) {}
 
   incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
-    this.inner.incr(key, this.watched(callback), timeWindow, max)
+    this.redis.outpostBucket(this.prefix + key, tokenInterval(timeWindow, max), max, (error, result) => {
+      if (error) {
+        this.onError(error)
+        callback(error)
+        return
+      }
+      this.outage.answered()
+      callback(null, { current: result![0], ttl: result![1] })
+    })
   }
 
-  /** The plugin's `{ increment: false }` check: a read of the counter, watched the same way. */
-  read(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
-    ;(this.inner as FastifyRateLimitStore & { read: FastifyRateLimitStore['incr'] }).read(
-      key,
-      this.watched(callback),
-      timeWindow,
-      max,
-    )
-  }
-
-  private watched(callback: StoreCallback): StoreCallback {
-    return (error, result) => {
-      if (error) this.onError(error)
-      else this.outage.answered()
-      callback(error, result)
-    }
-  }
-
-  /**
-   * The plugin names a child's keys after its route (method and URL). A limit made with
-   * `app.rateLimit` has no route, and its keys read `outpost-rl-undefinedundefined-<ip>`: such a
-   * limit is named by the `groupId` it was made with instead (`outpost-rl-app-<ip>`).
-   */
   child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
-    const { groupId, continueExceeding, exponentialBackoff } = routeOptions as {
-      groupId?: string
-      continueExceeding?: boolean
-      exponentialBackoff?: boolean
-    }
-    const inner = groupId
-      ? new RedisStore(
-          continueExceeding === true,
-          exponentialBackoff === true,
-          this.redis,
-          `${REDIS_PREFIX}${groupId}-`,
-        )
-      : this.inner.child(routeOptions)
-    return new WatchedStore(inner, this.redis, this.outage)
+    const { groupId } = routeOptions as { groupId?: string }
+    return new RedisBucketStore(this.redis, this.outage, `${REDIS_PREFIX}${groupId ?? 'route'}-`)
   }
 
   private onError(error: Error): void {
@@ -142,16 +124,6 @@ class WatchedStore implements FastifyRateLimitStore {
 
 /** How long a worker waits for the primary's counter before the request passes uncounted (as with Redis). */
 export const PRIMARY_COUNTER_TIMEOUT_MS = REDIS_COMMAND_TIMEOUT_MS
-
-/** What a worker asks the primary to do with one counter (see cluster-primary.ts). */
-export interface CounterRequest {
-  op: 'incr' | 'read'
-  key: string
-  timeWindow: number
-  max: number
-  continueExceeding: boolean
-  exponentialBackoff: boolean
-}
 
 /**
  * The counter updates of one turn of the event loop, sent to the primary as one message: under load
@@ -176,7 +148,7 @@ class CounterBatch {
     const batch = this.pending
     this.pending = []
     this.channel
-      .request<Array<{ current: number; ttl: number }>>(
+      .request<BucketAnswer[]>(
         'rate-limit',
         batch.map((item) => item.request),
         PRIMARY_COUNTER_TIMEOUT_MS,
@@ -195,42 +167,35 @@ class CounterBatch {
 }
 
 /**
- * The counters of every worker of one instance, kept in the cluster primary: a worker asks it over
- * IPC (in batches, see CounterBatch). The primary keeps them in the plugin's own in-memory store, so
- * the limits count exactly as in a single process. A primary that does not answer within
+ * The buckets of every worker of one instance, kept in the cluster primary: a worker asks it over
+ * IPC (in batches, see CounterBatch). The primary keeps them as one process would (MemoryBuckets),
+ * so the limits count exactly as in a single process. A primary that does not answer within
  * PRIMARY_COUNTER_TIMEOUT_MS lets the request pass, as a stalled Redis does.
  */
 class PrimaryStore implements FastifyRateLimitStore {
-  constructor(
-    private readonly batch: CounterBatch,
-    private readonly mode: { continueExceeding: boolean; exponentialBackoff: boolean } = {
-      continueExceeding: false,
-      exponentialBackoff: false,
-    },
-  ) {}
+  constructor(private readonly batch: CounterBatch) {}
 
   incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
-    this.batch.add({ op: 'incr', key, timeWindow, max, ...this.mode }, callback)
+    this.batch.add({ key, timeWindow, max }, callback)
   }
 
-  read(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
-    this.batch.add({ op: 'read', key, timeWindow, max, ...this.mode }, callback)
-  }
-
-  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
-    // The plugin hands a child store its merged limit options, which its types leave out.
-    const { continueExceeding, exponentialBackoff } = routeOptions as {
-      continueExceeding?: boolean
-      exponentialBackoff?: boolean
-    }
-    return new PrimaryStore(this.batch, {
-      continueExceeding: continueExceeding === true,
-      exponentialBackoff: exponentialBackoff === true,
-    })
+  child(): FastifyRateLimitStore {
+    // One store for both limits: their keys differ (admin keys carry a prefix no address can have).
+    return this
   }
 }
 
-function createRedis(url: string, outage: CounterOutage): Redis {
+/**
+ * A limit of `perSecond` sustained with a burst of `burstSeconds`' worth, in the plugin's terms:
+ * `max` is the bucket's capacity (shown as x-ratelimit-limit), `timeWindow` the time it takes to
+ * fill (token-bucket.ts).
+ */
+export const bucketOf = (perSecond: number, burstSeconds: number) => ({
+  max: perSecond * burstSeconds,
+  timeWindow: burstSeconds * 1000,
+})
+
+function createRedis(url: string, outage: CounterOutage): BucketRedis {
   const redis = new Redis(url, {
     connectTimeout: 1000,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -243,11 +208,15 @@ function createRedis(url: string, outage: CounterOutage): Redis {
   // Connection errors repeat on every reconnect attempt; the outage log says it once.
   redis.on('error', (err: Error) => outage.failed(err))
   redis.on('ready', () => outage.answered())
-  return redis
+  redis.defineCommand('outpostBucket', { numberOfKeys: 1, lua: BUCKET_SCRIPT })
+  return redis as BucketRedis
 }
 
 /**
- * Per-IP limit on the app API: 429 with an empty body, Retry-After and x-ratelimit-*.
+ * Per-IP limit on the app API: a token bucket per client (token-bucket.ts), RATE_LIMIT_PER_SECOND
+ * sustained with a burst of RATE_LIMIT_BURST_SECONDS' worth; past it 429 with an empty body,
+ * Retry-After and x-ratelimit-* (limit: the burst; remaining: whole tokens left; reset: seconds until
+ * the bucket is full again, or on a 429 until the next request may pass, as Retry-After).
  * A root hook (not per route) so that unknown paths are limited too: the limit comes before the API
  * key and before routing. Which requests it counts is decided by the matched route's surface
  * (paths.ts), never by the raw target. The admin API has its own limit (`limitAdmin`). With
@@ -257,7 +226,13 @@ function createRedis(url: string, outage: CounterOutage): Redis {
  */
 export default fp(
   async (app) => {
-    const { RATE_LIMIT_ENABLED, RATE_LIMIT_PER_SECOND, ADMIN_RATE_LIMIT_PER_SECOND, REDIS_URL } = app.config
+    const {
+      RATE_LIMIT_ENABLED,
+      RATE_LIMIT_PER_SECOND,
+      RATE_LIMIT_BURST_SECONDS,
+      ADMIN_RATE_LIMIT_PER_SECOND,
+      REDIS_URL,
+    } = app.config
     if (!RATE_LIMIT_ENABLED) {
       app.decorate('limitAdmin', async () => {})
       return
@@ -291,9 +266,16 @@ export default fp(
       app.addHook('onClose', async () => {
         redis.disconnect()
       })
-      store = class extends WatchedStore {
+      store = class extends RedisBucketStore {
         constructor() {
-          super(new RedisStore(false, false, redis, REDIS_PREFIX), redis, outage)
+          super(redis, outage)
+        }
+      }
+    } else {
+      const clock = () => app.clock.now()
+      store = class extends MemoryBucketStore {
+        constructor() {
+          super(clock)
         }
       }
     }
@@ -307,13 +289,12 @@ export default fp(
         return new RateLimitedError('Too many requests')
       },
     })
-    // `groupId` names each limit's keys in Redis (WatchedStore.child); the plugin reads a groupId for
-    // its key only from a route's own config, which these limits have none of.
-    const playerLimit = app.rateLimit({ max: RATE_LIMIT_PER_SECOND, timeWindow: 1000, groupId: 'app' })
+    // `groupId` names each limit's keys in Redis (RedisBucketStore.child); the plugin reads a groupId
+    // for its key only from a route's own config, which these limits have none of.
+    const playerLimit = app.rateLimit({ ...bucketOf(RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST_SECONDS), groupId: 'app' })
     // The cluster primary holds both limits in one store: admin keys carry a prefix no IP address can have.
     const adminLimit = app.rateLimit({
-      max: ADMIN_RATE_LIMIT_PER_SECOND,
-      timeWindow: 1000,
+      ...bucketOf(ADMIN_RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST_SECONDS),
       groupId: 'admin',
       keyGenerator: (request) => request.adminLimitKey ?? `admin-ip:${request.ip}`,
     })
@@ -328,5 +309,5 @@ export default fp(
       if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'errors', 'surfaces', 'metrics', 'cluster'] },
+  { name: 'rate-limit', dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster'] },
 )

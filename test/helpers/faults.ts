@@ -1,5 +1,6 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import type { Test } from 'tap'
+import { takeToken } from '../../plugins/security/token-bucket.js'
 
 /** Log lines the app wrote, parsed; pass `stream` to buildApp's `logStream`. */
 export function logLines() {
@@ -52,15 +53,17 @@ function takeCommands(buffer: Buffer): { commands: string[][]; rest: Buffer } {
 }
 
 /**
- * A stand-in for Redis that answers what ioredis and @fastify/rate-limit send (the handshake, INFO,
- * the counter script as a fixed-window count) and can be stalled: it then reads and never answers,
- * as a Redis stopped with SIGSTOP does (the kernel still accepts connections and takes the bytes).
+ * A stand-in for Redis that answers what ioredis and the rate limit send (the handshake, INFO, the
+ * bucket script, done by the same `takeToken` the script mirrors) and can be stalled: it then reads
+ * and never answers, as a Redis stopped with SIGSTOP does (the kernel still accepts connections and
+ * takes the bytes).
  */
 export async function fakeRedis(t: Test, options: { stalled?: boolean } = {}) {
   const sockets = new Set<Socket>()
-  const counts = new Map<string, { current: number; until: number }>()
+  const buckets = new Map<string, number>()
+  const answer = { current: 0, ttl: 0 }
   const state = { stalled: options.stalled ?? false, commands: 0 }
-  const answer = ([name, ...args]: string[]): string => {
+  const reply = ([name, ...args]: string[]): string => {
     switch (name.toLowerCase()) {
       case 'info': {
         const text = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n'
@@ -68,13 +71,9 @@ export async function fakeRedis(t: Test, options: { stalled?: boolean } = {}) {
       }
       case 'evalsha':
       case 'eval': {
-        const [, , key, window] = args
-        const now = Date.now()
-        let entry = counts.get(key)
-        if (!entry || entry.until <= now) entry = { current: 0, until: now + Number(window) }
-        entry.current++
-        counts.set(key, entry)
-        return `*2\r\n:${entry.current}\r\n:${entry.until - now}\r\n`
+        const [, , key, interval, max] = args
+        buckets.set(key, takeToken(buckets.get(key) ?? 0, Date.now() * 1000, Number(interval), Number(max), answer))
+        return `*2\r\n:${answer.current}\r\n:${answer.ttl}\r\n`
       }
       default:
         return '+OK\r\n'
@@ -87,7 +86,7 @@ export async function fakeRedis(t: Test, options: { stalled?: boolean } = {}) {
       const { commands, rest } = takeCommands(Buffer.concat([pending, chunk]))
       pending = rest
       state.commands += commands.length
-      socket.write(commands.map(answer).join(''))
+      socket.write(commands.map(reply).join(''))
     })
   })
   const port = await listen(t, server, sockets)
