@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { parseEnv } from 'node:util'
 import { Type, type Static } from '@sinclair/typebox'
-import envSchema from 'env-schema'
+import type { envSchema as EnvSchema } from 'env-schema'
 
 /** The value shipped in `.env.example`: refused so that nobody runs production on it. */
 export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
@@ -248,6 +249,8 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   )
   let config: Config
   try {
+    // Loaded when first needed (Ajv with it): `npm start -- --help` prints the schema without it.
+    const { envSchema } = createRequire(import.meta.url)('env-schema') as { envSchema: typeof EnvSchema }
     config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
   } catch (error) {
     // describeConfigError repeats a refused value only for settings with a fixed list (never a key).
