@@ -211,15 +211,34 @@ t.test(
       await assertRefused(t, mysqlEnv({ ...base, DB_NAME: missing }), expected, MIGRATE)
     })
 
-    t.test('a wrong password: access denied, with the fix, without the password', async (t) => {
+    t.test('a wrong password: access denied, where the value came from, no CREATE USER', async (t) => {
       const wrong = `wrong-${randomBytes(6).toString('hex')}`
-      const result = await assertRefused(
-        t,
-        mysqlEnv({ ...base, DB_NAME: 'outpost', DB_PASS: wrong }),
+      const denied =
         `Outpost failed to start: access denied for user "${server.user}" on MySQL at ${at} (with a password): ` +
-          'check DB_USER and DB_PASS in .env; to create the account: ',
+        "the password is wrong, or the account may not connect from '"
+      // From the environment: the .env file beside it is not where to look.
+      const fromEnv = await assertRefused(t, mysqlEnv({ ...base, DB_NAME: 'outpost', DB_PASS: wrong }), denied)
+      t.match(
+        fromEnv.stderr,
+        'check DB_PASS (set in the environment, which overrides .env) and DB_USER (set in the environment, which overrides .env)',
       )
-      t.notMatch(result.stderr, wrong, 'the password is not printed')
+      // From the .env file.
+      const cwd = tempDir(t)
+      const settings = { ...mysqlEnv({ ...base, DB_NAME: 'outpost', DB_PASS: wrong }), API_KEY: KEY }
+      writeFileSync(
+        join(cwd, '.env'),
+        Object.entries(settings)
+          .map(([name, value]) => `${name}=${value}\n`)
+          .join(''),
+      )
+      const fromFile = await run(SERVER, [], cwd, {})
+      t.equal(fromFile.code, 1, 'non-zero exit')
+      t.match(fromFile.stderr, denied)
+      t.match(fromFile.stderr, 'check DB_PASS (set in .env) and DB_USER (set in .env)', fromFile.stderr.trim())
+      for (const result of [fromEnv, fromFile]) {
+        t.notMatch(result.stderr, /CREATE USER/, 'no CREATE USER for an account that may well exist')
+        t.notMatch(result.stderr, wrong, 'the password is not printed')
+      }
     })
   },
 )
