@@ -9,7 +9,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json app.ts server.ts config.ts ./
+COPY tsconfig.json app.ts server.ts cluster-primary.ts config.ts ./
 COPY plugins ./plugins
 COPY schemas ./schemas
 COPY db ./db

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { parseEnv } from 'node:util'
 import { Type, type Static } from '@sinclair/typebox'
-import envSchema from 'env-schema'
+import type { envSchema as EnvSchema } from 'env-schema'
 
 /** The value shipped in `.env.example`: refused so that nobody runs production on it. */
 export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
@@ -244,6 +245,21 @@ export const ConfigSchema = Type.Object({
 export type Config = Static<typeof ConfigSchema>
 
 /**
+ * Where each setting of a loaded configuration came from, kept under a symbol (`{ ...config }` copies
+ * it; JSON and Object.keys do not see it): a message then names the place that holds the value.
+ */
+const SOURCES = Symbol('setting sources')
+type Sources = { envFile: string; fromFile: ReadonlySet<string>; fromEnv: ReadonlySet<string> }
+
+/** `DB_PASS (set in the environment, …)`, `DB_PASS (set in .env)` or `DB_PASS (not set)`, for messages. */
+export function whereSet(config: object, name: string): string {
+  const sources = (config as { [SOURCES]?: Sources })[SOURCES]
+  if (sources?.fromEnv.has(name)) return `${name} (set in the environment, which overrides ${sources.envFile})`
+  if (sources?.fromFile.has(name)) return `${name} (set in ${sources.envFile})`
+  return sources ? `${name} (not set)` : name
+}
+
+/**
  * Reads and validates the configuration. This is `env-schema`, the engine of `@fastify/env`, called
  * directly: Fastify needs `trustProxy` and the log level when the instance is created, so the config
  * must exist before `buildApp`. Throws one error naming every bad variable.
@@ -256,11 +272,16 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   )
   let config: Config
   try {
+    // Loaded when first needed (Ajv with it): `npm start -- --help` prints the schema without it.
+    const { envSchema } = createRequire(import.meta.url)('env-schema') as { envSchema: typeof EnvSchema }
     config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data: merged, env: false })
   } catch (error) {
     // describeConfigError repeats a refused value only for settings with a fixed list (never a key).
     throw Object.assign(error as Error, { settings: merged })
   }
+  const given = (from: Record<string, string | undefined>) => new Set(Object.keys(from).filter((name) => from[name]))
+  const sources: Sources = { envFile: options.envFile ?? '.env', fromFile: given(fromFile), fromEnv: given(env) }
+  Object.assign(config, { [SOURCES]: sources })
   // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')

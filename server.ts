@@ -1,17 +1,11 @@
 import cluster from 'node:cluster'
 import { createServer, type AddressInfo } from 'node:net'
-import closeWithGrace from 'close-with-grace'
 import type { FastifyBaseLogger } from 'fastify'
-import { pino } from 'pino'
-import { buildApp } from './app.js'
 import { describeConfigError, ensureEnvFile, loadConfig, usageText, workerCount, type Config } from './config.js'
-import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from './db/index.js'
-import { migrateToLatest } from './db/migrate.js'
-import { checkDatabase, explainDbError } from './db/startup-check.js'
-import { connectToPrimary, type Channel } from './plugins/cluster/cluster.js'
-import { processMetrics } from './plugins/observability/metrics/index.js'
-import { runPrimary } from './cluster-primary.js'
-import { version } from './plugins/observability/health.js'
+import type { Channel } from './plugins/cluster/cluster.js'
+
+// Only the configuration is imported up front: the app and the database drivers are loaded once the
+// arguments are read (import() below), so --help answers at once instead of after 2-7 s of loading.
 
 const ENV_FILE = '.env'
 
@@ -45,8 +39,10 @@ async function main() {
 
   const workers = workerCount(config.WORKERS)
   const logStream = await terminalLogStream(workers > 1)
-  if (cluster.isWorker) await startServer(config, logStream, connectToPrimary())
-  else if (workers > 1) await startPrimary(config, logStream, workers)
+  if (cluster.isWorker) {
+    const { connectToPrimary } = await import('./plugins/cluster/cluster.js')
+    await startServer(config, logStream, connectToPrimary())
+  } else if (workers > 1) await startPrimary(config, logStream, workers)
   else await startServer(config, logStream)
 }
 
@@ -85,6 +81,11 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
     channel.handle('shutdown', () => stop())
     process.on('disconnect', () => stop())
   }
+  const [{ buildApp }, { processMetrics }, { default: closeWithGrace }] = await Promise.all([
+    import('./app.js'),
+    import('./plugins/observability/metrics/index.js'),
+    import('close-with-grace'),
+  ])
   const app = await buildApp({
     config: channel ? { ...config, MIGRATE_ON_START: false } : config,
     logStream,
@@ -113,7 +114,7 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
   if (channel) return
   // PORT=0 binds a free port: name the one the socket got.
   const address = app.server.address()
-  announce(app.log, config, typeof address === 'object' && address ? address.port : config.PORT)
+  await announce(app.log, config, typeof address === 'object' && address ? address.port : config.PORT)
 }
 
 /**
@@ -121,6 +122,13 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
  * share the port. It serves no request itself (cluster-primary.ts).
  */
 async function startPrimary(config: Config, logStream: LogStream, workers: number) {
+  const [{ pino }, { createDb, MIGRATION_QUERY_TIMEOUT_MS }, { migrateToLatest }, { checkDatabase, explainDbError }] =
+    await Promise.all([
+      import('pino'),
+      import('./db/index.js'),
+      import('./db/migrate.js'),
+      import('./db/startup-check.js'),
+    ])
   const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)
   if (config.MIGRATE_ON_START) {
     await checkDatabase(config)
@@ -138,8 +146,9 @@ async function startPrimary(config: Config, logStream: LogStream, workers: numbe
   // (node:cluster would share one random port among the first workers, but hand a new one to
   // replacements started after every worker had died.)
   const env = config.PORT === 0 ? { PORT: String(await freePort(config.HOST)) } : undefined
+  const { runPrimary } = await import('./cluster-primary.js')
   const { port } = await runPrimary({ workers, log, env })
-  announce(log, config, port, workers)
+  await announce(log, config, port, workers)
 }
 
 /** Why the port could not be opened, in the operator's terms, with what to do; null for anything else. */
@@ -170,7 +179,8 @@ function freePort(host: string): Promise<number> {
   })
 }
 
-function announce(log: FastifyBaseLogger, config: Config, port: number, workers = 1) {
+async function announce(log: FastifyBaseLogger, config: Config, port: number, workers = 1) {
+  const { version } = await import('./plugins/observability/health.js')
   const base = publicBaseUrl(config.HOST, port)
   const database = describeDatabase(config)
   const consoleUrl = config.CONSOLE_ENABLED ? `${base}/console/` : undefined

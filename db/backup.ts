@@ -4,12 +4,10 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import SQLite from 'better-sqlite3'
 import { describeConfigError, loadConfig, type Config } from '../config.js'
+import { PRIVATE_MODE } from './private-file.js'
 
 /** Pages per backup step: all of them, so the copy is read in one transaction (one consistent snapshot). */
 const ALL_PAGES = 0x7fffffff
-
-/** The copy holds password hashes and e-mail addresses: readable by its owner only. */
-const PRIVATE = 0o600
 
 export interface BackupResult {
   path: string
@@ -81,9 +79,9 @@ export async function backupSqlite(sourcePath: string, destination: string): Pro
   assertTarget(destination)
   const temp = join(dirname(destination), `.${basename(destination)}.${randomBytes(6).toString('hex')}.tmp`)
   // Created here, exclusively and private, so SQLite writes into a file no other user can read.
-  closeSync(openSync(temp, 'wx', PRIVATE))
+  closeSync(openSync(temp, 'wx', PRIVATE_MODE))
   try {
-    chmodSync(temp, PRIVATE)
+    chmodSync(temp, PRIVATE_MODE)
     const source = new SQLite(sourcePath, { fileMustExist: true })
     let pages: number
     try {

@@ -20,6 +20,7 @@ import {
 import type { Config } from '../config.js'
 import type { Database, Db } from './types.js'
 import { registerMysqlDirect, registerSqliteDirect } from './prepared.js'
+import { createPrivateFile } from './private-file.js'
 import { OutpostMysqlDriver, QUERY_TIMEOUT, queuedCallers, type PoolUsage } from './mysql-driver.js'
 import { startCheckpointer } from './checkpointer.js'
 import { setConflictBound } from './transaction.js'
@@ -305,6 +306,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
     return db
   }
   if (config.DB_PATH !== ':memory:') mkdirSync(dirname(config.DB_PATH), { recursive: true })
+  createPrivateFile(config.DB_PATH)
   const sqlite = new SQLite(config.DB_PATH)
   enableWal(sqlite, busyTimeoutMs(config))
   sqlite.pragma('synchronous = NORMAL')

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Config } from '../config.js'
+import { whereSet, type Config } from '../config.js'
 import { createDb } from './index.js'
 import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from './mysql-driver.js'
 
@@ -30,7 +30,7 @@ const CREATE_DATABASE = (name: string) =>
  * an error that is not about reaching the server, the database or the account.
  */
 export function explainMysqlError(error: unknown, config: MysqlTarget): string | null {
-  const { code } = codeOf(error)
+  const { code, message } = codeOf(error)
   const at = `MySQL at ${config.DB_HOST}:${config.DB_PORT}`
   const user = `"${config.DB_USER}"`
   switch (code) {
@@ -64,18 +64,23 @@ export function explainMysqlError(error: unknown, config: MysqlTarget): string |
         '(or set DB_NAME in .env to an existing database)'
       )
     case 'ER_ACCESS_DENIED_ERROR':
-    case 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR':
-      return (
-        `access denied for user ${user} on ${at} (${config.DB_PASS ? 'with' : 'without'} a password): ` +
-        'check DB_USER and DB_PASS in .env; to create the account: ' +
-        `CREATE USER '${config.DB_USER}'@'%' IDENTIFIED BY 'a password'; ` +
-        `GRANT ALL PRIVILEGES ON ${identifier(config.DB_NAME)}.* TO '${config.DB_USER}'@'%'`
-      )
+    case 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR': {
+      // MySQL answers a wrong password, a client host the account does not allow and an unknown
+      // account alike (error 1045), so the message names no single cause and proposes no CREATE USER:
+      // for the usual case, an account that exists, that would be the wrong fix.
+      const seenAs = /'[^']*'@'([^']*)'/.exec(message)?.[1]
+      const from = seenAs ? ` from '${seenAs}' (this machine, as the server sees it)` : ' from this machine'
+      return config.DB_PASS
+        ? `access denied for user ${user} on ${at} (with a password): the password is wrong, or the account ` +
+            `may not connect${from}; check ${whereSet(config, 'DB_PASS')} and ${whereSet(config, 'DB_USER')}`
+        : `access denied for user ${user} on ${at} (without a password): the account needs its password; ` +
+            `set ${whereSet(config, 'DB_PASS')}`
+    }
     case 'ER_DBACCESS_DENIED_ERROR':
       return (
         `access denied for user ${user} to database "${config.DB_NAME}" on ${at}: ` +
         `GRANT ALL PRIVILEGES ON ${identifier(config.DB_NAME)}.* TO '${config.DB_USER}'@'%' ` +
-        '(or set DB_USER and DB_PASS in .env to an account that has them)'
+        `(or use an account that has them: ${whereSet(config, 'DB_USER')}, ${whereSet(config, 'DB_PASS')})`
       )
     default:
       return null

@@ -58,16 +58,27 @@ export function present<T>(value: T | null | undefined | ''): T | undefined {
  * What no name shown to other players may hold: C0, DEL and C1 controls (a name is one line), the
  * line and paragraph separators, and the bidirectional controls (U+202A–U+202E, U+2066–U+2069, the
  * marks U+200E, U+200F, U+061C), which reorder what follows them: "U+202E evil" reads "live" on a board.
+ * Nor what shows nothing, which makes a name look empty or like another player's: every format
+ * character (Unicode category Cf: U+200B zero width space, U+FEFF, U+00AD soft hyphen, U+2060, the
+ * tags U+E0000–U+E007F, …) and the default-ignorable or blank letters used as blank names (U+034F,
+ * the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, U+17B4, U+17B5, and the blank Braille pattern
+ * U+2800). A zero width joiner (Cf) stays allowed between two emoji, where it makes one (👩‍🚀): it
+ * shows there. The zero width non-joiner goes with the rest: shaping without it stays readable.
  */
-const NAME_FORBIDDEN_CLASS = '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069'
+const NAME_FORBIDDEN_CLASS =
+  '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028-\\u202E\\u2066-\\u2069' +
+  '\\p{Cf}\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u2800\\u3164\\uFFA0\\u{E0000}-\\u{E007F}'
+/** A joiner inside an emoji sequence: after an emoji (its presentation selector or skin tone) and before one. */
+const EMOJI_JOINER =
+  '(?<=\\p{Extended_Pictographic}\\uFE0F?[\\u{1F3FB}-\\u{1F3FF}]?)\\u200D(?=\\p{Extended_Pictographic})'
 /** The rule as a JSON Schema pattern (Ajv compiles patterns with the `u` flag). */
-export const NAME_PATTERN = `^[^${NAME_FORBIDDEN_CLASS}]*$`
-const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u')
+export const NAME_PATTERN = `^(?:${EMOJI_JOINER}|[^${NAME_FORBIDDEN_CLASS}])*$`
+const NAME_FORBIDDEN = new RegExp(`(?!${EMOJI_JOINER})[${NAME_FORBIDDEN_CLASS}]`, 'gu')
 
 /** Whether a name breaks the rule above (for names that do not come through a schema). */
-export const hasForbiddenNameCharacter = (name: string) => NAME_FORBIDDEN.test(name)
+export const hasForbiddenNameCharacter = (name: string) => name.search(NAME_FORBIDDEN) !== -1
 /** A name from elsewhere (a provider's profile) with what the rule forbids taken out. */
-export const withoutForbiddenNameCharacters = (name: string) => name.replace(new RegExp(NAME_FORBIDDEN, 'gu'), '')
+export const withoutForbiddenNameCharacters = (name: string) => name.replace(NAME_FORBIDDEN, '')
 
 /**
  * Every name a player shows others (usernames, display names, profile and board names): one line, no

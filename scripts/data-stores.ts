@@ -4,6 +4,7 @@
 // text as text. Every timestamp is an integer of milliseconds, so dates are integers here too.
 import SQLite from 'better-sqlite3'
 import { createConnection, type Connection } from 'mysql2/promise'
+import { createPrivateFile } from '../db/private-file.js'
 
 export type Value = string | number | bigint | Buffer | null
 export type Row = Value[]
@@ -67,6 +68,8 @@ const keyAfter = (pk: string[], quote: (n: string) => string) =>
 export class InUseError extends Error {}
 
 export function openSqlite(path: string, role: 'source' | 'target'): TargetStore {
+  // A new target is created private, as the server creates its database.
+  if (role === 'target') createPrivateFile(path)
   const db = new SQLite(path, { fileMustExist: role === 'source' })
   db.pragma('busy_timeout = 0')
   if (role === 'source') {

@@ -1,9 +1,11 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely'
 import { buildApp } from '../app.js'
 import { watchStatements } from '../db/statements.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { ActivityRecorder, MAX_PLAYERS_PER_DAY } from '../plugins/analytics/activity.js'
 import {
   API_KEY,
   APP,
@@ -23,6 +25,45 @@ import {
  */
 
 const DAY = 86_400_000
+
+/**
+ * Holds the recorder's statements when asked (a slow database), then lets the held one end well or
+ * fail; counts the player ids each statement carried.
+ */
+class StallingDatabase implements KyselyPlugin {
+  /** The player ids of every statement, in order. */
+  readonly sent: string[] = []
+  private holding: { entered: () => void; outcome: Promise<'ok' | 'fail'> } | null = null
+  private release: (outcome: 'ok' | 'fail') => void = () => {}
+
+  /** The next statement waits after it ran; resolves once one does. */
+  hold(): Promise<void> {
+    return new Promise((entered) => {
+      this.holding = { entered, outcome: new Promise((resolve) => (this.release = resolve)) }
+    })
+  }
+
+  end(outcome: 'ok' | 'fail') {
+    this.release(outcome)
+  }
+
+  transformQuery(args: PluginTransformQueryArgs) {
+    // The statement, not its SELECT of players, which the plugin sees once more on its own.
+    if (args.node.kind === 'InsertQueryNode') this.sent.push(...new Set(JSON.stringify(args.node).match(/pl-\d+/g)))
+    return args.node
+  }
+
+  async transformResult(args: PluginTransformResultArgs) {
+    const holding = this.holding
+    if (!holding) return args.result
+    this.holding = null
+    holding.entered()
+    if ((await holding.outcome) === 'fail') throw new Error('the database failed')
+    return args.result
+  }
+}
+
+const player = (i: number) => `pl-${String(i).padStart(7, '0')}`
 
 /** An app over a database whose statements are counted. */
 async function countedApp(t: Test, dialect: Dialect, activity: boolean, clock: TestClock) {
@@ -122,6 +163,39 @@ eachDialect(t, async (t, dialect) => {
     await off.app.analytics.flush()
     t.equal(off.statements() - offBefore, 1, 'with recording off only the submit counts are written')
     t.same(await activity(off.app), [], 'and no activity')
+  })
+
+  t.test('the marks not yet written stay within their bound while a flush is slow or fails', async (t) => {
+    const { app } = await buildTestApp(t, dialect)
+    const now = Date.parse('2026-11-22T10:00:00.000Z')
+    for (const outcome of ['fail', 'ok'] as const) {
+      const database = new StallingDatabase()
+      const warnings: Array<{ details: Record<string, unknown>; message: string }> = []
+      const log = { warn: (details: object, message: string) => warnings.push({ details: { ...details }, message }) }
+      const recorder = new ActivityRecorder(app.db.withPlugin(database), log, true)
+      const stalled = database.hold()
+      // The bound-th mark starts a flush, whose first statement then stalls; 50,000 players come meanwhile.
+      for (let i = 0; i < MAX_PLAYERS_PER_DAY; i++) recorder.mark(player(i), now)
+      await stalled
+      for (let i = MAX_PLAYERS_PER_DAY; i < MAX_PLAYERS_PER_DAY + 50_000; i++) recorder.mark(player(i), now)
+      database.end(outcome)
+      await recorder.flush()
+      await recorder.flush()
+      const sent = new Set(database.sent)
+      t.equal(sent.size, MAX_PLAYERS_PER_DAY, `${outcome}: the marks written are the bound's, none made past it`)
+      t.notOk(sent.has(player(MAX_PLAYERS_PER_DAY)), `${outcome}: a mark made past the bound is not held`)
+      const warned = warnings.find((w) => w.message.startsWith('activity marks dropped'))
+      t.equal(warned?.details.dropped, 50_000, `${outcome}: the 50,000 marks past the bound are counted in a warning`)
+      // A dropped player is not remembered as seen: their next request marks them.
+      database.sent.length = 0
+      recorder.mark(player(MAX_PLAYERS_PER_DAY + 1), now)
+      await recorder.flush()
+      t.same(
+        database.sent,
+        [player(MAX_PLAYERS_PER_DAY + 1)],
+        `${outcome}: a dropped player is marked at their next request`,
+      )
+    }
   })
 
   t.test('two app instances on one database count each player once a day', async (t) => {

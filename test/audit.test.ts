@@ -59,6 +59,19 @@ eachDialect(t, async (t, dialect) => {
         // The id the response carried back (X-Request-Id): one request, followed from answer to record.
         request_id: response.headers['x-request-id'],
       })
+      // What the write acted on: the path's ids, or for a create the id of what it made (how many, for
+      // a write that makes many at once).
+      const target = JSON.parse(rows.at(-1)!.target ?? 'null') as Record<string, unknown> | null
+      t.ok(target && Object.keys(target).length > 0, `${action}: names its target (${JSON.stringify(target)})`)
+      if (!action.includes('/:') && target) {
+        const made = response.json()
+        const [[name, value]] = Object.entries(target) as [[string, unknown]]
+        t.equal(
+          value,
+          name === 'count' ? (made.count ?? made.imported) : made[name],
+          `${action}: ${name} of what it made`,
+        )
+      }
     }
 
     // The session's own writes, made by an operator with the cookie.

@@ -1,7 +1,12 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
+import { sql } from 'kysely'
+import { createDb } from '../db/index.js'
+import { openSqlite } from '../scripts/data-stores.js'
+import { testConfig } from './helpers/app.js'
 
 /**
  * Two processes opening one new SQLite file at the same moment (two instances started together, a
@@ -44,3 +49,34 @@ t.test('two processes opening one new file at once both open it, in WAL mode', a
     check.close()
   }
 })
+
+t.test(
+  'a new database, its WAL and shared-memory files, and a new migrate-data target are private (0600)',
+  async (t) => {
+    // The usual umask, whatever the runner's: SQLite alone would create these 0644, readable by all.
+    const umask = process.umask(0o022)
+    t.teardown(() => void process.umask(umask))
+    const dir = t.testdir()
+    const path = join(dir, 'server.db')
+    const db = createDb(testConfig({ DB_DRIVER: 'sqlite', DB_PATH: path }))
+    try {
+      await sql`create table marks (id integer primary key)`.execute(db)
+      await sql`insert into marks (id) values (1)`.execute(db)
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+        t.equal((statSync(file).mode & 0o777).toString(8), '600', `${file.slice(dir.length + 1)} is mode 0600`)
+      }
+    } finally {
+      await db.destroy()
+    }
+
+    const target = join(dir, 'moved.db')
+    await openSqlite(target, 'target').close()
+    t.equal((statSync(target).mode & 0o777).toString(8), '600', "migrate-data's new SQLite target is mode 0600")
+
+    // A file the operator made keeps the mode they gave it.
+    const shared = join(dir, 'shared.db')
+    writeFileSync(shared, '', { mode: 0o640 })
+    await createDb(testConfig({ DB_DRIVER: 'sqlite', DB_PATH: shared })).destroy()
+    t.equal((statSync(shared).mode & 0o777).toString(8), '640', 'an existing file keeps its mode')
+  },
+)

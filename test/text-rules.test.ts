@@ -240,7 +240,7 @@ eachDialect(tap, async (t: Test, dialect) => {
       const op = operations.find(
         (o) => `${o.method} ${o.path.replace(/^\/api\/v1\/(app|admin)/, '$1')} /${entry.field}` === key,
       )!
-      for (const bad of ['\u202Eevil', 'a\u2066b', 'a\u200Fb', 'a\u061Cb', 'a\u0085b', 'a\nb', 'a\u2028b']) {
+      for (const bad of [...BIDI_AND_CONTROLS, ...INVISIBLE]) {
         const response = await ctx.app.inject({
           method: op.method.toUpperCase() as 'POST',
           url: op.url,
@@ -249,19 +249,55 @@ eachDialect(tap, async (t: Test, dialect) => {
         })
         t.equal(response.statusCode, 400, `${key} ${codePoints(bad)}: 400`)
         t.equal(response.json().details?.[0]?.path, `/${entry.field}`, `${key}: names the field`)
+        t.match(response.json().details?.[0]?.message, /invisible/, `${key}: says what is wrong`)
       }
     }
     t.same(await rowCounts(ctx), before, 'nothing stored')
     // What stays allowed: letters of every script, emoji, a joiner inside an emoji, spaces.
-    const fine = await ctx.call({
+    for (const newName of ['Ælfrida שלום 👩‍🚀', '🏳️‍🌈 Łukasz', 'дев 👩🏽‍💻', '한글 이름', 'ناز']) {
+      const fine = await ctx.call({
+        method: 'POST',
+        url: '/user-management/change-name',
+        headers: bearer(user),
+        payload: { userId: uid, newName },
+      })
+      t.equal(fine.statusCode, 200, `${codePoints(newName)}: ${fine.body}`)
+    }
+  })
+
+  t.test('sign-up as the SDKs send it refuses a name with an invisible character', async (t) => {
+    const res = await ctx.app.inject({
       method: 'POST',
-      url: '/user-management/change-name',
-      headers: bearer(user),
-      payload: { userId: uid, newName: 'Ælfrida שלום 👩‍🚀' },
+      url: '/api/v1/app/user-management/signup',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      payload: '{"type":"ANONYMOUS","username":"a\\u200bb"}',
     })
-    t.equal(fine.statusCode, 200, fine.body)
+    assertError(t, res, 400, 'VALIDATION_ERROR')
+    t.same(res.json().details, [
+      { path: '/username', message: 'must not hold control, line-break, bidirectional or invisible characters' },
+    ])
   })
 })
+
+/** Controls, line breaks and the bidirectional overrides. */
+const BIDI_AND_CONTROLS = ['\u202Eevil', 'a\u2066b', 'a\u200Fb', 'a\u061Cb', 'a\u0085b', 'a\nb', 'a\u2028b']
+/** Characters that show nothing: format characters (Cf), tags, blank fillers, a joiner outside an emoji. */
+const INVISIBLE = [
+  'a\u200Bb',
+  '\uFEFFname',
+  'a\u00ADb',
+  '\u3164',
+  'a\u3164',
+  '\u115F\u1160',
+  '\uFFA0',
+  '\u2800',
+  'a\u2060b',
+  'a\u{E0041}\u{E007F}',
+  'a\u200Cb',
+  'a\u200Db',
+  '\u200D\u{1F469}',
+  '\u{1F469}\u200D',
+]
 
 /** Text as code points, for a test name: a raw U+2028 would end the line of the TAP stream. */
 const codePoints = (text: string) =>

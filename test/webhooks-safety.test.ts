@@ -76,6 +76,42 @@ t.test('addresses: non-public ranges refused, public ones allowed', async (t) =>
   await t.resolves(new AddressPolicy(true).resolve(new URL('http://localhost/')))
 })
 
+t.test('addresses: IPv6 forms that carry an IPv4 address are judged by it; local-use NAT64 is refused', async (t) => {
+  const policy = new AddressPolicy(false)
+  for (const address of [
+    // IPv4-translated, ::ffff:0:0:0/96 (SIIT): loopback, private, cloud metadata inside.
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:7f00:1',
+    '0:0:0:0:ffff:0:a00:1',
+    '::ffff:0:a9fe:a9fe',
+    // IPv4-mapped in its hexadecimal and fully written forms.
+    '0:0:0:0:0:ffff:7f00:1',
+    '::ffff:c0a8:101',
+    // The well-known NAT64 prefix 64:ff9b::/96 with a private address inside.
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::7f00:1',
+    // Local-use NAT64, 64:ff9b:1::/48: a translator into someone's own IPv4 network, whatever it carries.
+    '64:ff9b:1::1',
+    '64:ff9b:1::808:808',
+    '64:ff9b:1:ffff:ffff:ffff:ffff:ffff',
+  ]) {
+    t.notOk(policy.isPublic(address), `${address} is not public`)
+    await t.rejects(policy.resolve(new URL(`http://[${address}]/hook`)), { code: 'WEBHOOK_URL_REFUSED' })
+  }
+  for (const address of [
+    '::ffff:0:8.8.8.8',
+    '::ffff:0:808:808',
+    '64:ff9b::8.8.8.8',
+    '64:ff9b::101:101',
+    '64:ff9b:2::1',
+  ]) {
+    t.ok(
+      policy.isPublic(address),
+      `${address} is public (it carries a public IPv4 address, or is outside these prefixes)`,
+    )
+  }
+})
+
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect, { env: { WEBHOOK_POLL_INTERVAL_MS: '3600000' } })
   const { admin, app } = ctx

@@ -14,6 +14,9 @@ export const FLUSH_MS = 5_000
  * Players remembered per day by one process. Past it the day's memory is forgotten (after the marks
  * waiting are written): a player seen again that day is written again, which the primary key makes
  * harmless — one more idempotent write, never a second count. 100,000 ids hold about 12 MB.
+ * It bounds the marks not yet written too, those waiting and those a flush is writing together: while
+ * the database is slow or failing, a mark past it is dropped (and counted in the next flush's warning)
+ * rather than held, and the player, not remembered as seen, is marked again at their next request.
  */
 export const MAX_PLAYERS_PER_DAY = 100_000
 
@@ -32,6 +35,10 @@ export class ActivityRecorder {
   private readonly seen = new Map<number, Set<string>>()
   private pending = new Map<number, Set<string>>()
   private pendingCount = 0
+  /** Marks a flush has taken and neither written nor put back yet. */
+  private inFlight = 0
+  /** Marks dropped at the bound since the last warning. */
+  private dropped = 0
   private submits: SubmitCounts = new Map()
   private timer: NodeJS.Timeout | undefined
   private chain: Promise<void> = Promise.resolve()
@@ -54,10 +61,15 @@ export class ActivityRecorder {
       for (const old of this.seen.keys()) if (old < day - 1) this.seen.delete(old)
     }
     if (seen.has(id)) return
+    if (this.pendingCount + this.inFlight >= MAX_PLAYERS_PER_DAY) {
+      this.dropped++
+      return
+    }
     if (seen.size >= MAX_PLAYERS_PER_DAY) seen.clear()
     seen.add(id)
     let waiting = this.pending.get(day)
     if (!waiting) this.pending.set(day, (waiting = new Set()))
+    if (waiting.has(id)) return
     waiting.add(id)
     if (++this.pendingCount >= MAX_PLAYERS_PER_DAY) void this.flush()
   }
@@ -91,15 +103,26 @@ export class ActivityRecorder {
     const pending = this.pending
     const submits = this.submits
     this.pending = new Map()
+    this.inFlight = this.pendingCount
     this.pendingCount = 0
     this.submits = new Map()
+    if (this.dropped > 0) {
+      this.log.warn(
+        { dropped: this.dropped, bound: MAX_PLAYERS_PER_DAY },
+        'activity marks dropped: the marks not yet written reached their bound (the database is slow or failing)',
+      )
+      this.dropped = 0
+    }
     for (const [day, ids] of pending) {
       const sorted = [...ids].sort()
       for (let start = 0; start < sorted.length; start += CHUNK) {
         const chunk = sorted.slice(start, start + CHUNK)
         try {
           await retryOnConflict(() => insertActivity(this.db, day, chunk))
+          this.inFlight -= chunk.length
         } catch (error) {
+          // Put back within the bound: marks made meanwhile were held to what this flight left free.
+          this.inFlight -= sorted.length - start
           this.requeue(day, sorted.slice(start))
           this.log.warn(
             { err: error, day, players: sorted.length - start },
@@ -128,8 +151,12 @@ export class ActivityRecorder {
   private requeue(day: number, ids: string[]) {
     let waiting = this.pending.get(day)
     if (!waiting) this.pending.set(day, (waiting = new Set()))
-    for (const id of ids) waiting.add(id)
-    this.pendingCount += ids.length
+    // Counted once each: an id both put back and marked again meanwhile is one mark waiting.
+    for (const id of ids) {
+      if (waiting.has(id)) continue
+      waiting.add(id)
+      this.pendingCount++
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../../db/dialect.js'
+import { NAME_PATTERN } from '../../schemas/common.js'
 import { REQUEST_ID_HEADER } from './logging.js'
 import { surfaceOf } from './paths.js'
 
@@ -82,6 +83,10 @@ function validationDetails(issues: ValidationIssue[]) {
     }
     let message = issue.message ?? 'is invalid'
     if (issue.keyword === 'additionalProperties') message = 'is not a known property'
+    // The name rule's pattern is long and unreadable: say what it refuses.
+    if (issue.keyword === 'pattern' && issue.params?.pattern === NAME_PATTERN) {
+      message = 'must not hold control, line-break, bidirectional or invisible characters'
+    }
     if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
       message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`
     }

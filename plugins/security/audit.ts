@@ -166,6 +166,22 @@ export interface AdminActor {
 }
 
 /**
+ * What a write acted on: the ids in its path; for a create, which has none, the id (or an operator's
+ * user name) of what it made, from its answer; for a write that makes many at once (generated gift
+ * codes, whose codes are secrets; an import of remote-config keys), how many.
+ */
+function targetOf(params: unknown, result: unknown): Record<string, unknown> | null {
+  if (params && typeof params === 'object' && Object.keys(params).length > 0) return params as Record<string, unknown>
+  if (!result || typeof result !== 'object') return null
+  const answer = result as Record<string, unknown>
+  for (const name of ['id', 'username']) {
+    if (typeof answer[name] === 'string' || typeof answer[name] === 'number') return { [name]: answer[name] }
+  }
+  const count = answer.count ?? answer.imported
+  return typeof count === 'number' ? { count } : null
+}
+
+/**
  * Wraps an admin write handler: it runs in one transaction (which `app.db` is, inside it, so the
  * feature's services join it) together with its audit entry. A handler that throws rolls both back.
  * The handler must return its body: a reply it sent itself would leave before the commit.
@@ -194,7 +210,7 @@ export function audited(
         requestId: request.id,
         action,
         status: reply.statusCode,
-        target: request.params as Record<string, unknown> | undefined,
+        target: targetOf(request.params, result),
         changes: request.body,
       })
       return result

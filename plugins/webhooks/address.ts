@@ -30,6 +30,7 @@ const NON_PUBLIC_V4: Array<[string, number]> = [
 ]
 const NON_PUBLIC_V6: Array<[string, number]> = [
   ['::', 96], // unspecified, loopback, IPv4-compatible
+  ['64:ff9b:1::', 48], // local-use NAT64: a translator inside someone's own network, to any IPv4 there
   ['100::', 64], // discard-only
   ['2001::', 23], // IETF protocol assignments (Teredo among them)
   ['2001:db8::', 32], // documentation
@@ -62,12 +63,18 @@ function ipv6Groups(address: string): number[] {
   return [...left, ...fill, ...right].map((group) => parseInt(group || '0', 16))
 }
 
-/** The IPv4 address an IPv6 one carries (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96), or null. */
+/**
+ * The IPv4 address an IPv6 one carries, or null: IPv4-mapped (::ffff:0:0/96, ::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:0:0/96, ::ffff:0:a.b.c.d) and the well-known NAT64 prefix (64:ff9b::/96).
+ * Each reaches the IPv4 address it carries, so it is as public as that address.
+ */
 function embeddedV4(address: string): string | null {
   const g = ipv6Groups(address)
-  const mapped = g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff
-  const nat64 = g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)
-  if (!mapped && !nat64) return null
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+  const mapped = zeros(0, 5) && g[5] === 0xffff
+  const translated = zeros(0, 4) && g[4] === 0xffff && g[5] === 0
+  const nat64 = g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+  if (!mapped && !translated && !nat64) return null
   return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.')
 }
 
