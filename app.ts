@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Db } from './db/types.js'
 import { createAjv as ajv } from './schemas/validator.js'
 import surfacesPlugin from './plugins/core/surfaces.js'
-import { parseTrustProxy, type Config } from './config.js'
+import type { Config } from './config.js'
 import configPlugin from './plugins/core/config.js'
 import clockPlugin, { type Clock } from './plugins/core/clock.js'
 import errorsPlugin from './plugins/core/errors.js'
@@ -189,4 +189,19 @@ export async function buildApp({
   for (const feature of features) await app.register(feature.plugin)
 
   return app
+}
+
+/**
+ * Fastify's `trustProxy` from TRUST_PROXY: "true" trusts every hop, a number trusts that many hops
+ * nearest the server, anything else is a comma list of addresses or CIDR ranges.
+ */
+export function parseTrustProxy(value: string): boolean | string | ((address: string, hop: number) => boolean) {
+  const trimmed = value.trim()
+  if (trimmed === '' || trimmed === 'false') return false
+  if (trimmed === 'true') return true
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed)
+    return (_address, hop) => hop < hops
+  }
+  return trimmed
 }

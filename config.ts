@@ -390,18 +390,3 @@ export function ensureEnvFile(path: string, env: Record<string, string | undefin
   writeFileSync(path, lines.join('\n'), { mode: 0o600 })
   return keys
 }
-
-/**
- * Fastify's `trustProxy` from TRUST_PROXY: "true" trusts every hop, a number trusts that many hops
- * nearest the server, anything else is a comma list of addresses or CIDR ranges.
- */
-export function parseTrustProxy(value: string): boolean | string | ((address: string, hop: number) => boolean) {
-  const trimmed = value.trim()
-  if (trimmed === '' || trimmed === 'false') return false
-  if (trimmed === 'true') return true
-  if (/^\d+$/.test(trimmed)) {
-    const hops = Number(trimmed)
-    return (_address, hop) => hop < hops
-  }
-  return trimmed
-}

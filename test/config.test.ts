@@ -9,10 +9,10 @@ import {
   EXAMPLE_API_KEY,
   ensureEnvFile,
   loadConfig,
-  parseTrustProxy,
   PHP_EXAMPLE_API_KEY,
   usageText,
 } from '../config.js'
+import { parseTrustProxy } from '../app.js'
 
 const KEY = 'k'.repeat(20)
 
