@@ -12,6 +12,7 @@ const ROOTS = [
   'app.ts',
   'server.ts',
   'config.ts',
+  'cluster-primary.ts',
   'tsconfig.json',
   'package.json',
   'plugins',
