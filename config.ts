@@ -5,6 +5,8 @@ import { availableParallelism } from 'node:os'
 import { parseEnv } from 'node:util'
 import { Type, type Static } from '@sinclair/typebox'
 import type { envSchema as EnvSchema } from 'env-schema'
+import { DB_SETTINGS } from './db/settings.js'
+import { engineNamed } from './db/engines/index.js'
 
 /** The value shipped in `.env.example`: refused so that nobody runs production on it. */
 export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
@@ -33,27 +35,7 @@ export const ConfigSchema = Type.Object({
   ),
   HOST: Type.String({ default: '0.0.0.0', description: 'Interface to listen on' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port' }),
-  DB_DRIVER: Type.Union([Type.Literal('sqlite'), Type.Literal('mysql')], {
-    default: 'sqlite',
-    description: 'Database: sqlite (an embedded file) or mysql (MySQL 8 / MariaDB 10.11+)',
-  }),
-  DB_PATH: Type.String({ default: './data/outpost.db', description: 'SQLite database file' }),
-  DB_HOST: Type.String({ default: '127.0.0.1', description: 'MySQL host' }),
-  DB_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3306, description: 'MySQL port' }),
-  DB_NAME: Type.String({
-    default: 'outpost',
-    description: 'MySQL database, created beforehand with CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci',
-  }),
-  DB_USER: Type.String({ default: 'outpost', description: 'MySQL user' }),
-  DB_PASS: Type.String({ default: '', description: 'MySQL password' }),
-  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 500, default: 10, description: 'MySQL connections per instance' }),
-  DB_QUERY_TIMEOUT_MS: Type.Integer({
-    minimum: 100,
-    maximum: 600_000,
-    default: 5000,
-    description:
-      'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
-  }),
+  ...DB_SETTINGS,
   RATE_LIMIT_ENABLED: Bool(true, 'Per-IP request limit on /api/v1/*'),
   RATE_LIMIT_PER_SECOND: Type.Integer({
     minimum: 1,
@@ -242,7 +224,8 @@ export const ConfigSchema = Type.Object({
   ),
 })
 
-export type Config = Static<typeof ConfigSchema>
+/** The settings as loaded: DB_PORT is always set (the engine's own port when the environment gives none). */
+export type Config = Omit<Static<typeof ConfigSchema>, 'DB_PORT'> & { DB_PORT: number }
 
 /**
  * Where each setting of a loaded configuration came from, kept under a symbol (`{ ...config }` copies
@@ -282,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   const given = (from: Record<string, string | undefined>) => new Set(Object.keys(from).filter((name) => from[name]))
   const sources: Sources = { envFile: options.envFile ?? '.env', fromFile: given(fromFile), fromEnv: given(env) }
   Object.assign(config, { [SOURCES]: sources })
+  config.DB_PORT ??= engineNamed(config.DB_DRIVER).defaultPort ?? 0
   // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')

@@ -181,6 +181,7 @@ function freePort(host: string): Promise<number> {
 
 async function announce(log: FastifyBaseLogger, config: Config, port: number, workers = 1) {
   const { version } = await import('./plugins/observability/health.js')
+  const { describeDatabase } = await import('./db/index.js')
   const base = publicBaseUrl(config.HOST, port)
   const database = describeDatabase(config)
   const consoleUrl = config.CONSOLE_ENABLED ? `${base}/console/` : undefined
@@ -189,13 +190,6 @@ async function announce(log: FastifyBaseLogger, config: Config, port: number, wo
     `Outpost listening on ${base}, API docs at ${base}/docs${consoleUrl ? `, console at ${consoleUrl}` : ''} ` +
       `(version ${version}, database ${database}${workers > 1 ? `, ${workers} workers` : ''})`,
   )
-}
-
-/** Which database, without its password: `sqlite ./data/outpost.db` or `mysql outpost@db:3306/outpost`. */
-function describeDatabase(config: Config): string {
-  return config.DB_DRIVER === 'mysql'
-    ? `mysql ${config.DB_USER}@${config.DB_HOST}:${config.DB_PORT}/${config.DB_NAME}`
-    : `sqlite ${config.DB_PATH}`
 }
 
 /**

@@ -19,7 +19,7 @@ export type ChangeCounter = 'remote-config' | 'localization' | 'news' | 'banned-
 export async function bumpChangeCounter(db: Db, key: ChangeCounter): Promise<void> {
   await upsert(db, 'content_versions', [{ feature: key, version: 1 }], {
     key: ['feature'],
-    set: { version: sql`version + 1` },
+    set: (stored) => ({ version: sql`${stored('version')} + 1` }),
   })
 }
 

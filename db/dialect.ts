@@ -1,64 +1,38 @@
-import { MysqlAdapter, sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
 import type { Database, Db, Flag } from './types.js'
-import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from './mysql-driver.js'
+import type { ErrorClasses, ErrorLike } from './engine.js'
+import { ENGINES, engineOf } from './engines/index.js'
 
 /**
- * The few places where SQLite and MySQL differ, kept together so services stay portable.
+ * The SQL forms and error classes the code uses, over whichever engine the database is
+ * (db/engines/): services stay portable and never ask which engine they run on.
  */
-export function isMysql(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof MysqlAdapter
-}
-
 export const flag = (value: boolean): Flag => (value ? 1 : 0)
 
 /** A unique or primary key was violated: the database settled a race or a duplicate. */
 export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number }
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.errno === 1062
+  return anyEngine(error, 'unique')
 }
 
 /** A row referenced a parent that does not exist (or no longer does). */
 export function isForeignKeyViolation(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number }
-  return e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e?.errno === 1452
+  return anyEngine(error, 'foreignKey')
 }
 
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  'PROTOCOL_CONNECTION_LOST',
-  QUERY_TIMEOUT,
-  POOL_WAIT_TIMEOUT,
-  'ER_CON_COUNT_ERROR',
-  'ER_SERVER_SHUTDOWN',
-  'ER_ACCESS_DENIED_ERROR',
-  'ER_BAD_DB_ERROR',
-  'SQLITE_BUSY',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-  'SQLITE_FULL',
-  'SQLITE_READONLY',
-])
+/** Whether any engine classes `error` as `kind` (their codes do not overlap). */
+export function anyEngine(error: unknown, kind: keyof ErrorClasses): boolean {
+  if (!error || typeof error !== 'object') return false
+  const e = error as ErrorLike
+  for (const engine of Object.values(ENGINES)) if (engine.errors[kind](e)) return true
+  return false
+}
 
 /**
  * The database did not answer (as opposed to refusing a statement), or a lock conflict outlasted its
  * retries (db/transaction.ts): the API answers 503 with Retry-After, as the client's retry can succeed.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; fatal?: boolean; message?: string }
-  if (!e) return false
-  if (e.code && UNAVAILABLE_CODES.has(e.code)) return true
-  if (isRetryableConflict(e)) return true
-  if (e.fatal === true) return true
-  return (
-    e.message === 'Pool is closed.' ||
-    e.message === 'driver has already been destroyed' ||
-    e.message === 'The database connection is not open'
-  )
+  return anyEngine(error, 'unavailable') || anyEngine(error, 'conflict')
 }
 
 /** A statement's result as Kysely reports it: a builder's UPDATE, DELETE or INSERT result, or a raw QueryResult. */
@@ -80,18 +54,23 @@ export function affected(result: WriteResult): number {
 }
 
 /**
- * MySQL chose this transaction as a deadlock victim, or a lock wait ran out: safe to run again.
- * SQLite's busy answer is not retried here: the driver (sqlite-driver.ts) has already waited for the
- * lock up to the query bound, and another round would outlast it.
+ * The database aborted the statement or its transaction to break a deadlock (or a lock wait, or a
+ * serialization conflict, ran out): safe to run again. SQLite's busy answer is not retried here: the
+ * driver (sqlite-driver.ts) has already waited for the lock up to the query bound, and another round
+ * would outlast it.
  */
 export function isRetryableConflict(error: unknown): boolean {
-  const e = error as { errno?: number; code?: string }
-  return e?.errno === 1213 || e?.errno === 1205
+  return anyEngine(error, 'conflict')
 }
 
 /** In an upsert's update part, the value the conflicting new row carried for `column`. */
-function fromNewRow(mysql: boolean, column: string) {
-  return mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`)
+export function fromNewRow(db: Kysely<any>, column: string): RawBuilder<unknown> {
+  return engineOf(db).newValue(column)
+}
+
+/** In an upsert's update part, the stored value of `table`'s `column`. */
+export function storedValue(db: Kysely<any>, table: string, column: string): RawBuilder<unknown> {
+  return engineOf(db).stored(table, column)
 }
 
 /** Rows per INSERT statement in `upsert`: well inside SQLite's bound-variable limit and MySQL's packet size. */
@@ -99,39 +78,45 @@ const UPSERT_CHUNK = 500
 
 /**
  * INSERT the rows; where one hits an existing primary or unique key, UPDATE that row instead:
- * `update` columns take the new row's value, `set` columns an expression over the existing row
- * (e.g. `version + 1`). SQLite says `on conflict (...) do update`, MySQL `on duplicate key update`
- * (with `values(col)`, which MariaDB and MySQL 8 both still accept).
+ * `update` columns take the new row's value, `set` columns an expression over the existing row, made
+ * by `set(stored)` where `stored(column)` names the stored row's column (e.g. `${stored('version')} + 1`).
+ * Rows naming one key twice must be merged by the caller first: PostgreSQL refuses to update one row
+ * twice in a statement (21000).
  */
 export async function upsert<TB extends keyof Database & string>(
   db: Db,
   table: TB,
   rows: Insertable<Database[TB]>[],
-  options: { key: string[]; update?: string[]; set?: Record<string, RawBuilder<unknown>> },
+  options: {
+    key: string[]
+    update?: string[]
+    set?: (stored: (column: string) => RawBuilder<unknown>) => Record<string, RawBuilder<unknown>>
+  },
 ): Promise<void> {
   const anyDb = db as unknown as Kysely<any>
-  const mysql = isMysql(anyDb)
+  const engine = engineOf(anyDb)
   const assignments = {
-    ...Object.fromEntries((options.update ?? []).map((column) => [column, fromNewRow(mysql, column)])),
-    ...options.set,
+    ...Object.fromEntries((options.update ?? []).map((column) => [column, engine.newValue(column)])),
+    ...options.set?.((column) => engine.stored(table, column)),
   }
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK) {
     const insert = anyDb.insertInto(table as string).values(rows.slice(start, start + UPSERT_CHUNK) as any[])
-    await (
-      mysql
-        ? insert.onDuplicateKeyUpdate(assignments as any)
-        : insert.onConflict((oc) => oc.columns(options.key).doUpdateSet(assignments as any))
-    ).execute()
+    await engine.onConflictUpdate(insert, options.key, assignments).execute()
   }
 }
 
 /**
- * `SELECT … FOR UPDATE` on MySQL, where concurrent transactions run side by side and the row lock
- * orders them. SQLite has no such clause and needs none: one connection per process runs one
+ * `SELECT … FOR UPDATE` where concurrent transactions run side by side and the row lock orders them
+ * (MySQL, PostgreSQL). SQLite has no such clause and needs none: one connection per process runs one
  * transaction at a time, and the database file takes one writer at a time.
  */
 export function forUpdate<QB extends { forUpdate(): QB }>(db: Kysely<any>, query: QB): QB {
-  return isMysql(db) ? query.forUpdate() : query
+  return engineOf(db).forUpdate(query)
+}
+
+/** INSERT that skips a row whose key exists, without an error. */
+export function insertOrIgnore<QB extends InsertQueryBuilder<any, any, any>>(db: Kysely<any>, query: QB): QB {
+  return engineOf(db).insertOrIgnore(query)
 }
 
 /**
@@ -140,27 +125,55 @@ export function forUpdate<QB extends { forUpdate(): QB }>(db: Kysely<any>, query
  */
 export function addOnConflict<QB extends InsertQueryBuilder<any, any, any>>(
   db: Kysely<any>,
+  table: string,
   query: QB,
   keyColumns: string[],
   column: string,
 ): QB {
-  const ref = sql.ref(column)
-  if (isMysql(db)) return query.onDuplicateKeyUpdate({ [column]: sql`${ref} + values(${ref})` }) as QB
-  return query.onConflict((oc) => oc.columns(keyColumns).doUpdateSet({ [column]: sql`${ref} + excluded.${ref}` })) as QB
+  const engine = engineOf(db)
+  return engine.onConflictUpdate(query, keyColumns, {
+    [column]: sql`${engine.stored(table, column)} + ${engine.newValue(column)}`,
+  })
 }
 
 /**
  * Inserts the row, or when its key exists leaves the stored row as it is. Unlike INSERT IGNORE this
  * takes the row's write lock on MySQL either way (a duplicate under INSERT IGNORE takes only a shared
- * lock, and two transactions that then both want to write it deadlock).
+ * lock, and two transactions that then both want to write it deadlock); on PostgreSQL an ON CONFLICT
+ * DO UPDATE locks the row too, where DO NOTHING would not.
  */
 export function insertOrLock<QB extends InsertQueryBuilder<any, any, any>>(
   db: Kysely<any>,
+  table: string,
   query: QB,
   keyColumns: string[],
   column: string,
 ): QB {
-  const ref = sql.ref(column)
-  if (isMysql(db)) return query.onDuplicateKeyUpdate({ [column]: ref }) as QB
-  return query.onConflict((oc) => oc.columns(keyColumns).doUpdateSet({ [column]: ref })) as QB
+  const engine = engineOf(db)
+  return engine.onConflictUpdate(query, keyColumns, { [column]: engine.stored(table, column) })
+}
+
+/** Whether INSERT/UPDATE … RETURNING exists on the database's engine. */
+export function supportsReturning(db: Kysely<any>): boolean {
+  return engineOf(db).returning
+}
+
+/** A 64-bit integer expression as a signed number (MySQL's bit operators answer unsigned ones). */
+export function signedInteger(db: Kysely<any>, expression: RawBuilder<unknown>): RawBuilder<number> {
+  return engineOf(db).signed(expression)
+}
+
+/** Bits of the integer expression `a` kept by the constant `mask`. */
+export function bitAnd(db: Kysely<any>, a: RawBuilder<unknown>, mask: number): RawBuilder<number> {
+  return engineOf(db).bitAnd(a, mask)
+}
+
+/** `column` contains `text` as a plain substring, in any case (ASCII letters at least). */
+export function containsText(db: Kysely<any>, column: string, text: string): RawBuilder<SqlBool> {
+  return engineOf(db).containsText(column, text)
+}
+
+/** `column` contains `text` as a plain substring, case as it is. */
+export function containsExact(db: Kysely<any>, column: string, text: string): RawBuilder<SqlBool> {
+  return engineOf(db).containsExact(column, text)
 }

@@ -1,8 +1,8 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } from 'kysely'
 import type { Db } from './types.js'
-import { affected, isMysql } from './dialect.js'
+import { affected } from './dialect.js'
+import { engineOf, type EngineName } from './engines/index.js'
 import { isBusy } from './sqlite-driver.js'
-import { MysqlConnection, type OutpostMysqlDriver } from './mysql-driver.js'
 
 /**
  * Queries for the hot paths, built with Kysely once and then run with new values.
@@ -12,8 +12,9 @@ import { MysqlConnection, type OutpostMysqlDriver } from './mysql-driver.js'
  * dialect with placeholders in place of its values, so a request only fills the values in. On
  * SQLite, when no transaction holds the connection, it runs the cached statement directly: the
  * driver's lock exists only to keep other queries out of an open transaction, and synchronous code
- * cannot interleave with anything. On MySQL it runs on a pool connection of its own, straight
- * through our driver, as a server-side prepared statement (see `MysqlConnection.run`). Inside a transaction that `inTransaction` opened it runs directly on the
+ * cannot interleave with anything. On a database server it runs on a pool connection of its own,
+ * straight through our driver, as a server-side prepared statement (`MysqlConnection.run`,
+ * `PostgresConnection.run`). Inside a transaction that `inTransaction` opened it runs directly on the
  * transaction's connection (see `runPreparedDirectly`); in any other it goes through Kysely as usual.
  *
  * Values must be scalars that Kysely passes through as bound parameters (strings, numbers, null):
@@ -30,15 +31,25 @@ export interface SqliteDirect {
   run(sqlText: string, parameters: readonly unknown[]): QueryResult<any>
 }
 
+/** What `createDb` registers for a database server: its driver, which runs a statement on a pool connection. */
+export interface PooledDirect {
+  runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare?: boolean): Promise<QueryResult<R>>
+}
+
+/** A connection of our pooled drivers (MysqlConnection, PostgresConnection). */
+interface DirectConnection {
+  run<R>(sqlText: string, parameters: readonly unknown[], prepare?: boolean): Promise<QueryResult<R>>
+}
+
 const direct = new WeakMap<Db, SqliteDirect>()
-const mysqlDirect = new WeakMap<Db, OutpostMysqlDriver>()
+const pooledDirect = new WeakMap<Db, PooledDirect>()
 
 export function registerSqliteDirect(db: Db, sqlite: SqliteDirect): void {
   direct.set(db, sqlite)
 }
 
-export function registerMysqlDirect(db: Db, driver: OutpostMysqlDriver): void {
-  mysqlDirect.set(db, driver)
+export function registerPooledDirect(db: Db, driver: PooledDirect): void {
+  pooledDirect.set(db, driver)
 }
 
 type Run = (sqlText: string, parameters: readonly unknown[]) => QueryResult<any> | Promise<QueryResult<any>>
@@ -49,7 +60,7 @@ const openTransactions = new WeakMap<Db, Run>()
 /**
  * Lets the prepared queries of `trx`, a transaction just opened on `db`, run on its connection
  * directly until the returned function is called (before the commit). The transaction holds the
- * connection meanwhile (on SQLite the driver's lock, on MySQL a pool connection of its own); going
+ * connection meanwhile (on SQLite the driver's lock, on a server a pool connection of its own); going
  * through Kysely again for each statement would only add its layers.
  */
 export async function runPreparedDirectly(db: Db, trx: Db): Promise<() => void> {
@@ -58,10 +69,11 @@ export async function runPreparedDirectly(db: Db, trx: Db): Promise<() => void> 
     openTransactions.set(trx, sqlite.run)
     return () => openTransactions.delete(trx)
   }
-  if (!mysqlDirect.has(db)) return () => {}
-  const connection = await trx.getExecutor().provideConnection(async (held) => held)
-  if (!(connection instanceof MysqlConnection)) return () => {}
-  openTransactions.set(trx, (sqlText, parameters) => connection.run(sqlText, parameters, true))
+  if (!pooledDirect.has(db)) return () => {}
+  const connection = (await trx.getExecutor().provideConnection(async (held) => held)) as Partial<DirectConnection>
+  if (typeof connection.run !== 'function') return () => {}
+  const run = connection.run.bind(connection)
+  openTransactions.set(trx, (sqlText, parameters) => run(sqlText, parameters, true))
   return () => openTransactions.delete(trx)
 }
 
@@ -79,22 +91,26 @@ export interface PreparedQuery<P, R> {
 
 export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): PreparedQuery<P, R> {
   const placeholders = new Proxy({} as P, { get: (_target, name) => new Placeholder(String(name)) })
-  let sqlite: Compiled | undefined
-  let mysql: Compiled | undefined
+  const compiled = new Map<EngineName, Compiled>()
 
   const compile = (db: Db): Compiled => {
     const query = build(db, placeholders).compile()
     return { sql: query.sql, slots: [...query.parameters] }
   }
-  const compiledFor = (db: Db): Compiled => (isMysql(db) ? (mysql ??= compile(db)) : (sqlite ??= compile(db)))
+  const compiledFor = (db: Db): Compiled => {
+    const engine = engineOf(db).name
+    let query = compiled.get(engine)
+    if (!query) compiled.set(engine, (query = compile(db)))
+    return query
+  }
 
   async function execute(db: Db, values: P): Promise<QueryResult<R>> {
     const { sql, slots } = compiledFor(db)
     const parameters = slots.map((slot) => (slot instanceof Placeholder ? values[slot.name as keyof P] : slot))
     const inOpenTransaction = openTransactions.get(db)
     if (inOpenTransaction) return inOpenTransaction(sql, parameters)
-    const mysqlDriver = mysqlDirect.get(db)
-    if (mysqlDriver) return mysqlDriver.runAlone<R>(sql, parameters, true)
+    const pooled = pooledDirect.get(db)
+    if (pooled) return pooled.runAlone<R>(sql, parameters, true)
     const sqliteDirect = direct.get(db)
     if (sqliteDirect && !sqliteDirect.inTransaction()) {
       try {
@@ -134,8 +150,8 @@ export function preparedFamily<K extends string | number, P extends object, R>(
  * A prepared INSERT of one row into `table`; when its primary key `key` already exists, it UPDATEs
  * the row's other columns (except `keep`) and adds one to the integer column `counter` instead. One
  * statement, so concurrent calls are serialized by the database and each sees its own counter value,
- * which is returned (`row[counter]` for a fresh row). SQLite: ON CONFLICT … DO UPDATE … RETURNING.
- * MySQL has no RETURNING: ON DUPLICATE KEY UPDATE sets the counter through LAST_INSERT_ID(expr),
+ * which is returned (`row[counter]` for a fresh row). SQLite and PostgreSQL: ON CONFLICT … DO UPDATE
+ * … RETURNING. MySQL has no RETURNING: ON DUPLICATE KEY UPDATE sets the counter through LAST_INSERT_ID(expr),
  * which the server reports back as the statement's insert id; the affected-row count (1 insert,
  * 2 update) tells which branch ran.
  */
@@ -153,19 +169,21 @@ export function preparedCounterUpsert<R extends Record<string, unknown>>(
     const insert = (db as unknown as Kysely<any>)
       .insertInto(table)
       .values(Object.fromEntries(columns.map((c) => [c, p[c]])))
-    const ref = sql.ref(counter)
-    if (isMysql(db)) {
-      const set: Record<string, unknown> = Object.fromEntries(updated.map((c) => [c, sql`values(${sql.ref(c)})`]))
-      set[counter] = sql`last_insert_id(${ref} + 1)`
-      return insert.onDuplicateKeyUpdate(set)
+    const engine = engineOf(db)
+    const set: Record<string, unknown> = Object.fromEntries(updated.map((c) => [c, engine.newValue(c)]))
+    const stored = engine.stored(table, counter)
+    if (!engine.returning) {
+      set[counter] = sql`last_insert_id(${stored} + 1)`
+      return engine.onConflictUpdate(insert, [key], set)
     }
-    const set: Record<string, unknown> = Object.fromEntries(updated.map((c) => [c, sql.ref(`excluded.${c}`)]))
-    set[counter] = sql`${ref} + 1`
-    return insert.onConflict((oc) => oc.column(key).doUpdateSet(set)).returning(sql<number>`${ref}`.as('counter'))
+    set[counter] = sql`${stored} + 1`
+    return engine
+      .onConflictUpdate(insert, [key], set)
+      .returning(sql<number>`${sql.ref(`${table}.${counter}`)}`.as('counter'))
   })
   return async (db, row) => {
     const result = await query.execute(db, row)
-    if (isMysql(db)) return affected(result) === 1 ? Number(row[counter]) : Number(result.insertId)
+    if (!engineOf(db).returning) return affected(result) === 1 ? Number(row[counter]) : Number(result.insertId)
     return Number((result.rows[0] as unknown as { counter: number | string }).counter)
   }
 }

@@ -1,7 +1,8 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  if (db.getExecutor().adapter instanceof MysqlAdapter) {
+  if (engineOf(db).name === 'mysql') {
     // Tables inherit the database default: make it utf8mb4 even where the server default is not.
     await sql`ALTER DATABASE CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`.execute(db)
   }

@@ -1,10 +1,8 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 // Cosmetic ids are case-sensitive by contract: binary collation on MySQL (its default ignores case).
-const binaryId = (db: Kysely<any>) =>
-  db.getExecutor().adapter instanceof MysqlAdapter
-    ? sql`varchar(32) character set utf8mb4 collate utf8mb4_bin`
-    : sql`varchar(32)`
+const binaryId = (db: Kysely<any>) => engineOf(db).types.key(32)
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -1,8 +1,7 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
-const mysql = (db: Kysely<any>) => db.getExecutor().adapter instanceof MysqlAdapter
-const binaryId = (db: Kysely<any>) =>
-  mysql(db) ? sql`varchar(32) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(32)`
+const binaryId = (db: Kysely<any>) => engineOf(db).types.key(32)
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One row per player who has a profile or unlocks. `unlock_count` mirrors the player's unlock rows
@@ -13,7 +12,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('avatar_id', binaryId(db))
     .addColumn('frame_id', binaryId(db))
     .addColumn('badges', 'varchar(4000)', (c) => c.notNull())
-    .addColumn('custom_data', mysql(db) ? sql`mediumtext` : 'text')
+    .addColumn('custom_data', engineOf(db).types.longText)
     .addColumn('unlock_count', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())

@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
+import type { Kysely } from 'kysely'
 
 const MAX_SAFE = 9007199254740991
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   // Board keys are case-sensitive ("Level 1" and "level 1" are two boards): binary collation on MySQL.
   await db.schema
     .createTable('leaderboards')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
-    .addColumn(
-      'board_key',
-      mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`,
-      (c) => c.notNull().unique(),
-    )
+    .addColumn('board_key', engineOf(db).types.key(64), (c) => c.notNull().unique())
     .addColumn('name', 'varchar(100)', (c) => c.notNull())
     .addColumn('sort_order', 'varchar(4)', (c) => c.notNull())
     .addColumn('update_strategy', 'varchar(10)', (c) => c.notNull())

@@ -1,9 +1,11 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // CLOUD_SAVE_MAX_BYTES may be set up to 64 MiB: MySQL's BLOB stops at 64 KiB and MEDIUMBLOB at
   // 16 MiB, so LONGBLOB (its length prefix costs one byte more than MEDIUMBLOB's, nothing else).
-  const blob = db.getExecutor().adapter instanceof MysqlAdapter ? sql`longblob` : sql`blob`
+  // Saves may outgrow MEDIUMBLOB's 16 MB on MySQL; SQLite's blob and PostgreSQL's bytea have no such step.
+  const blob = engineOf(db).name === 'mysql' ? sql`longblob` : engineOf(db).types.blob
   await db.schema
     .createTable('cloud_saves')
     .addColumn('user_id', 'varchar(36)', (c) => c.primaryKey().references('users.id').onDelete('cascade'))

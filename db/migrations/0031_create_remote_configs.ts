@@ -1,17 +1,13 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   await db.schema
     .createTable('remote_configs')
     // Keys are case-sensitive by contract: `Speed` and `speed` are two keys (binary collation on MySQL).
-    .addColumn(
-      'config_key',
-      mysql ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin` : 'varchar(128)',
-      (c) => c.primaryKey(),
-    )
+    .addColumn('config_key', engineOf(db).types.key(128), (c) => c.primaryKey())
     // Up to 65,536 characters: more than MySQL TEXT's 64 KiB of bytes once characters take four.
-    .addColumn('config_value', mysql ? sql`mediumtext` : 'text', (c) => c.notNull())
+    .addColumn('config_value', engineOf(db).types.longText, (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute()

@@ -1,19 +1,15 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   await db.schema
     .createTable('localizations')
     // The canonical BCP 47 form (`pt-BR`): one spelling per language, so the default collation is fine.
     .addColumn('language', 'varchar(35)', (c) => c.notNull())
     // Keys are case-sensitive, as in remote config.
-    .addColumn(
-      'localization_key',
-      mysql ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin` : 'varchar(128)',
-      (c) => c.notNull(),
-    )
+    .addColumn('localization_key', engineOf(db).types.key(128), (c) => c.notNull())
     // Up to 16,384 characters: past MySQL TEXT's 65,535 bytes at four bytes a character.
-    .addColumn('value', mysql ? sql`mediumtext` : 'text', (c) => c.notNull())
+    .addColumn('value', engineOf(db).types.longText, (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('localizations_pk', ['language', 'localization_key'])
     .execute()

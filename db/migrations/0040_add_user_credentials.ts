@@ -1,4 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * E-mail accounts: a password hash, the e-mail's unique key (trimmed, lower-cased: unique
@@ -6,12 +7,8 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
  * collated, because utf8mb4_unicode_ci would also merge accents ("é@x.org" = "e@x.org").
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   await db.schema.alterTable('users').addColumn('password_hash', 'varchar(255)').execute()
-  await db.schema
-    .alterTable('users')
-    .addColumn('email_key', mysql ? sql`varchar(254) character set utf8mb4 collate utf8mb4_bin` : 'varchar(254)')
-    .execute()
+  await db.schema.alterTable('users').addColumn('email_key', engineOf(db).types.key(254)).execute()
   await db.schema.alterTable('users').addColumn('login_locked_until', 'bigint').execute()
   await sql`update users set email_key = lower(trim(email)) where email is not null`.execute(db)
   // SQLite cannot add a UNIQUE column; a unique index does the same on both engines (NULLs repeat).
@@ -20,8 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   // MySQL names the table of an index to drop; SQLite refuses the ON clause.
-  const drop = db.schema.dropIndex('users_email_key_idx')
-  await (db.getExecutor().adapter instanceof MysqlAdapter ? drop.on('users') : drop).execute()
+  await engineOf(db).dropIndex(db, 'users_email_key_idx', 'users').execute()
   await db.schema.alterTable('users').dropColumn('login_locked_until').execute()
   await db.schema.alterTable('users').dropColumn('email_key').execute()
   await db.schema.alterTable('users').dropColumn('password_hash').execute()

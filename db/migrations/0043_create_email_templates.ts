@@ -1,4 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * Operator-defined e-mail templates. Slugs compare case-sensitively on both engines (binary
@@ -6,17 +7,14 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
  * megabyte, so MEDIUMTEXT on MySQL (TEXT stops at 64 KiB).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   await db.schema
     .createTable('email_templates')
-    .addColumn('slug', mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : 'varchar(64)', (c) =>
-      c.primaryKey(),
-    )
+    .addColumn('slug', engineOf(db).types.key(64), (c) => c.primaryKey())
     .addColumn('default_language', 'varchar(35)', (c) => c.notNull())
     .addColumn('client_callable', 'integer', (c) => c.notNull())
     .addColumn('is_system', 'integer', (c) => c.notNull())
     .addColumn('variables', 'text', (c) => c.notNull())
-    .addColumn('translations', mysql ? sql`mediumtext` : 'text', (c) => c.notNull())
+    .addColumn('translations', engineOf(db).types.longText, (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute()

@@ -1,4 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * The e-mail queue. Rendered at queue time (later template edits do not change a queued mail);
@@ -6,7 +7,7 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
  * `claim_token`/`claimed_at` mark the one worker holding it.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const big = db.getExecutor().adapter instanceof MysqlAdapter ? sql`mediumtext` : 'text'
+  const big = engineOf(db).types.longText
   await db.schema
     .createTable('emails')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())

@@ -1,13 +1,11 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Session ids are client strings (32 hex digits from the SDKs, anything up to 128 characters from
   // others): compared byte for byte, not through MySQL's case- and accent-insensitive default.
   // App versions are grouped and filtered exactly too ("1.0-Beta" is not "1.0-beta").
-  const exact =
-    db.getExecutor().adapter instanceof MysqlAdapter
-      ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin`
-      : sql`varchar(128)`
+  const exact = engineOf(db).types.key(128)
   await db.schema
     .createTable('crash_sessions')
     .addColumn('session_id', exact, (c) => c.primaryKey())

@@ -1,11 +1,10 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   // The fingerprint is the grouping key and the version key is compared with `<` in SQL: both must
   // compare byte for byte, not through MySQL's case-insensitive default collation.
-  const binary = (n: number) =>
-    mysql ? sql.raw(`varchar(${n}) character set utf8mb4 collate utf8mb4_bin`) : sql.raw(`varchar(${n})`)
+  const binary = (n: number) => engineOf(db).types.key(n)
   await db.schema
     .createTable('crash_groups')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())

@@ -1,11 +1,9 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Versions are told apart exactly ("1.0-Beta" is not "1.0-beta"), as in crash_sessions.
-  const version =
-    db.getExecutor().adapter instanceof MysqlAdapter
-      ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin`
-      : sql`varchar(128)`
+  const version = engineOf(db).types.key(128)
   await db.schema
     .createTable('crash_group_versions')
     .addColumn('group_id', 'varchar(36)', (c) => c.notNull().references('crash_groups.id').onDelete('cascade'))

@@ -1,11 +1,9 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One row per distinct user a group has hit. user ids are client strings here: compared exactly.
-  const userKey =
-    db.getExecutor().adapter instanceof MysqlAdapter
-      ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin`
-      : sql`varchar(128)`
+  const userKey = engineOf(db).types.key(128)
   await db.schema
     .createTable('crash_group_users')
     .addColumn('group_id', 'varchar(36)', (c) => c.notNull().references('crash_groups.id').onDelete('cascade'))

@@ -1,11 +1,11 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // A stack trace runs to 65,536 characters (up to 256 KiB in utf8mb4), and breadcrumbs and custom
   // keys to most of a 256 KiB body: past MySQL TEXT's 64 KiB, so MEDIUMTEXT there.
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
-  const big = mysql ? sql`mediumtext` : sql`text`
-  const sessionId = mysql ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(128)`
+  const big = engineOf(db).types.longText
+  const sessionId = engineOf(db).types.key(128)
   await db.schema
     .createTable('crash_reports')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())

@@ -1,15 +1,11 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   // Keyed by board key (case-sensitive, like the boards) or `_unbound`: binary collation on MySQL.
   await db.schema
     .createTable('validated_rules')
-    .addColumn(
-      'board_key',
-      mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`,
-      (c) => c.primaryKey(),
-    )
+    .addColumn('board_key', engineOf(db).types.key(64), (c) => c.primaryKey())
     .addColumn('min_duration_seconds', 'integer')
     .addColumn('min_score', 'bigint')
     .addColumn('max_score', 'bigint')

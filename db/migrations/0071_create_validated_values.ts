@@ -1,15 +1,11 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   // "gold" and "GOLD" sent in `earned` must not be one key: binary collation on MySQL.
   await db.schema
     .createTable('validated_values')
-    .addColumn(
-      'value_key',
-      mysql ? sql`varchar(24) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(24)`,
-      (c) => c.primaryKey(),
-    )
+    .addColumn('value_key', engineOf(db).types.key(24), (c) => c.primaryKey())
     .addColumn('min_per_run', 'bigint')
     .addColumn('max_per_run', 'bigint')
     .addColumn('daily_cap', 'bigint')

@@ -1,15 +1,15 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   // The initial state is at most evidenceMaxBytes (≤ 8 MiB): MEDIUMBLOB (16 MiB) on MySQL.
-  const blob = mysql ? sql`mediumblob` : sql`blob`
+  const blob = engineOf(db).types.blob
   await db.schema
     .createTable('validated_runs')
     .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
     .addColumn('user_id', 'varchar(36)', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('ticket_hash', 'varchar(64)', (c) => c.notNull().unique())
-    .addColumn('board_key', mysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`)
+    .addColumn('board_key', engineOf(db).types.key(64))
     .addColumn('seed', 'integer', (c) => c.notNull())
     .addColumn('context', 'text')
     .addColumn('initial_state', blob)

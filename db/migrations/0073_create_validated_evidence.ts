@@ -1,8 +1,9 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Logs are at most evidenceMaxBytes (≤ 8 MiB): MEDIUMBLOB (16 MiB) on MySQL, BLOB's 64 KiB is too small.
-  const blob = db.getExecutor().adapter instanceof MysqlAdapter ? sql`mediumblob` : sql`blob`
+  const blob = engineOf(db).types.blob
   await db.schema
     .createTable('validated_evidence')
     .addColumn('run_id', 'varchar(36)', (c) => c.primaryKey().references('validated_runs.id').onDelete('cascade'))

@@ -1,15 +1,11 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   await db.schema
     .createTable('validated_balances')
     .addColumn('user_id', 'varchar(36)', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn(
-      'value_key',
-      mysql ? sql`varchar(24) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(24)`,
-      (c) => c.notNull(),
-    )
+    .addColumn('value_key', engineOf(db).types.key(24), (c) => c.notNull())
     .addColumn('balance', 'bigint', (c) => c.notNull())
     // Credits of the UTC day `earned_day`; another day reads as 0.
     .addColumn('earned_today', 'bigint', (c) => c.notNull())

@@ -1,3 +1,4 @@
+import { engineOf } from '../engines/index.js'
 import type { Kysely } from 'kysely'
 
 /**
@@ -6,9 +7,8 @@ import type { Kysely } from 'kysely'
  * the insertion order (many entries share a millisecond), which the list pages by.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('audit_log')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await engineOf(db)
+    .autoId(db.schema.createTable('audit_log'), 'id')
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('actor', 'varchar(64)', (c) => c.notNull())
     .addColumn('role', 'varchar(16)')

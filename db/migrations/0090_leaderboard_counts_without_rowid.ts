@@ -1,4 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * SQLite keeps the count tree (leaderboard_counts) in its primary-key order, as a WITHOUT ROWID
@@ -9,7 +10,7 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
  * so MySQL has nothing to do.
  */
 async function rebuild(db: Kysely<any>, withoutRowid: boolean): Promise<void> {
-  if (db.getExecutor().adapter instanceof MysqlAdapter) return
+  if (engineOf(db).name !== 'sqlite') return
   await db.schema
     .createTable('leaderboard_counts_rebuilt')
     .addColumn('board_id', 'varchar(36)', (c) => c.notNull().references('leaderboards.id').onDelete('cascade'))

@@ -1,4 +1,5 @@
-import { MysqlAdapter, type Kysely } from 'kysely'
+import { type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * Fewer b-trees written per sign-up. Every new player was written into seven b-trees of `users`, and
@@ -10,18 +11,16 @@ import { MysqlAdapter, type Kysely } from 'kysely'
  * - `users_email_key_idx` (unique) holds only e-mail accounts on SQLite now, as a partial index:
  *   anonymous players have no key, and `email_key = ?` still uses it. MySQL has no partial indexes.
  */
-const isMysql = (db: Kysely<any>) => db.getExecutor().adapter instanceof MysqlAdapter
 
 async function dropIndex(db: Kysely<any>, name: string) {
   // MySQL names the table of an index to drop; SQLite refuses the ON clause.
-  const drop = db.schema.dropIndex(name)
-  await (isMysql(db) ? drop.on('users') : drop).execute()
+  await engineOf(db).dropIndex(db, name, 'users').execute()
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
   await dropIndex(db, 'users_username_idx')
   await dropIndex(db, 'users_email_idx')
-  if (!isMysql(db)) {
+  if (engineOf(db).name !== 'mysql') {
     await dropIndex(db, 'users_email_key_idx')
     await db.schema
       .createIndex('users_email_key_idx')
@@ -34,7 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!isMysql(db)) {
+  if (engineOf(db).name !== 'mysql') {
     await dropIndex(db, 'users_email_key_idx')
     await db.schema.createIndex('users_email_key_idx').on('users').column('email_key').unique().execute()
   }

@@ -1,4 +1,5 @@
-import { MysqlAdapter, type Kysely } from 'kysely'
+import { type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * The rank index also holds `score`, so the page reads (top, around) find every column they answer
@@ -10,8 +11,7 @@ const COLUMNS = ['board_id', 'period', 'hidden', 'rank_score', 'reached_at', 'us
 
 async function rebuild(db: Kysely<any>, columns: string[]): Promise<void> {
   // MySQL names the table of an index to drop; SQLite refuses the ON clause.
-  const drop = db.schema.dropIndex('leaderboard_entries_rank_idx')
-  await (db.getExecutor().adapter instanceof MysqlAdapter ? drop.on('leaderboard_entries') : drop).execute()
+  await engineOf(db).dropIndex(db, 'leaderboard_entries_rank_idx', 'leaderboard_entries').execute()
   await db.schema.createIndex('leaderboard_entries_rank_idx').on('leaderboard_entries').columns(columns).execute()
 }
 

@@ -1,4 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * Operator names compare byte for byte on MySQL too. Under utf8mb4_unicode_ci `ownér` and `OWNER`
@@ -6,10 +7,9 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
  * and lower-cased (letters, digits, `.`, `_`, `-`), so the unique key still means what it did: no two
  * operators `owner` and `Owner`, as both are stored `owner`. SQLite compares bytes already (BINARY).
  */
-const isMysql = (db: Kysely<any>) => db.getExecutor().adapter instanceof MysqlAdapter
 
 async function collate(db: Kysely<any>, collation: 'utf8mb4_bin' | 'utf8mb4_unicode_ci') {
-  if (!isMysql(db)) return
+  if (engineOf(db).name !== 'mysql') return
   await db.schema
     .alterTable('operators')
     .modifyColumn('username', sql`varchar(64) character set utf8mb4 collate ${sql.raw(collation)}`, (c) => c.notNull())

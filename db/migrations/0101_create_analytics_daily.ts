@@ -1,4 +1,5 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * The daily rollups the analytics routes read: one row per (metric, dimension, day), so a range of a
@@ -6,10 +7,7 @@ import { MysqlAdapter, sql, type Kysely } from 'kysely'
  * their own tables compare them ("1.0-Beta" is not "1.0-beta").
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const exact =
-    db.getExecutor().adapter instanceof MysqlAdapter
-      ? sql`varchar(128) character set utf8mb4 collate utf8mb4_bin`
-      : sql`varchar(128)`
+  const exact = engineOf(db).types.key(128)
   await db.schema
     .createTable('analytics_daily')
     .addColumn('metric', 'varchar(32)', (c) => c.notNull())

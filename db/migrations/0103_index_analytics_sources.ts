@@ -1,4 +1,5 @@
-import { MysqlAdapter, type Kysely } from 'kysely'
+import { type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * Indexes the daily rollups and the exact counts read (contract §12): each day's build counts one day of
@@ -36,9 +37,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     emails_status_processed_idx: 'emails',
     validated_runs_review_idx: 'validated_runs',
   }
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter
   for (const [index, table] of Object.entries(tables)) {
-    const drop = db.schema.dropIndex(index)
-    await (mysql ? drop.on(table) : drop).execute()
+    await engineOf(db).dropIndex(db, index, table).execute()
   }
 }

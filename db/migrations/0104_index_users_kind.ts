@@ -1,4 +1,5 @@
-import { MysqlAdapter, type Kysely } from 'kysely'
+import { type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * The analytics totals count players by kind and banned players exactly (contract §12): on this narrow
@@ -10,6 +11,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  const drop = db.schema.dropIndex('users_kind_idx')
-  await (db.getExecutor().adapter instanceof MysqlAdapter ? drop.on('users') : drop).execute()
+  await engineOf(db).dropIndex(db, 'users_kind_idx', 'users').execute()
 }

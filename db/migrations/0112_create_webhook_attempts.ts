@@ -1,10 +1,10 @@
+import { engineOf } from '../engines/index.js'
 import type { Kysely } from 'kysely'
 
 /** Every delivery attempt: when, its outcome, the receiver's status code, how long it took, the next try. */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('webhook_attempts')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await engineOf(db)
+    .autoId(db.schema.createTable('webhook_attempts'), 'id')
     .addColumn('delivery_id', 'varchar(36)', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())

@@ -1,4 +1,5 @@
-import { MysqlAdapter, type Kysely } from 'kysely'
+import { type Kysely } from 'kysely'
+import { engineOf } from '../engines/index.js'
 
 /**
  * The rollup job reads and replaces one day's rows at a time (every 30 s for today). The primary key
@@ -10,6 +11,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  const drop = db.schema.dropIndex('analytics_daily_day_idx')
-  await (db.getExecutor().adapter instanceof MysqlAdapter ? drop.on('analytics_daily') : drop).execute()
+  await engineOf(db).dropIndex(db, 'analytics_daily_day_idx', 'analytics_daily').execute()
 }

@@ -191,6 +191,7 @@ async function addSubmits(db: Db, submits: SubmitCounts): Promise<void> {
   }
   await addOnConflict(
     db,
+    'analytics_daily',
     db.insertInto('analytics_daily').values(rows),
     ['metric', 'dimension', 'day'],
     'value',

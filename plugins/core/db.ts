@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { sql } from 'kysely'
-import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
+import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import type { Db } from '../../db/types.js'
 import { migrateToLatest } from '../../db/migrate.js'
 import { requestDb } from '../../db/transaction.js'
@@ -32,10 +32,11 @@ export default fp<{ db?: Db }>(
     if (app.config.MIGRATE_ON_START) {
       // A wrong host, port, account or database name is said as such, not as a failed migration.
       if (!opts.db) await checkDatabase(app.config)
-      // On MySQL migrations get a connection of their own, outside the per-request query bound. (A
-      // SQLite query has no bound to lift, and ':memory:' would be another database on another connection.)
+      // On a database server migrations get a connection of their own, outside the per-request query
+      // bound. (A SQLite query has no bound to lift, and ':memory:' would be another database on
+      // another connection.)
       const migrationDb =
-        opts.db || app.config.DB_DRIVER !== 'mysql'
+        opts.db || !isDatabaseServer(app.config)
           ? db
           : createDb({ ...app.config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
       try {

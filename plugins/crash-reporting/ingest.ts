@@ -237,13 +237,13 @@ export async function createReport(
         {
           key: ['fingerprint'],
           // MySQL applies the assignments in order: status reads resolved_version_key before anything changes it.
-          set: {
-            status: sql`case when ${sql.ref('status')} = 'RESOLVED' and (${sql.ref('resolved_version_key')} is null or ${sql.ref('resolved_version_key')} < ${reportKey}) then 'REGRESSED' else ${sql.ref('status')} end`,
-            occurrences: sql`${sql.ref('occurrences')} + 1`,
-            last_seen: sql`case when ${sql.ref('last_seen')} < ${now} then ${now} else ${sql.ref('last_seen')} end`,
+          set: (stored) => ({
+            status: sql`case when ${stored('status')} = 'RESOLVED' and (${stored('resolved_version_key')} is null or ${stored('resolved_version_key')} < ${reportKey}) then 'REGRESSED' else ${stored('status')} end`,
+            occurrences: sql`${stored('occurrences')} + 1`,
+            last_seen: sql`case when ${stored('last_seen')} < ${now} then ${now} else ${stored('last_seen')} end`,
             last_app_version: sql`${row.app_version}`,
             updated_at: sql`${now}`,
-          },
+          }),
         },
       )
       const group = await trx
@@ -276,10 +276,10 @@ export async function createReport(
         [{ group_id: group.id, app_version: row.app_version, occurrences: 1, first_seen: now, last_seen: now }],
         {
           key: ['group_id', 'app_version'],
-          set: {
-            occurrences: sql`${sql.ref('occurrences')} + 1`,
-            last_seen: sql`case when ${sql.ref('last_seen')} < ${now} then ${now} else ${sql.ref('last_seen')} end`,
-          },
+          set: (stored) => ({
+            occurrences: sql`${stored('occurrences')} + 1`,
+            last_seen: sql`case when ${stored('last_seen')} < ${now} then ${now} else ${stored('last_seen')} end`,
+          }),
         },
       )
       if (userKey !== null) {
@@ -289,9 +289,9 @@ export async function createReport(
           [{ group_id: group.id, user_key: userKey, linked_user_id: linked, first_seen: now, last_seen: now }],
           {
             key: ['group_id', 'user_key'],
-            set: {
-              last_seen: sql`case when ${sql.ref('last_seen')} < ${now} then ${now} else ${sql.ref('last_seen')} end`,
-            },
+            set: (stored) => ({
+              last_seen: sql`case when ${stored('last_seen')} < ${now} then ${now} else ${stored('last_seen')} end`,
+            }),
           },
         )
       }
@@ -312,10 +312,10 @@ export async function createReport(
         ],
         {
           key: ['session_id'],
-          set: {
+          set: (stored) => ({
             crashed: sql`1`,
-            crashed_at: sql`coalesce(${sql.ref('crashed_at')}, ${now})`,
-          },
+            crashed_at: sql`coalesce(${stored('crashed_at')}, ${now})`,
+          }),
         },
       )
       await trx

@@ -51,7 +51,7 @@ const playerView = prepared((db, p: PeriodKeys & { boardKey: string; userId: str
       'e.score as e_score',
       'e.rank_score as e_rank_score',
       'e.reached_at as e_reached_at',
-      sql<number | null>`case when ${sql.ref('e.user_id')} is null then null else ${entryPositionSql('e')} end`.as(
+      sql<number | null>`case when ${sql.ref('e.user_id')} is null then null else ${entryPositionSql(db, 'e')} end`.as(
         'e_position',
       ),
       sql<

@@ -1,6 +1,6 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Db, ResetSchedule } from '../../db/types.js'
-import { addOnConflict } from '../../db/dialect.js'
+import { addOnConflict, bitAnd, signedInteger } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 
 /**
@@ -69,6 +69,7 @@ const addToCounts = preparedFamily(
   (rows: number) => (db, p: Values) =>
     addOnConflict(
       db,
+      'leaderboard_counts',
       db.insertInto('leaderboard_counts').values(
         Array.from({ length: rows }, (_, i) => ({
           board_id: p.boardId as string,
@@ -210,15 +211,19 @@ export async function positionAndTotal(
  * SQL from the rank score. Meant for a row the statement reads by primary key (the submit's view):
  * the databases then treat its columns as constants, and each range is an index range of at most 511
  * count rows. Sums of scalar subqueries, not a UNION: MariaDB lets no derived table see outer columns.
- * MySQL's bit operators answer unsigned numbers: the one difference that can go below 0 is cast back.
+ * MySQL's bit operators answer unsigned numbers: the one difference that can go below 0 is cast back
+ * (`signed`), and PostgreSQL types a bound parameter only from its context (`bitAnd`).
  */
-export function positionSql(e: {
-  boardId: RawBuilder<unknown>
-  period: RawBuilder<unknown>
-  rankScore: RawBuilder<unknown>
-  reachedAt: RawBuilder<unknown>
-  userId: RawBuilder<unknown>
-}): RawBuilder<number> {
+export function positionSql(
+  db: Kysely<any>,
+  e: {
+    boardId: RawBuilder<unknown>
+    period: RawBuilder<unknown>
+    rankScore: RawBuilder<unknown>
+    reachedAt: RawBuilder<unknown>
+    userId: RawBuilder<unknown>
+  },
+): RawBuilder<number> {
   const k = sql`(${e.rankScore} + ${sql.lit(Number(OFFSET))})`
   const counts = (level: number, from: RawBuilder<unknown>, below: RawBuilder<unknown>) =>
     sql`(select coalesce(sum(n), 0) from leaderboard_counts where board_id = ${e.boardId} and period = ${e.period} and level = ${sql.lit(level)} and prefix >= ${from} and prefix < ${below})`
@@ -228,8 +233,9 @@ export function positionSql(e: {
     const from = level === 1 ? sql`0` : sql`((${k} >> ${sql.lit(shift + DIGIT_BITS)}) << ${sql.lit(DIGIT_BITS)})`
     parts.push(counts(level, from, sql`(${k} >> ${sql.lit(shift)})`))
   }
-  const digitMask = sql.lit((1 << DIGIT_BITS) - 1)
-  parts.push(counts(LEVELS, sql`(${e.rankScore} - cast(${k} & ${digitMask} as signed))`, e.rankScore))
+  parts.push(
+    counts(LEVELS, signedInteger(db, sql`(${e.rankScore} - ${bitAnd(db, k, (1 << DIGIT_BITS) - 1)})`), e.rankScore),
+  )
   parts.push(
     sql`(select count(*) from leaderboard_entries where board_id = ${e.boardId} and period = ${e.period} and hidden = 0 and rank_score = ${e.rankScore} and (reached_at < ${e.reachedAt} or (reached_at = ${e.reachedAt} and user_id < ${e.userId})))`,
   )
@@ -237,8 +243,8 @@ export function positionSql(e: {
 }
 
 /** `positionSql` of the leaderboard entry row read under `alias` in the same statement. */
-export const entryPositionSql = (alias: string): RawBuilder<number> =>
-  positionSql({
+export const entryPositionSql = (db: Kysely<any>, alias: string): RawBuilder<number> =>
+  positionSql(db, {
     boardId: sql.ref(`${alias}.board_id`),
     period: sql.ref(`${alias}.period`),
     rankScore: sql.ref(`${alias}.rank_score`),

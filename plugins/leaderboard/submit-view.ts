@@ -67,7 +67,7 @@ const view = prepared((db, p: { userId: string; boardKey: string; daily: string;
       'e.reached_at as e_reached_at',
       'e.hidden as e_hidden',
       // A submit that changes nothing answers with this position: its only statement is this one.
-      sql<number | null>`case when ${sql.ref('e.score')} is null then null else ${entryPositionSql('e')} end`.as(
+      sql<number | null>`case when ${sql.ref('e.score')} is null then null else ${entryPositionSql(db, 'e')} end`.as(
         'e_position',
       ),
     ])

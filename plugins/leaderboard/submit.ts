@@ -5,8 +5,8 @@ import {
   forUpdate,
   insertOrLock,
   isForeignKeyViolation,
-  isMysql,
   isUniqueViolation,
+  supportsReturning,
 } from '../../db/dialect.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { prepared } from '../../db/prepared.js'
@@ -49,6 +49,7 @@ type EntryWrite = EntryKey & { score: number; rankScore: number; metadata: strin
 const placeholderEntry = (db: Db, p: EntryWrite) =>
   insertOrLock(
     db,
+    'leaderboard_entries',
     db.insertInto('leaderboard_entries').values({
       board_id: p.boardId,
       period: p.period,
@@ -66,7 +67,7 @@ const placeholderEntry = (db: Db, p: EntryWrite) =>
 
 const lockEntry = prepared(placeholderEntry)
 
-/** SQLite: the same upsert answering the row as it now stands, which saves the read that follows on MySQL. */
+/** Where INSERT … RETURNING exists: the same upsert answering the row as it now stands, which saves the read that follows. */
 const lockAndReadEntry = prepared((db, p: EntryWrite) =>
   placeholderEntry(db, p).returning(['score', 'rank_score', 'reached_at', 'hidden']),
 )
@@ -274,7 +275,7 @@ async function submitLocked(
     const key = { boardId: board.id, period, userId: input.userId }
     const placeholder = { ...key, score, rankScore: rankScoreOf(board, score), metadata, now }
     let current: Pick<LeaderboardEntry, 'score' | 'rank_score' | 'reached_at' | 'hidden'> | undefined
-    if (isMysql(trx)) {
+    if (!supportsReturning(trx)) {
       await lockEntry.execute(trx, placeholder)
       current = await currentEntry.first(trx, key)
     } else {

@@ -1,12 +1,11 @@
 import type { Db } from '../../db/types.js'
-import { affected, upsert } from '../../db/dialect.js'
+import { affected, containsExact, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { bumpChangeCounter } from '../../db/change-counters.js'
 import { contentEtag } from '../http/etag.js'
 import { canonicalLanguageTag, fallbackChain, languageKey } from '../content/language-tag.js'
-import { sql } from 'kysely'
 import type { AdminTranslation, LocalizationResponse, TranslationGrid } from '../../schemas/localization.js'
 import { keysetPage } from '../http/pagination.js'
 import { reservedKeyCheck } from '../content/reserved-keys.js'
@@ -199,8 +198,8 @@ export async function listTranslationKeys(
   { cursor, limit, query }: { cursor?: string; limit: number; query?: string },
 ): Promise<TranslationGrid> {
   let keys = db.selectFrom('localizations').select('localization_key').distinct()
-  // instr rather than LIKE: SQLite's LIKE ignores ASCII case and MySQL's binary one does not.
-  if (query) keys = keys.where(sql<boolean>`instr(localization_key, ${query}) > 0`)
+  // Keys are case-sensitive (contract §5.6): so is their search.
+  if (query) keys = keys.where(containsExact(db, 'localization_key', query))
   const page = await keysetPage(keys, { cursor, limit, keys: ['localization_key'], direction: 'asc' })
   const names = page.items.map((row) => row.localization_key)
   const [rows, languages] = await Promise.all([

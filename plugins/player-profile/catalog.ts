@@ -116,6 +116,7 @@ export async function putCosmetic(
   await withTransaction(db, async (trx) => {
     await insertOrLock(
       trx,
+      'cosmetics',
       trx.insertInto('cosmetics').values({ id, ...values, created_at: now }),
       ['id'],
       'id',

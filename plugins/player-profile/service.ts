@@ -68,6 +68,7 @@ async function lockProfileRow(trx: Transaction<Database>, userId: string, now: n
   await lockUser(trx, userId)
   await insertOrLock(
     trx,
+    'player_profiles',
     trx.insertInto('player_profiles').values({
       user_id: userId,
       avatar_id: null,

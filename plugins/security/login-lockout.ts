@@ -105,6 +105,7 @@ export async function reserveAttempt(
   return inTransaction(db, async (trx): Promise<Attempt> => {
     await insertOrLock(
       trx,
+      'login_locks',
       trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }),
       ['key_hash'],
       'locked_until',

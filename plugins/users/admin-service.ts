@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db, User } from '../../db/types.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
-import { affected } from '../../db/dialect.js'
+import { affected, containsText } from '../../db/dialect.js'
 import { notFound } from '../core/errors.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
@@ -73,14 +73,12 @@ export async function searchUsers(db: Db, options: { query?: string; limit: numb
     if (UUID_TEXT.test(query)) {
       select = select.where('id', '=', query.toLowerCase())
     } else {
-      // '!' as the LIKE escape: a backslash literal means different things to MySQL and SQLite.
-      const like = `%${query.replace(/[!%_]/g, (c) => `!${c}`)}%`
-      // email_key is lower-cased and binary-collated on MySQL: match it with the lower-cased query.
+      // email_key is lower-cased and compared byte for byte: match it with the lower-cased query.
       select = select.where((eb) =>
         eb.or([
-          eb('username', 'like', sql<string>`${like} escape '!'`),
-          eb('email', 'like', sql<string>`${like} escape '!'`),
-          eb('email_key', 'like', sql<string>`${like.toLowerCase()} escape '!'`),
+          containsText(db, 'username', query),
+          containsText(db, 'email', query),
+          containsText(db, 'email_key', query.toLowerCase()),
         ]),
       )
     }

@@ -32,6 +32,7 @@ export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 export async function lockPlayer(db: Db, userId: string, now: number): Promise<void> {
   await insertOrLock(
     db,
+    'validated_players',
     db.insertInto('validated_players').values({ user_id: userId, locked_at: now }),
     ['user_id'],
     'locked_at',
@@ -144,6 +145,7 @@ export async function checkEarned(db: Db, earned: EarnedEntry[]): Promise<ValueC
 async function ensureBalanceRow(db: Db, userId: string, key: string, now: number) {
   await insertOrLock(
     db,
+    'validated_balances',
     db.insertInto('validated_balances').values({
       user_id: userId,
       value_key: key,

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings } from '../../bench/mysql.js'
+import { createPostgresDatabase, dropPostgresDatabase, postgresSettings } from '../../bench/postgres.js'
+import { ENGINE_NAMES, type EngineName } from '../../db/engine.js'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Registry } from 'prom-client'
@@ -11,7 +13,7 @@ import { processMetrics } from '../../plugins/observability/metrics/index.js'
 import type { Feature } from '../../plugins/core/features.js'
 import { loadConfig, type Config } from '../../config.js'
 
-export type Dialect = 'sqlite' | 'mysql'
+export type Dialect = EngineName
 
 export const API_KEY = 'test-api-key-0123456789'
 export const ADMIN_KEY = 'test-admin-key-0123456789'
@@ -29,7 +31,39 @@ export class TestClock {
   }
 }
 
-const MYSQL_URL = process.env.TEST_MYSQL_URL
+/**
+ * The database servers the tests may use, by engine: the variable that names one, and how to make
+ * and drop a database of a test's own there. SQLite needs none (a temporary file).
+ */
+const SERVERS: Record<Exclude<Dialect, 'sqlite'>, DatabaseServer> = {
+  mysql: {
+    variable: 'TEST_MYSQL_URL',
+    create: createMysqlDatabase,
+    drop: dropMysqlDatabase,
+    settings: mysqlSettings,
+  },
+  postgres: {
+    variable: 'TEST_POSTGRES_URL',
+    create: createPostgresDatabase,
+    drop: dropPostgresDatabase,
+    settings: postgresSettings,
+  },
+}
+
+interface DatabaseServer {
+  variable: string
+  create(url: string, name: string): Promise<unknown>
+  drop(url: string, name: string): Promise<unknown>
+  settings(url: string, name: string, poolSize: number): Record<string, string>
+}
+
+/** The URL of the test server of `dialect`, or undefined when its variable is not set. */
+export function serverUrl(dialect: Exclude<Dialect, 'sqlite'>): string | undefined {
+  return process.env[SERVERS[dialect].variable] || undefined
+}
+
+/** The engines a test runs on, in order. */
+export const DIALECTS: readonly Dialect[] = ENGINE_NAMES
 
 let processRegistry: Registry | undefined
 /** The test process's own metrics, made once, as server.ts does for a server process. */
@@ -39,16 +73,21 @@ export function testProcessMetrics(): Registry {
 }
 
 /**
- * Runs `body` once per database: SQLite always, MySQL/MariaDB when TEST_MYSQL_URL is set. Without it
- * the MySQL leg is skipped with a visible notice; with it, an unreachable server fails the test.
+ * Runs `body` once per engine of DIALECTS: SQLite always, a server engine when its variable
+ * (TEST_MYSQL_URL, TEST_POSTGRES_URL) is set. Without it that engine's leg is skipped with a visible
+ * notice; with it, an unreachable server fails the test.
  */
 export function eachDialect(tap: Test, body: (t: Test, dialect: Dialect) => Promise<void>) {
-  tap.test('sqlite', (t) => body(t, 'sqlite'))
-  if (MYSQL_URL) tap.test('mysql', (t) => body(t, 'mysql'))
-  else tap.test('mysql', { skip: 'TEST_MYSQL_URL is not set: the MySQL leg did not run' }, async () => {})
+  for (const dialect of DIALECTS) {
+    if (dialect === 'sqlite' || serverUrl(dialect)) tap.test(dialect, (t) => body(t, dialect))
+    else {
+      const skip = `${SERVERS[dialect].variable} is not set: the ${dialect} leg did not run`
+      tap.test(dialect, { skip }, async () => {})
+    }
+  }
 }
 
-/** A fresh, empty database for one test: a temp SQLite file, or a new MySQL database dropped after. */
+/** A fresh, empty database for one test: a temp SQLite file, or a new database on the server, dropped after. */
 export async function freshDatabase(t: Test, dialect: Dialect): Promise<Record<string, string>> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'outpost-test-'))
@@ -56,9 +95,12 @@ export async function freshDatabase(t: Test, dialect: Dialect): Promise<Record<s
     return { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'test.db') }
   }
   const name = `outpost_t_${randomBytes(6).toString('hex')}`
-  await createMysqlDatabase(MYSQL_URL!, name)
-  t.teardown(() => dropMysqlDatabase(MYSQL_URL!, name))
-  return mysqlSettings(MYSQL_URL!, name, 8)
+  const server = SERVERS[dialect]
+  const url = serverUrl(dialect)
+  if (!url) throw new Error(`${server.variable} is not set: no ${dialect} server to test on`)
+  await server.create(url, name)
+  t.teardown(() => server.drop(url, name))
+  return server.settings(url, name, 8)
 }
 
 export function testConfig(env: Record<string, string | undefined>): Config {

@@ -1,0 +1,48 @@
+import { SqliteAdapter, sql, type InsertQueryBuilder } from 'kysely'
+import type { Engine } from '../engine.js'
+
+const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'])
+const CLOSED = new Set(['The database connection is not open', 'driver has already been destroyed'])
+
+/**
+ * SQLite, through better-sqlite3 (db/open-sqlite.ts). One writer at a time per file: no row locks,
+ * and a conflict is a busy wait the driver sits out (db/sqlite-driver.ts), never a deadlock.
+ */
+export const sqliteEngine: Engine = {
+  name: 'sqlite',
+  title: 'SQLite',
+  defaultPort: null,
+  adapter: SqliteAdapter,
+  types: { key: (length) => sql.raw(`varchar(${length})`), longText: 'text', blob: sql`blob` },
+  autoId: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey().autoIncrement()),
+  newValue: (column) => sql.ref(`excluded.${column}`),
+  stored: (table, column) => sql.ref(`${table}.${column}`),
+  onConflictUpdate: (query, key, set) =>
+    (query as InsertQueryBuilder<any, any, any>).onConflict((oc) =>
+      oc.columns(key as string[]).doUpdateSet(set),
+    ) as never,
+  insertOrIgnore: (query) => (query as InsertQueryBuilder<any, any, any>).orIgnore() as never,
+  forUpdate: (query) => query,
+  signed: (expression) => sql<number>`${expression}`,
+  bitAnd: (a, mask) => sql<number>`(${a} & ${sql.lit(mask)})`,
+  // LIKE is case-insensitive for ASCII letters in SQLite; instr() finds the exact substring.
+  containsText: (column, text) => sql`${sql.ref(column)} like ${likePattern(text)} escape '!'`,
+  containsExact: (column, text) => sql`instr(${sql.ref(column)}, ${text}) > 0`,
+  returning: true,
+  survivesFailedStatement: true,
+  dropIndex: (db, name) => db.schema.dropIndex(name),
+  errors: {
+    unique: (e) => e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    foreignKey: (e) => e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+    // Not retried: the driver has already waited for the lock up to the query bound.
+    conflict: () => false,
+    lockTimeout: (e) => e.code === 'SQLITE_BUSY',
+    timeout: (e) => e.code === 'SQLITE_BUSY',
+    unavailable: (e) => (e.code !== undefined && UNAVAILABLE.has(e.code)) || CLOSED.has(e.message ?? ''),
+  },
+}
+
+/** `%text%` for LIKE … ESCAPE '!', the wildcards in `text` taken literally. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`
+}
