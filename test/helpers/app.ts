@@ -62,8 +62,19 @@ export function serverUrl(dialect: Exclude<Dialect, 'sqlite'>): string | undefin
   return process.env[SERVERS[dialect].variable] || undefined
 }
 
-/** The engines a test runs on, in order. */
-export const DIALECTS: readonly Dialect[] = ENGINE_NAMES
+/**
+ * The engines a test runs on, in order: all of them, or those TEST_ENGINES lists (`postgres`,
+ * `sqlite,mysql`), so that a run can take one engine at a time.
+ */
+export const DIALECTS: readonly Dialect[] = chosenEngines(process.env.TEST_ENGINES)
+
+function chosenEngines(list: string | undefined): Dialect[] {
+  if (!list) return [...ENGINE_NAMES]
+  const names = list.split(',').map((name) => name.trim())
+  const unknown = names.filter((name) => !(ENGINE_NAMES as readonly string[]).includes(name))
+  if (unknown.length) throw new Error(`TEST_ENGINES names ${unknown.join(', ')}: use ${ENGINE_NAMES.join(', ')}`)
+  return ENGINE_NAMES.filter((name) => names.includes(name))
+}
 
 let processRegistry: Registry | undefined
 /** The test process's own metrics, made once, as server.ts does for a server process. */
