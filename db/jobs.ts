@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from './types.js'
-import { affected } from './dialect.js'
+import { affected, insertOrIgnore } from './dialect.js'
 import { retryOnConflict } from './transaction.js'
 
 /**
@@ -32,7 +32,7 @@ const POLL_MS = 60_000
  */
 export async function claimRun(db: Db, job: Pick<Job, 'name' | 'everyMs'>, now: number, by: string) {
   await retryOnConflict(() =>
-    db.insertInto('job_runs').values({ name: job.name, claimed_at: 0, claimed_by: null }).orIgnore().execute(),
+    insertOrIgnore(db, db.insertInto('job_runs').values({ name: job.name, claimed_at: 0, claimed_by: null })).execute(),
   )
   const claimed = await retryOnConflict(() =>
     db

@@ -3,7 +3,7 @@
 // timer writes what has gathered every FLUSH_MS and once more when the app closes.
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
-import { addOnConflict } from '../../db/dialect.js'
+import { addOnConflict, insertOrIgnore } from '../../db/dialect.js'
 import { retryOnConflict } from '../../db/transaction.js'
 import { dayOf } from './days.js'
 
@@ -165,17 +165,17 @@ export class ActivityRecorder {
  * name no player (deleted meanwhile), and INSERT-or-ignore leaves a mark another process wrote alone.
  */
 async function insertActivity(db: Db, day: number, ids: string[]): Promise<void> {
-  await db
+  // The day as a literal: a bound parameter in a select list has no type on PostgreSQL (it would be text).
+  const insert = db
     .insertInto('player_activity')
     .columns(['day', 'user_id'])
     .expression(
       db
         .selectFrom('users')
-        .select([sql<number>`${day}`.as('day'), 'id'])
+        .select([sql<number>`${sql.lit(day)}`.as('day'), 'id'])
         .where('id', 'in', ids),
     )
-    .orIgnore()
-    .execute()
+  await insertOrIgnore(db, insert).execute()
 }
 
 /** Adds the counts to the `submits` rollups, per board and in total, in one statement. */

@@ -7,7 +7,7 @@
 // most VERSIONS_PER_DAY app versions get rows of their own (the rest are summed under `<metric>@other`),
 // and only the rows whose value changed are written.
 import type { Db } from '../../db/types.js'
-import { affected, upsert } from '../../db/dialect.js'
+import { affected, insertOrIgnore, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { signupsActiveOn, signupsBetween } from '../users/service.js'
 import { crashCountsBetween } from '../crash-reporting/service.js'
@@ -116,11 +116,10 @@ async function activeOn(db: Db, day: number): Promise<number> {
 export async function writeDay(db: Db, day: number, rows: Row[], now: number, claim: boolean): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     if (claim) {
-      const claimed = await trx
-        .insertInto('analytics_days')
-        .values({ day, built_at: now })
-        .orIgnore()
-        .executeTakeFirst()
+      const claimed = await insertOrIgnore(
+        trx,
+        trx.insertInto('analytics_days').values({ day, built_at: now }),
+      ).executeTakeFirst()
       if (affected(claimed) !== 1) return false
     }
     // Read through the (day, metric) index: the day's rows alone, however long the history.

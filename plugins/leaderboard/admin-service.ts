@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db, Leaderboard } from '../../db/types.js'
-import { affected, flag, forUpdate } from '../../db/dialect.js'
+import { affected, flag, forUpdate, insertOrIgnore } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -216,11 +216,12 @@ export async function banPlayer(
       .where('user_id', '=', userId)
       .executeTakeFirst()
     if (affected(updated) === 0) {
-      await trx
-        .insertInto('leaderboard_bans')
-        .values({ board_id: board.id, user_id: userId, reason: reason ?? null, created_at: now })
-        .orIgnore()
-        .execute()
+      await insertOrIgnore(
+        trx,
+        trx
+          .insertInto('leaderboard_bans')
+          .values({ board_id: board.id, user_id: userId, reason: reason ?? null, created_at: now }),
+      ).execute()
     }
     await setHidden(trx, events, board.id, userId, 1)
   })

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database, Db, PlayerProfile } from '../../db/types.js'
-import { affected, insertOrLock } from '../../db/dialect.js'
+import { affected, insertOrIgnore, insertOrLock } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
@@ -229,11 +229,10 @@ export async function grantUnlocks(
     await lockProfileRow(trx, userId, now)
     const granted: string[] = []
     for (const id of wanted) {
-      const inserted = await trx
-        .insertInto('player_unlocks')
-        .values({ user_id: userId, cosmetic_id: id, created_at: now })
-        .orIgnore()
-        .executeTakeFirst()
+      const inserted = await insertOrIgnore(
+        trx,
+        trx.insertInto('player_unlocks').values({ user_id: userId, cosmetic_id: id, created_at: now }),
+      ).executeTakeFirst()
       if (affected(inserted) > 0) granted.push(id)
     }
     if (granted.length === 0) return granted
