@@ -66,7 +66,7 @@ export class Metrics implements DbObserver {
     const watchedDb = () => this.db
     new Gauge({
       name: 'outpost_db_pool_connections',
-      help: 'MySQL pool: connections handed out (in_use), callers waiting for one (waiting), the pool size (max)',
+      help: 'Database server pool: connections handed out (in_use), callers waiting for one (waiting), the pool size (max)',
       labelNames: ['state'] as const,
       registers: [this.registry],
       collect() {
