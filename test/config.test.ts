@@ -23,7 +23,8 @@ t.test('defaults as documented', async (t) => {
     PORT: 8080,
     DB_DRIVER: 'sqlite',
     DB_PATH: './data/outpost.db',
-    DB_PORT: 3306,
+    DB_SSL: 'off',
+    DB_SSL_CA: '',
     RATE_LIMIT_ENABLED: true,
     RATE_LIMIT_PER_SECOND: 10,
     AUTH_MODE: 'compat',
@@ -70,7 +71,7 @@ t.test('a bad value stops the start with one line naming the variable', async (t
       /^Invalid configuration: ADMIN_API_KEY is an example placeholder/,
     ],
     [{ API_KEY: KEY, PORT: 'eighty' }, /PORT must be integer/],
-    [{ API_KEY: KEY, DB_DRIVER: 'postgres' }, /DB_DRIVER/],
+    [{ API_KEY: KEY, DB_DRIVER: 'oracle' }, /DB_DRIVER/],
     [{ API_KEY: KEY, AUTH_MODE: 'loose' }, /AUTH_MODE/],
     [{ API_KEY: KEY, RATE_LIMIT_ENABLED: 'maybe' }, /RATE_LIMIT_ENABLED/],
     [{ API_KEY: KEY, ADMIN_API_KEY: 'tiny' }, /ADMIN_API_KEY/],
@@ -88,11 +89,19 @@ t.test('a bad value stops the start with one line naming the variable', async (t
   }
 })
 
+t.test("DB_PORT defaults to the engine's own port; a set one stays", async (t) => {
+  t.equal(loadConfig({ API_KEY: KEY, DB_DRIVER: 'mysql' }).DB_PORT, 3306)
+  t.equal(loadConfig({ API_KEY: KEY, DB_DRIVER: 'postgres' }).DB_PORT, 5432)
+  t.equal(loadConfig({ API_KEY: KEY, DB_DRIVER: 'postgres', DB_PORT: '6543' }).DB_PORT, 6543)
+  t.equal(loadConfig({ API_KEY: KEY }).DB_PORT, 0, 'SQLite listens on no port')
+})
+
 t.test('a setting with a fixed list names the allowed values once', async (t) => {
   // Every setting whose schema is a union of literals or a boolean, found in the schema itself.
   const fixed = Object.keys(ConfigSchema.properties).filter((name) => allowedValues(name))
   t.same(fixed, [
     'DB_DRIVER',
+    'DB_SSL',
     'RATE_LIMIT_ENABLED',
     'AUTH_MODE',
     'WEBHOOK_ALLOW_PRIVATE',
@@ -103,10 +112,11 @@ t.test('a setting with a fixed list names the allowed values once', async (t) =>
   ])
   t.same(allowedValues('AUTH_MODE'), ['compat', 'strict'])
   t.same(allowedValues('LOG_LEVEL'), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-  t.same(allowedValues('DB_DRIVER'), ['sqlite', 'mysql'])
+  t.same(allowedValues('DB_DRIVER'), ['sqlite', 'mysql', 'postgres'])
+  t.same(allowedValues('DB_SSL'), ['off', 'require', 'verify'])
   t.equal(allowedValues('PORT'), null, 'not a fixed list')
   for (const name of fixed) {
-    const bad = name === 'DB_DRIVER' ? 'postgres' : 'x'
+    const bad = name === 'DB_DRIVER' ? 'oracle' : 'x'
     try {
       loadConfig({ API_KEY: KEY, [name]: bad })
       t.fail(`${name}=${bad} accepted`)
