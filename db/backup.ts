@@ -3,7 +3,8 @@ import { chmodSync, closeSync, linkSync, lstatSync, openSync, renameSync, rmSync
 import { basename, dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import SQLite from 'better-sqlite3'
-import { describeConfigError, loadConfig, type Config } from '../config.js'
+import { describeConfigError, loadConfig } from '../config.js'
+import { engineNamed } from './engines/index.js'
 import { PRIVATE_MODE } from './private-file.js'
 
 /** Pages per backup step: all of them, so the copy is read in one transaction (one consistent snapshot). */
@@ -111,28 +112,6 @@ export async function backupSqlite(sourcePath: string, destination: string): Pro
   }
 }
 
-/** A value as one shell word: bare when it is safe, single-quoted otherwise. */
-function shellWord(value: string): string {
-  return /^[A-Za-z0-9_.:@%+=/-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`
-}
-
-/**
- * What to run instead on MySQL, with the configured server, user and database filled in. The password
- * is never printed: `-p` makes mysqldump ask for it.
- */
-export function mysqlAdvice(config: Pick<Config, 'DB_HOST' | 'DB_PORT' | 'DB_USER' | 'DB_NAME'>, file: string): string {
-  const command = [
-    'mysqldump --single-transaction --routines --triggers',
-    `-h ${shellWord(config.DB_HOST)} -P ${config.DB_PORT} -u ${shellWord(config.DB_USER)} -p`,
-    `${shellWord(config.DB_NAME)} > ${shellWord(file)}`,
-  ].join(' ')
-  return (
-    'npm run backup copies a SQLite database; this configuration uses MySQL (DB_DRIVER=mysql). Back it up with\n' +
-    `  ${command}\n` +
-    '(it asks for the password of DB_PASS; --single-transaction takes a consistent snapshot without locking the running server).'
-  )
-}
-
 const USAGE = 'Usage: npm run backup -- FILE   (a new file; the SQLite database of .env is copied there)\n'
 
 /** Where the command writes: the process's streams, or a test's buffers. */
@@ -163,8 +142,10 @@ export async function main(
     io.err.write(`${describeConfigError(error as Error)}\n`)
     return 1
   }
-  if (config.DB_DRIVER === 'mysql') {
-    io.err.write(`${mysqlAdvice(config, file)}\n`)
+  // A database server is backed up with its own tool: the command to run is printed instead.
+  const advice = engineNamed(config.DB_DRIVER).backupAdvice(config, file)
+  if (advice !== null) {
+    io.err.write(`${advice}\n`)
     return 2
   }
   let result: BackupResult

@@ -53,6 +53,46 @@ export interface ColumnTypes {
 }
 
 /**
+ * What the start-up messages need of the configuration (db/startup-check.ts): where the database is,
+ * who connects and how, and where each setting came from.
+ */
+export interface StartTarget {
+  DB_PATH: string
+  DB_HOST: string
+  DB_PORT: number
+  DB_NAME: string
+  DB_USER: string
+  DB_PASS: string
+  DB_SSL: 'off' | 'require' | 'verify'
+  DB_SSL_CA: string
+  DB_QUERY_TIMEOUT_MS: number
+  /** A setting's name and where its value came from: `DB_PASS (set in .env)` (config.ts `whereSet`). */
+  where(name: string): string
+}
+
+/** A failed start in the operator's terms (db/startup-check.ts). */
+export interface StartProblem {
+  /** What failed and what to do next, with the configured values filled in. */
+  message: string
+  /**
+   * The server answered and refused this account, or this client's host. A server that accepts an
+   * account only over TLS gives the same answer to a plain connection (MariaDB's
+   * require_secure_transport, PostgreSQL's hostssl lines), so the start-up check then tries TLS to tell.
+   */
+  refused?: boolean
+}
+
+/** The database settings `npm run backup` fills into the command it proposes (db/backup.ts). */
+export interface BackupTarget {
+  DB_HOST: string
+  DB_PORT: number
+  DB_NAME: string
+  DB_USER: string
+  DB_SSL: 'off' | 'require' | 'verify'
+  DB_SSL_CA: string
+}
+
+/**
  * One database engine: everything the rest of the code needs to know of it, behind one type. The
  * code asks `engineOf(db)` for the engine of a database; nothing outside `db/` names one.
  */
@@ -100,6 +140,17 @@ export interface Engine {
   /** DROP INDEX names the table on MySQL; the others refuse it. */
   dropIndex(db: Kysely<any>, name: string, table: string): { execute(): Promise<unknown> }
   readonly errors: ErrorClasses
+  /**
+   * What an error met while opening the database at start (its first connection, or the migrations)
+   * means, with what to do next; null for an error that is not about reaching the server, the
+   * database or the account (it is then reported as it came).
+   */
+  explainStartError(error: unknown, target: StartTarget): StartProblem | null
+  /**
+   * The commands that back up a database of this engine and restore it, for `npm run backup` to
+   * print (the password never among them); null for the engine `npm run backup` copies itself.
+   */
+  backupAdvice(target: BackupTarget, file: string): string | null
   /** The Kysely adapter class that marks a database of this engine. */
   readonly adapter: abstract new (...args: never[]) => DialectAdapter
 }

@@ -1,13 +1,14 @@
 // `npm run backup -- FILE`: a consistent copy of the SQLite database while the server writes to it.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import SQLite from 'better-sqlite3'
-import { API_KEY, buildTestApp } from './helpers/app.js'
+import { API_KEY, buildTestApp, freshDatabase, serverUrl } from './helpers/app.js'
 import { backupSqlite, main } from '../db/backup.js'
+import { createPostgresDatabase, dropPostgresDatabase, onPostgresServer } from '../bench/postgres.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const BACKUP_CLI = join(ROOT, 'dist/db/backup.js')
@@ -159,6 +160,113 @@ t.test('the command explains itself, and points MySQL to mysqldump', async (t) =
   t.equal(await main(['x.db'], {}, bad.io, noEnv), 1)
   t.match(bad.err.text, /API_KEY is required/)
 })
+
+t.test('PostgreSQL: points to pg_dump and pg_restore, filled in, the password never printed', async (t) => {
+  const noEnv = join(tmpdir(), 'no-such-outpost.env')
+  const env = {
+    API_KEY,
+    DB_DRIVER: 'postgres',
+    DB_HOST: 'db.internal',
+    DB_PORT: '5433',
+    DB_USER: 'game',
+    DB_NAME: 'outpost_live',
+    DB_PASS: 'not-to-be-shown',
+  }
+  const plain = capture()
+  t.equal(await main(['backup.dump'], env, plain.io, noEnv), 2, 'exit 2: nothing was backed up here')
+  t.match(plain.err.text, 'this configuration uses PostgreSQL (DB_DRIVER=postgres)')
+  t.match(plain.err.text, '\n  pg_dump -Fc -h db.internal -p 5433 -U game -d outpost_live -f backup.dump\n')
+  t.match(
+    plain.err.text,
+    '\n  pg_restore --no-owner --exit-on-error -h db.internal -p 5433 -U game -d outpost_live backup.dump',
+  )
+  t.notMatch(plain.err.text, /not-to-be-shown/, 'the password is never printed')
+  t.notMatch(plain.err.text, /PGSSLMODE/, 'DB_SSL=off: plain')
+  const port = capture()
+  await main(['x.dump'], { ...env, DB_PORT: '' }, port.io, noEnv)
+  t.match(port.err.text, 'pg_dump -Fc -h db.internal -p 5432 ', "DB_PORT unset: PostgreSQL's own port")
+  const required = capture()
+  await main(['x.dump'], { ...env, DB_SSL: 'require' }, required.io, noEnv)
+  t.match(required.err.text, '\n  PGSSLMODE=require pg_dump -Fc ')
+  t.match(required.err.text, '\n  PGSSLMODE=require pg_restore ')
+  const verified = capture()
+  await main(['x.dump'], { ...env, DB_SSL: 'verify', DB_SSL_CA: '/etc/ssl/rds bundle.pem' }, verified.io, noEnv)
+  t.match(verified.err.text, "\n  PGSSLMODE=verify-full PGSSLROOTCERT='/etc/ssl/rds bundle.pem' pg_dump -Fc ")
+  const system = capture()
+  await main(['x.dump'], { ...env, DB_SSL: 'verify' }, system.io, noEnv)
+  t.match(system.err.text, 'PGSSLMODE=verify-full PGSSLROOTCERT=system pg_dump', "the system's authorities")
+  const odd = capture()
+  await main(["it's.dump"], { ...env, DB_USER: 'o brien' }, odd.io, noEnv)
+  t.match(odd.err.text, `-U 'o brien' -d outpost_live -f 'it'\\''s.dump'`, 'odd values are quoted for the shell')
+})
+
+const dumpTools = ['pg_dump', 'pg_restore'].every((tool) => spawnSync(tool, ['--version']).status === 0)
+t.test(
+  'PostgreSQL: the printed commands dump a running database and restore it whole',
+  {
+    skip:
+      (!serverUrl('postgres') && 'TEST_POSTGRES_URL is not set') ||
+      (!dumpTools && 'pg_dump and pg_restore are not on PATH'),
+  },
+  async (t) => {
+    const url = serverUrl('postgres')!
+    const source = await freshDatabase(t, 'postgres')
+    const ctx = await buildTestApp(t, 'postgres', { dbEnv: source })
+    let userId = ''
+    for (let i = 0; i < 5; i++) {
+      const signup = await ctx.call({ method: 'POST', url: '/user-management/signup', payload: { type: 'ANONYMOUS' } })
+      const score = await ctx.call({
+        method: 'POST',
+        url: '/leaderboard/submit',
+        payload: { userId: signup.json().userId, score: 100 * (i + 1) },
+      })
+      t.equal(score.statusCode, 200)
+      userId = signup.json().userId
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'outpost-pg-dump-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const noEnv = join(dir, 'no.env')
+    /** The command line of `npm run backup`'s advice that starts with `tool`. */
+    const advised = async (env: Record<string, string>, tool: string) => {
+      const io = capture()
+      t.equal(await main(['outpost.dump'], { API_KEY, ...env }, io.io, noEnv), 2)
+      return io.err.text
+        .split('\n')
+        .find((line) => line.startsWith(`  ${tool} `))!
+        .trim()
+    }
+    const shell = (command: string) =>
+      spawnSync('bash', ['-c', command], { cwd: dir, encoding: 'utf8', timeout: 120_000 })
+    const dump = shell(await advised(source, 'pg_dump'))
+    t.equal(dump.status, 0, `pg_dump exits 0 ${dump.stderr}`)
+    t.ok(statSync(join(dir, 'outpost.dump')).size > 0, 'the dump was written')
+
+    const restoredName = `${source.DB_NAME}_restored`
+    await createPostgresDatabase(url, restoredName)
+    t.teardown(() => dropPostgresDatabase(url, restoredName))
+    const restore = shell(await advised({ ...source, DB_NAME: restoredName }, 'pg_restore'))
+    t.equal(restore.status, 0, `pg_restore exits 0 into an empty database ${restore.stderr}`)
+    const counts = (name: string) =>
+      onPostgresServer(
+        url.replace(/\/[^/]*$/, `/${name}`),
+        'select (select count(*) from users) as users, (select count(*) from leaderboard_entries) as entries, ' +
+          '(select count(*) from kysely_migration) as migrations',
+      )
+    const [before] = (await counts(source.DB_NAME!)) as Array<Record<string, string>>
+    const [after] = (await counts(restoredName)) as Array<Record<string, string>>
+    t.same(after, before, `the restored database holds the same rows (${JSON.stringify(before)})`)
+    t.equal(Number(after!.users), 5)
+    // Outpost starts on the restored database and serves the same board.
+    const restored = await buildTestApp(t, 'postgres', { dbEnv: { ...source, DB_NAME: restoredName } })
+    const top = await restored.call({ method: 'GET', url: `/leaderboard/top?userId=${userId}&limit=10` })
+    t.equal(top.statusCode, 200)
+    t.same(
+      top.json().entries.map((e: { score: number }) => e.score),
+      [500, 400, 300, 200, 100],
+      'the board came back',
+    )
+  },
+)
 
 t.test('the copy is private, written beside the target and put in place only when whole', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-backup-safe-'))

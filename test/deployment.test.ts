@@ -44,12 +44,53 @@ t.test('docker-compose.yml encodes a configuration Outpost accepts', async (t) =
   t.match(mysql.image, /^mysql:8/)
 })
 
-t.test('docker-compose.yml: every image pinned, SMTP from the environment, Mailpit only for dev', async (t) => {
+t.test('docker-compose.postgres.yml: the same stack on PostgreSQL, a configuration Outpost accepts', async (t) => {
+  const mysqlStack = parse(read('docker-compose.yml'))
+  const compose = parse(read('docker-compose.postgres.yml'))
+  const outpost = compose.services.outpost
+  const postgres = compose.services.postgres
+  const env: Record<string, unknown> = outpost.environment
+  for (const name of Object.keys(env)) t.ok(settings.includes(name), `${name} is a setting Outpost reads`)
+  t.equal(env.DB_DRIVER, 'postgres')
+  t.equal(env.DB_HOST, 'postgres', 'points at the postgres service')
+  const config = loadConfig(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, resolveDefaults(v)])))
+  t.equal(config.DB_PORT, 5432)
+  t.equal(config.DB_NAME, postgres.environment.POSTGRES_DB, 'same database name')
+  t.equal(config.DB_USER, postgres.environment.POSTGRES_USER, 'same user (the owner of the database)')
+  t.equal(config.DB_PASS, resolveDefaults(postgres.environment.POSTGRES_PASSWORD), 'same password')
+  t.match(postgres.environment.POSTGRES_INITDB_ARGS, /--encoding=UTF8/, 'a UTF-8 database')
+  t.match(postgres.image, /^postgres:1[4-7]\./, 'a PostgreSQL Outpost supports (14 to 17)')
+  t.same(outpost.depends_on.postgres, { condition: 'service_healthy' }, 'waits for PostgreSQL health')
+  t.match(postgres.healthcheck.test.join(' '), /pg_isready -h 127\.0\.0\.1 -U outpost -d outpost/)
+  t.notOk(compose.services.mysql, 'no MySQL beside it')
+  // Everything but the database is the MySQL stack's, so the two files cannot drift apart.
+  for (const [name, service] of Object.entries<Record<string, unknown>>(mysqlStack.services)) {
+    if (name === 'mysql' || name === 'outpost') continue
+    t.same(compose.services[name], service, `${name}: as in docker-compose.yml`)
+  }
+  const database = ['DB_DRIVER', 'DB_HOST', 'DB_PORT']
+  const without = (environment: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(environment).filter(([name]) => !database.includes(name)))
+  t.same(without(env), without(mysqlStack.services.outpost.environment), 'outpost: the same settings but the database')
+  t.same(
+    { ...outpost, environment: undefined, depends_on: undefined },
+    { ...mysqlStack.services.outpost, environment: undefined, depends_on: undefined },
+    'outpost: built, published, checked and restarted the same way',
+  )
+  t.same(outpost.depends_on.redis, mysqlStack.services.outpost.depends_on.redis)
+  t.same(compose.secrets, mysqlStack.secrets)
+  t.same(Object.keys(compose.volumes).sort(), ['grafana-data', 'postgres-data', 'prometheus-data'])
+  t.same(postgres.volumes, ['postgres-data:/var/lib/postgresql/data'])
+})
+
+t.test('the compose files: every image pinned; SMTP from the environment, Mailpit only for dev', async (t) => {
   const compose = parse(read('docker-compose.yml'))
-  for (const [name, service] of Object.entries<Record<string, any>>(compose.services)) {
-    if (service.build) continue
-    t.match(service.image, /^[\w./-]+:v?\d+(\.\d+)+[\w.-]*$/, `${name}: ${service.image} is pinned to a version`)
-    t.notMatch(service.image, /:latest$|:(\d+)(-\w+)?$/, `${name}: not latest, not a bare major`)
+  for (const file of ['docker-compose.yml', 'docker-compose.postgres.yml']) {
+    for (const [name, service] of Object.entries<Record<string, any>>(parse(read(file)).services)) {
+      if (service.build) continue
+      t.match(service.image, /^[\w./-]+:v?\d+(\.\d+)+[\w.-]*$/, `${file} ${name}: ${service.image} is pinned`)
+      t.notMatch(service.image, /:latest$|:(\d+)(-\w+)?$/, `${file} ${name}: not latest, not a bare major`)
+    }
   }
   const outpost = compose.services.outpost
   t.match(outpost.environment.SMTP_URL, /^\$\{SMTP_URL(:-)?\}$/, 'SMTP_URL comes from the environment')

@@ -9,14 +9,18 @@ import t, { type Test } from 'tap'
 import { ConfigSchema } from '../config.js'
 import { freePort } from '../bench/processes.js'
 import { mysqlConnection } from '../bench/mysql.js'
+import { dropPostgresDatabase, onPostgresServer, postgresConnection } from '../bench/postgres.js'
+import { DIALECTS } from './helpers/app.js'
 
 // What a newcomer meets before the server runs: --help, and the start-up errors of the database,
 // each provoked for real (a closed port, a server that never greets, the real MariaDB with a wrong
-// database name or password) and read as the operator reads them, from the process's output.
+// database name or password, the real PostgreSQL with a wrong database name or user) and read as the
+// operator reads them, from the process's output.
 
 const SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
 const MIGRATE = fileURLToPath(new URL('../db/migrate.js', import.meta.url))
 const MYSQL_URL = process.env.TEST_MYSQL_URL
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL
 const KEY = 'k'.repeat(20)
 
 function tempDir(t: Test) {
@@ -114,10 +118,15 @@ t.test('--help prints at once: it loads neither the app nor a database driver', 
   t.ok(help < node + 1.5, `--help in ${help.toFixed(2)} s, an empty Node in ${node.toFixed(2)} s`)
 })
 
-/** The settings for MySQL at host:port, the server's own ones from TEST_MYSQL_URL when given. */
-function mysqlEnv(settings: Record<string, string>): Record<string, string> {
-  return { API_KEY: KEY, PORT: '0', DB_DRIVER: 'mysql', DB_USER: 'root', DB_PASS: '', ...settings }
+/** The database servers, each with its settings: the machine's test server's own from its URL when given. */
+const SERVERS = (['mysql', 'postgres'] as const).filter((engine) => DIALECTS.includes(engine))
+const TITLES = { mysql: 'MySQL', postgres: 'PostgreSQL' } as const
+
+function serverEnv(engine: 'mysql' | 'postgres', settings: Record<string, string>): Record<string, string> {
+  const user = engine === 'mysql' ? 'root' : 'postgres'
+  return { API_KEY: KEY, PORT: '0', DB_DRIVER: engine, DB_USER: user, DB_PASS: '', ...settings }
 }
+const mysqlEnv = (settings: Record<string, string>) => serverEnv('mysql', settings)
 
 /** A start that must fail: exit 1, the message on stderr, no "Migration" label, and the message's fix. */
 async function assertRefused(t: Test, env: Record<string, string>, message: string, script = SERVER) {
@@ -128,37 +137,40 @@ async function assertRefused(t: Test, env: Record<string, string>, message: stri
   return result
 }
 
-t.test('MySQL on a closed port: cannot connect (connection refused)', async (t) => {
-  const port = await freePort()
-  await assertRefused(
-    t,
-    mysqlEnv({ DB_HOST: '127.0.0.1', DB_PORT: String(port) }),
-    `Outpost failed to start: cannot connect to MySQL at 127.0.0.1:${port} (connection refused): ` +
-      'start the MySQL server, or set DB_HOST and DB_PORT in .env to where it listens',
-  )
-})
+for (const engine of SERVERS) {
+  const title = TITLES[engine]
+  t.test(`${title} on a closed port: cannot connect (connection refused)`, async (t) => {
+    const port = await freePort()
+    await assertRefused(
+      t,
+      serverEnv(engine, { DB_HOST: '127.0.0.1', DB_PORT: String(port) }),
+      `Outpost failed to start: cannot connect to ${title} at 127.0.0.1:${port} (connection refused): ` +
+        `start the ${title} server, or set DB_HOST and DB_PORT in .env to where it listens`,
+    )
+  })
 
-t.test('MySQL that accepts but never answers: cannot connect (no answer within the bound)', async (t) => {
-  const sockets = new Set<Socket>()
-  const silent = createServer((socket) => {
-    sockets.add(socket)
-    socket.on('error', () => {})
+  t.test(`${title} that accepts but never answers: cannot connect (no answer within the bound)`, async (t) => {
+    const sockets = new Set<Socket>()
+    const silent = createServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => {
+      for (const socket of sockets) socket.destroy()
+      silent.close()
+    })
+    const port = (silent.address() as { port: number }).port
+    const started = Date.now()
+    await assertRefused(
+      t,
+      serverEnv(engine, { DB_HOST: '127.0.0.1', DB_PORT: String(port), DB_QUERY_TIMEOUT_MS: '500' }),
+      `cannot connect to ${title} at 127.0.0.1:${port} (no answer within 10000 ms): check DB_HOST and DB_PORT`,
+    )
+    t.ok(Date.now() - started < 40_000, 'the start gives up within the check’s bound, not the migrations’ hours')
+    t.ok(sockets.size >= 1, 'it did reach the port')
   })
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    for (const socket of sockets) socket.destroy()
-    silent.close()
-  })
-  const port = (silent.address() as { port: number }).port
-  const started = Date.now()
-  await assertRefused(
-    t,
-    mysqlEnv({ DB_HOST: '127.0.0.1', DB_PORT: String(port), DB_QUERY_TIMEOUT_MS: '500' }),
-    `cannot connect to MySQL at 127.0.0.1:${port} (no answer within 10000 ms): check DB_HOST and DB_PORT`,
-  )
-  t.ok(Date.now() - started < 40_000, 'the start gives up within the check’s bound, not the migrations’ hours')
-  t.ok(sockets.size >= 1, 'it did reach the port')
-})
+}
 
 t.test('a port already in use: says which and what to set', async (t) => {
   const holder = createServer()
@@ -192,7 +204,10 @@ t.test('a file that is not a SQLite database: says so and what to do', async (t)
 
 t.test(
   'the real MariaDB: an unknown database, a wrong password',
-  { skip: !MYSQL_URL && 'TEST_MYSQL_URL is not set' },
+  {
+    skip:
+      (!MYSQL_URL && 'TEST_MYSQL_URL is not set') || (!SERVERS.includes('mysql') && 'TEST_ENGINES leaves mysql out'),
+  },
   async (t) => {
     const server = mysqlConnection(MYSQL_URL!)
     const at = `${server.host}:${server.port}`
@@ -239,6 +254,57 @@ t.test(
         t.notMatch(result.stderr, /CREATE USER/, 'no CREATE USER for an account that may well exist')
         t.notMatch(result.stderr, wrong, 'the password is not printed')
       }
+    })
+  },
+)
+
+t.test(
+  'the real PostgreSQL: an unknown database (its statement runs as printed), an unknown user',
+  {
+    skip:
+      (!POSTGRES_URL && 'TEST_POSTGRES_URL is not set') ||
+      (!SERVERS.includes('postgres') && 'TEST_ENGINES leaves postgres out'),
+  },
+  async (t) => {
+    const server = postgresConnection(POSTGRES_URL!)
+    const at = `${server.host}:${server.port}`
+    const base = { DB_HOST: server.host, DB_PORT: String(server.port), DB_USER: server.user, DB_PASS: server.password }
+    const postgresEnv = (settings: Record<string, string>) => serverEnv('postgres', { ...base, ...settings })
+
+    t.test('an unknown database, on one process, under WORKERS=2 and from npm run migrate', async (t) => {
+      const missing = `outpost_missing_${randomBytes(4).toString('hex')}`
+      const expected =
+        `database "${missing}" does not exist on PostgreSQL at ${at}: as a superuser, CREATE DATABASE ${missing} ` +
+        `ENCODING 'UTF8' TEMPLATE template0 OWNER ${server.user}; (its owner may create Outpost's tables`
+      const first = await assertRefused(t, postgresEnv({ DB_NAME: missing }), `Outpost failed to start: ${expected}`)
+      await assertRefused(t, postgresEnv({ DB_NAME: missing, WORKERS: '2' }), `Outpost failed to start: ${expected}`)
+      await assertRefused(t, postgresEnv({ DB_NAME: missing }), expected, MIGRATE)
+      // The statement as printed makes the database the migrations then fill.
+      const statement = /CREATE DATABASE [^;]+;/.exec(first.stderr)![0]
+      await onPostgresServer(POSTGRES_URL!, statement)
+      t.teardown(() => dropPostgresDatabase(POSTGRES_URL!, missing))
+      const migrated = await run(MIGRATE, [], tempDir(t), postgresEnv({ DB_NAME: missing }))
+      t.equal(migrated.code, 0, migrated.stderr.trim())
+      t.match(migrated.stdout, /^Applied: 0001_/, 'the migrations ran into the new database')
+    })
+
+    t.test('an unknown user: says so, where DB_USER came from, and the CREATE ROLE', async (t) => {
+      const nobody = `outpost_nobody_${randomBytes(4).toString('hex')}`
+      const refused =
+        `Outpost failed to start: user "${nobody}" does not exist on PostgreSQL at ${at}: check DB_USER ` +
+        `(set in the environment, which overrides .env), or create it as a superuser: CREATE ROLE ${nobody} LOGIN`
+      await assertRefused(t, postgresEnv({ DB_NAME: 'postgres', DB_USER: nobody }), refused)
+      const cwd = tempDir(t)
+      const settings = postgresEnv({ DB_NAME: 'postgres', DB_USER: nobody })
+      writeFileSync(
+        join(cwd, '.env'),
+        Object.entries(settings)
+          .map(([name, value]) => `${name}=${value}\n`)
+          .join(''),
+      )
+      const fromFile = await run(SERVER, [], cwd, {})
+      t.equal(fromFile.code, 1, 'non-zero exit')
+      t.match(fromFile.stderr, `does not exist on PostgreSQL at ${at}: check DB_USER (set in .env), or create it`)
     })
   },
 )

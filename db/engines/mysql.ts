@@ -1,5 +1,6 @@
 import { MysqlAdapter, sql, type InsertQueryBuilder, type SelectQueryBuilder } from 'kysely'
-import type { Engine } from '../engine.js'
+import type { BackupTarget, Engine, StartProblem, StartTarget } from '../engine.js'
+import { codeOf, networkProblem, noTls, serverAt, shellWord, tlsProblem, tlsRequired } from '../engine-advice.js'
 import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from '../mysql-driver.js'
 import { likePattern } from './sqlite.js'
 
@@ -62,4 +63,72 @@ export const mysqlEngine: Engine = {
     unavailable: (e) =>
       (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) || e.fatal === true || e.message === 'Pool is closed.',
   },
+  explainStartError,
+  backupAdvice,
+}
+
+/** A name as MySQL takes it in a statement: bare when it is plain, quoted otherwise. */
+function identifier(name: string): string {
+  return /^[A-Za-z0-9_]+$/.test(name) ? name : `\`${name.replace(/`/g, '``')}\``
+}
+
+function explainStartError(error: unknown, target: StartTarget): StartProblem | null {
+  const { code, message } = codeOf(error)
+  const at = serverAt('MySQL', target)
+  const user = `"${target.DB_USER}"`
+  switch (code) {
+    case 'PROTOCOL_CONNECTION_LOST':
+      return { message: networkProblem('ECONNRESET', 'MySQL', target)! }
+    case 'HANDSHAKE_NO_SSL_SUPPORT':
+      return { message: noTls('MySQL', target, 'ssl_cert and ssl_key in its configuration') }
+    // MySQL 8 names the cause (require_secure_transport); MariaDB answers 1045 instead, below.
+    case 'ER_SECURE_TRANSPORT_REQUIRED':
+      return { message: tlsRequired('MySQL', target) }
+    case 'ER_BAD_DB_ERROR':
+      return {
+        message:
+          `database "${target.DB_NAME}" does not exist on ${at}: CREATE DATABASE ${identifier(target.DB_NAME)} ` +
+          'CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci (or set DB_NAME in .env to an existing database)',
+      }
+    case 'ER_ACCESS_DENIED_ERROR':
+    case 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR': {
+      // MySQL answers a wrong password, a client host the account does not allow and an unknown
+      // account alike (error 1045), so the message names no single cause and proposes no CREATE USER:
+      // for the usual case, an account that exists, that would be the wrong fix.
+      const seenAs = /'[^']*'@'([^']*)'/.exec(message)?.[1]
+      const from = seenAs ? ` from '${seenAs}' (this machine, as the server sees it)` : ' from this machine'
+      return {
+        refused: true,
+        message: target.DB_PASS
+          ? `access denied for user ${user} on ${at} (with a password): the password is wrong, or the account ` +
+            `may not connect${from}; check ${target.where('DB_PASS')} and ${target.where('DB_USER')}`
+          : `access denied for user ${user} on ${at} (without a password): the account needs its password; ` +
+            `set ${target.where('DB_PASS')}`,
+      }
+    }
+    case 'ER_DBACCESS_DENIED_ERROR':
+      return {
+        message:
+          `access denied for user ${user} to database "${target.DB_NAME}" on ${at}: ` +
+          `GRANT ALL PRIVILEGES ON ${identifier(target.DB_NAME)}.* TO '${target.DB_USER}'@'%' ` +
+          `(or use an account that has them: ${target.where('DB_USER')}, ${target.where('DB_PASS')})`,
+      }
+  }
+  const explained =
+    networkProblem(code, 'MySQL', target) ?? tlsProblem(code, message, 'MySQL', target, 'HANDSHAKE_SSL_ERROR')
+  return explained ? { message: explained } : null
+}
+
+/** mysqldump with the configured server, user and database; `-p` makes it ask for the password. */
+function backupAdvice(target: BackupTarget, file: string): string {
+  const command = [
+    'mysqldump --single-transaction --routines --triggers',
+    `-h ${shellWord(target.DB_HOST)} -P ${target.DB_PORT} -u ${shellWord(target.DB_USER)} -p`,
+    `${shellWord(target.DB_NAME)} > ${shellWord(file)}`,
+  ].join(' ')
+  return (
+    'npm run backup copies a SQLite database; this configuration uses MySQL (DB_DRIVER=mysql). Back it up with\n' +
+    `  ${command}\n` +
+    '(it asks for the password of DB_PASS; --single-transaction takes a consistent snapshot without locking the running server).'
+  )
 }

@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type InsertQueryBuilder, type SelectQueryBuilder } from 'kysely'
-import type { Engine } from '../engine.js'
+import type { BackupTarget, Engine, StartProblem, StartTarget } from '../engine.js'
+import { codeOf, networkProblem, noTls, serverAt, shellWord, tlsProblem } from '../engine-advice.js'
 import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from '../mysql-driver.js'
 import { likePattern } from './sqlite.js'
 
@@ -67,4 +68,123 @@ export const postgresEngine: Engine = {
           e.code === POOL_WAIT_TIMEOUT)) ||
       LOST_MESSAGES.some((m) => e.message?.startsWith(m) === true),
   },
+  explainStartError,
+  backupAdvice,
+}
+
+/** A name as PostgreSQL takes it in a statement: bare when it is plain lower case, quoted otherwise. */
+function identifier(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`
+}
+
+/**
+ * node-postgres reports a connection that ends before it is made with messages, not codes: the
+ * connect bound (connectionTimeoutMillis), the server closing the socket, a server without TLS, and a
+ * server that asks for a password when DB_PASS is empty.
+ */
+const CONNECT_TIMEOUT = /^Connection terminated due to connection timeout/
+const CLOSED = /^Connection terminated unexpectedly/
+const NO_TLS = /^The server does not support SSL connections/
+const NO_PASSWORD = /password must be a (non-empty )?string/i
+/** 28000 for a client that no pg_hba.conf line lets in: `… user "u", database "d", no encryption`. */
+const NO_HBA_LINE = /^no pg_hba\.conf entry for host "([^"]*)"/
+
+function explainStartError(error: unknown, target: StartTarget): StartProblem | null {
+  const { code, message } = codeOf(error)
+  const at = serverAt('PostgreSQL', target)
+  const user = identifier(target.DB_USER)
+  const database = identifier(target.DB_NAME)
+  if (code === undefined) {
+    if (CONNECT_TIMEOUT.test(message)) return { message: networkProblem('ETIMEDOUT', 'PostgreSQL', target)! }
+    if (CLOSED.test(message)) return { message: networkProblem('ECONNRESET', 'PostgreSQL', target)! }
+    if (NO_TLS.test(message)) return { message: noTls('PostgreSQL', target, 'ssl = on in postgresql.conf') }
+    if (NO_PASSWORD.test(message) && !target.DB_PASS) {
+      return {
+        message: `${at} asks for the password of user "${target.DB_USER}", and DB_PASS is empty: set ${target.where('DB_PASS')}`,
+      }
+    }
+    return null
+  }
+  switch (code) {
+    case '3D000':
+      // Since PostgreSQL 15 only a database's owner may create tables in its public schema: the
+      // database is made DB_USER's, so that the migrations may.
+      return {
+        message:
+          `database "${target.DB_NAME}" does not exist on ${at}: as a superuser, CREATE DATABASE ${database} ` +
+          `ENCODING 'UTF8' TEMPLATE template0 OWNER ${user}; (its owner may create Outpost's tables in its public ` +
+          `schema, which PostgreSQL 15+ opens to no one else), or set DB_NAME in .env to an existing database`,
+      }
+    case '28P01':
+      return {
+        refused: true,
+        message:
+          `access denied for user "${target.DB_USER}" on ${at} (password authentication failed): check ` +
+          `${target.where('DB_PASS')} and ${target.where('DB_USER')}; how each user signs in is set in the server's pg_hba.conf`,
+      }
+    case '28000': {
+      const seenAs = NO_HBA_LINE.exec(message)?.[1]
+      if (seenAs !== undefined) {
+        const line = `${target.DB_SSL === 'off' ? 'host' : 'hostssl'} ${database} ${user} ${seenAs}/${seenAs.includes(':') ? 128 : 32} scram-sha-256`
+        return {
+          refused: true,
+          message:
+            `${at} has no pg_hba.conf line that lets user "${target.DB_USER}" reach database "${target.DB_NAME}" ` +
+            `from ${seenAs} (this machine, as the server sees it) ${target.DB_SSL === 'off' ? 'without' : 'over'} TLS: ` +
+            `add one to the server's pg_hba.conf (${line}) and reload it (SELECT pg_reload_conf();), ` +
+            `or check ${target.where('DB_USER')} and ${target.where('DB_NAME')}`,
+        }
+      }
+      if (/^role ".*" does not exist/.test(message)) {
+        return {
+          message:
+            `user "${target.DB_USER}" does not exist on ${at}: check ${target.where('DB_USER')}, or create it ` +
+            `as a superuser: CREATE ROLE ${user} LOGIN PASSWORD '…'; (the password of DB_PASS)`,
+        }
+      }
+      return {
+        refused: true,
+        message:
+          `access denied for user "${target.DB_USER}" on ${at} (${message}): check ${target.where('DB_USER')} and ` +
+          `${target.where('DB_PASS')}, and the line of the server's pg_hba.conf that matches this connection`,
+      }
+    }
+    case '42501': {
+      const schema = /^permission denied for schema (\S+)/.exec(message)?.[1]
+      if (schema === undefined) return null
+      return {
+        message:
+          `user "${target.DB_USER}" may not create tables in schema ${schema} of database "${target.DB_NAME}" on ${at} ` +
+          `(PostgreSQL 15+ lets only the database's owner create there): as a superuser, connected to ` +
+          `${database}, GRANT ALL ON SCHEMA ${schema} TO ${user}; (or ALTER DATABASE ${database} OWNER TO ${user};)`,
+      }
+    }
+  }
+  const explained = networkProblem(code, 'PostgreSQL', target) ?? tlsProblem(code, message, 'PostgreSQL', target)
+  return explained ? { message: explained } : null
+}
+
+/**
+ * pg_dump's custom format (-Fc): compressed, one consistent snapshot of a running server, restored
+ * by pg_restore into an empty database. libpq asks for the password itself (or reads PGPASSWORD or
+ * ~/.pgpass); DB_SSL becomes its PGSSLMODE (`sslrootcert=system` needs libpq 16).
+ */
+function backupAdvice(target: BackupTarget, file: string): string {
+  const tls =
+    target.DB_SSL === 'off'
+      ? ''
+      : target.DB_SSL === 'require'
+        ? 'PGSSLMODE=require '
+        : `PGSSLMODE=verify-full PGSSLROOTCERT=${shellWord(target.DB_SSL_CA || 'system')} `
+  const server = `-h ${shellWord(target.DB_HOST)} -p ${target.DB_PORT} -U ${shellWord(target.DB_USER)}`
+  const dump = `${tls}pg_dump -Fc ${server} -d ${shellWord(target.DB_NAME)} -f ${shellWord(file)}`
+  const restore = `${tls}pg_restore --no-owner --exit-on-error ${server} -d ${shellWord(target.DB_NAME)} ${shellWord(file)}`
+  return (
+    'npm run backup copies a SQLite database; this configuration uses PostgreSQL (DB_DRIVER=postgres). Back it up with\n' +
+    `  ${dump}\n` +
+    '(it asks for the password of DB_PASS, or reads PGPASSWORD or ~/.pgpass; it dumps one consistent snapshot while ' +
+    'the server runs). Restore it, Outpost stopped, into an empty database (CREATE DATABASE … ENCODING ' +
+    "'UTF8' TEMPLATE template0 OWNER … as for a new one) with\n" +
+    `  ${restore}`
+  )
 }

@@ -1,5 +1,6 @@
 import { SqliteAdapter, sql, type InsertQueryBuilder } from 'kysely'
-import type { Engine } from '../engine.js'
+import type { Engine, StartProblem, StartTarget } from '../engine.js'
+import { codeOf } from '../engine-advice.js'
 
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'])
 const CLOSED = new Set(['The database connection is not open', 'driver has already been destroyed'])
@@ -40,6 +41,42 @@ export const sqliteEngine: Engine = {
     timeout: (e) => e.code === 'SQLITE_BUSY',
     unavailable: (e) => (e.code !== undefined && UNAVAILABLE.has(e.code)) || CLOSED.has(e.message ?? ''),
   },
+  explainStartError,
+  // npm run backup copies the file itself (db/backup.ts).
+  backupAdvice: () => null,
+}
+
+/** What a SQLite file that cannot be opened means, with what to do next; null for any other error. */
+function explainStartError(error: unknown, target: StartTarget): StartProblem | null {
+  const { code, message } = codeOf(error)
+  const path = target.DB_PATH
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+    case 'SQLITE_CANTOPEN':
+    case 'SQLITE_READONLY':
+    case 'SQLITE_PERM':
+      return {
+        message:
+          `cannot open the SQLite database ${path} (${message}): make its folder writable by this user, ` +
+          'or set DB_PATH in .env to a file in a folder it may write',
+      }
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return {
+        message: `cannot create the folder of the SQLite database ${path} (${message}): set DB_PATH in .env to a file path`,
+      }
+    case 'SQLITE_NOTADB':
+    case 'SQLITE_CORRUPT':
+      return {
+        message:
+          `${path} is not a usable SQLite database (${message}): set DB_PATH in .env to Outpost's database file, ` +
+          'or restore it from a backup',
+      }
+    default:
+      return null
+  }
 }
 
 /** `%text%` for LIKE … ESCAPE '!', the wildcards in `text` taken literally. */
