@@ -4,7 +4,15 @@ import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { decidePinning, pinAll, tasksetPath, usableCores } from './pinning.js'
-import { comparisons, meta, printComparisons, printResults, writeJson } from './report.js'
+import {
+  comparisons,
+  engineCosts,
+  meta,
+  printComparisons,
+  printEngineCosts,
+  printResults,
+  writeJson,
+} from './report.js'
 import { runTargets, scaleOn } from './run-targets.js'
 import { SCENARIO_NAMES, type Result } from './scenarios.js'
 import { benchOutpost, benchPhp, measureCeiling, type BenchContext, type Db } from './servers.js'
@@ -20,13 +28,16 @@ import { printTargets } from './targets.js'
  */
 
 const USAGE = `usage: npm run bench -- [options]
-  --db sqlite|mysql|both   database(s) for Outpost (default sqlite); mysql uses a fresh database
-                           outpost_bench_<pid> at --mysql-url, dropped at the end; both runs
-                           the scenarios on each and prints the MariaDB/SQLite ratios
+  --db sqlite|mysql|postgres|both|all
+                           database(s) for Outpost (default sqlite); mysql and postgres use a fresh
+                           database outpost_bench_<pid> at --mysql-url / --postgres-url, dropped at
+                           the end; both runs the scenarios on sqlite and mysql, all on the three, and
+                           prints the ratios and each engine's CPU and statements per request
   --per-core               pin (the default where taskset exists and 2 cores are usable; with the
                            flag, fail rather than run unpinned): each server and everything it runs
                            (Outpost's workers and threads; nginx, php-fpm and their workers; for
-                           mysql the machine's mariadbd, its affinity given back at the end) on
+                           mysql the machine's mariadbd, for postgres its postmaster and the
+                           backends it forks for Outpost, affinity given back at the end) on
                            core 0, the bench and its load generator on core 1
   --no-pin                 do not pin: servers and load share the cores
   --workers N              WORKERS for Outpost (default: not set, the server's own default; with
@@ -40,13 +51,15 @@ const USAGE = `usage: npm run bench -- [options]
                            mixed, lb-submit and save unless --scenarios names others
   --duration S             seconds per scenario (default 10; 8 with --targets)
   --connections N          autocannon connections (default 32)
-  --pool N                 DB_POOL_SIZE of a MySQL run (default 16)
+  --pool N                 DB_POOL_SIZE of a MySQL or PostgreSQL run (default 16)
   --users N                players seeded on every server (default 1000)
   --targets                run everything the per-core targets need, print them with ✓/✗/—
   --scale-entries N        with --targets: entries of the filled-board runs (default 1000000, which
                            takes several minutes per database; 0 skips them)
   --scale N                fill the default board with N entries, time single requests (with --db)
   --mysql-url URL          default \$BENCH_MYSQL_URL or mysql://root@127.0.0.1:3306/test
+  --postgres-url URL       the server's maintenance database: default \$BENCH_POSTGRES_URL or
+                           postgres://postgres@127.0.0.1:5432/postgres
   --ab NAME=VALUE          A/B in one run: each database's scenarios run on a server as configured,
                            then on one with the setting NAME=VALUE (e.g. ANALYTICS_ACTIVITY=false),
                            and the two are printed side by side
@@ -76,6 +89,10 @@ const { values: args } = parseArgs({
     'scale-entries': { type: 'string', default: '1000000' },
     scale: { type: 'string', default: '' },
     'mysql-url': { type: 'string', default: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test' },
+    'postgres-url': {
+      type: 'string',
+      default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
     profile: { type: 'boolean', default: false },
     ab: { type: 'string' },
     'ab-server-dir': { type: 'string' },
@@ -87,7 +104,16 @@ if (args.help) {
   process.exit(0)
 }
 if (args.peer !== undefined && args.peer !== 'php') throw new Error(`unknown peer ${args.peer} (only php)`)
-if (!['sqlite', 'mysql', 'both'].includes(args.db!)) throw new Error(`--db is sqlite, mysql or both, not ${args.db}`)
+/** What `--db` names: `both` is SQLite and MariaDB (as before PostgreSQL), `all` the three. */
+const DB_CHOICES: Record<string, Db[]> = {
+  sqlite: ['sqlite'],
+  mysql: ['mysql'],
+  postgres: ['postgres'],
+  both: ['sqlite', 'mysql'],
+  all: ['sqlite', 'mysql', 'postgres'],
+}
+const dbs: Db[] = DB_CHOICES[args.db!] ?? []
+if (!dbs.length) throw new Error(`--db is ${Object.keys(DB_CHOICES).join(', ')}, not ${args.db}`)
 if (args['per-core'] && args['no-pin']) throw new Error('--per-core and --no-pin contradict each other: pick one')
 const scaleEntries = Number(args['scale-entries'])
 if (!Number.isInteger(scaleEntries) || scaleEntries < 0)
@@ -113,6 +139,7 @@ const ctx: BenchContext = {
   run: { duration: Number(args.duration ?? (args.targets ? 8 : 10)), connections: Number(args.connections) },
   users: Number(args.users),
   mysqlUrl: args['mysql-url']!,
+  postgresUrl: args['postgres-url']!,
   pool: Number(args.pool),
   profile: args.profile!,
   pinning,
@@ -129,7 +156,6 @@ async function runBench() {
   const selected = args.scenarios ? args.scenarios.split(',') : [...SCENARIO_NAMES]
   const ceiling = await measureCeiling(ctx)
   const results: Result[] = [ceiling]
-  const dbs: Db[] = args.db === 'both' ? ['sqlite', 'mysql'] : [args.db as Db]
   if (args.ab !== undefined && args['ab-server-dir'] !== undefined)
     throw new Error('--ab and --ab-server-dir: one at a time')
   const otherBuild = args['ab-server-dir'] === undefined ? undefined : resolve(args['ab-server-dir'])
@@ -151,12 +177,15 @@ async function runBench() {
   printResults(results, info)
   const ratios = comparisons(results, ab?.label)
   printComparisons(ratios)
-  writeJson(root, `bench-${args.db}`, { meta: info, results, ratios })
+  const engines = engineCosts(results, ab?.label)
+  printEngineCosts(engines)
+  writeJson(root, `bench-${args.db}`, { meta: info, results, ratios, engines })
 }
 
 async function runScaleOnly() {
-  if (args.db === 'both') throw new Error('--scale runs on one database: --db sqlite or --db mysql')
-  const run = await scaleOn(ctx, args.db as Db, args.workers, Number(args.scale))
+  if (dbs.length !== 1 || dbs[0] === 'postgres')
+    throw new Error('--scale runs on one database: --db sqlite or --db mysql (its fill has no PostgreSQL path)')
+  const run = await scaleOn(ctx, dbs[0]!, args.workers, Number(args.scale))
   process.stdout.write(`${pinning.note}\n`)
   printTargets(run.targets)
 }

@@ -22,6 +22,8 @@ export interface Server {
   peakProcesses: () => number
   resetPeak: () => void
   stop: () => Promise<void>
+  /** The part of `cpuMs` that is the database server's processes' (MariaDB, PostgreSQL), when counted. */
+  databaseCpuMs?: () => number
   /** Database statements the server has sent so far (its /metrics), when it counts them. */
   statements?: () => Promise<number | null>
 }
@@ -254,8 +256,8 @@ export async function startNode(
     logFile: string
     nodeArgs?: string[]
     startTimeoutMs?: number
-    /** Processes whose CPU counts with the server's (its database server), not its RSS. */
-    alsoCpuOf?: number[]
+    /** CPU in ms that counts with the server's (its database server's processes), not its RSS. */
+    alsoCpu?: () => number
     /** The core the server and everything it starts run on (bench/pinning.ts), or null for any. */
     core?: number | null
   },
@@ -293,7 +295,8 @@ export async function startNode(
   return {
     children: [child],
     url,
-    cpuMs: () => tree.cpuMs() + (options.alsoCpuOf ?? []).reduce((sum, pid) => sum + cpuOf(pid), 0),
+    cpuMs: () => tree.cpuMs() + (options.alsoCpu?.() ?? 0),
+    databaseCpuMs: options.alsoCpu,
     peakRss: tree.peakRss,
     peakProcesses: tree.peakProcesses,
     resetPeak: tree.resetPeak,

@@ -60,7 +60,8 @@ export function printResults(results: Result[], info: Record<string, unknown>) {
   for (const r of results) if (r.check) process.stdout.write(`check ${r.server} ${r.scenario}: ${r.check}\n`)
   process.stdout.write(
     'cpu/req sums every process and thread of the server (nginx and php-fpm with their workers; for mysql ' +
-      "Outpost's plus mariadbd's); stmts/req from the server's outpost_db_statements_total; peak RSS is the " +
+      "Outpost's plus mariadbd's; for postgres Outpost's plus the postmaster's, its auxiliary processes' and " +
+      "the backends of the run's database); stmts/req from the server's outpost_db_statements_total; peak RSS is the " +
       'largest one process reached (VmHWM, per worker); procs the most processes seen.\n',
   )
 }
@@ -80,16 +81,20 @@ interface Comparison {
   cpu: number
 }
 
-/** MariaDB beside SQLite, and Outpost beside the PHP peer, scenario by scenario. */
+/** MariaDB beside SQLite, PostgreSQL beside both, and Outpost beside the PHP peer, scenario by scenario. */
 export function comparisons(results: Result[], variant?: string): Comparison[] {
   const out: Comparison[] = []
   const all = [...new Set(results.filter((r) => r.server.startsWith('outpost')).map((r) => r.server))]
   const outposts = variant ? all.filter((s) => !s.endsWith(` ${variant}`)) : all
   const sqlite = outposts.find((s) => s.includes('sqlite'))
   const mysql = outposts.find((s) => s.includes('mysql'))
+  const postgres = outposts.find((s) => s.includes('postgres'))
   const pairs: Array<[string | undefined, string | undefined]> = [
     [mysql, sqlite],
-    [sqlite ?? mysql, PHP_LABEL],
+    // The second's CPU over the first's: PostgreSQL's cost as a multiple of MariaDB's and SQLite's.
+    [mysql, postgres],
+    [sqlite, postgres],
+    [sqlite ?? mysql ?? postgres, PHP_LABEL],
     // A/B: each server as configured beside the same with the setting changed.
     ...(variant ? outposts.map((s): [string, string] => [s, `${s} ${variant}`]) : []),
   ]
@@ -123,4 +128,58 @@ export function writeJson(root: string, kind: string, data: unknown) {
   writeFileSync(file, JSON.stringify(data, null, 2))
   process.stdout.write(`\nwritten: ${file}\n`)
   return file
+}
+
+/** One engine's cost in a run: CPU (Outpost + database server) and statements per request, by scenario. */
+export interface EngineCost {
+  server: string
+  scenario: string
+  cpuPerRequestUs: number
+  /** The database server's share of it. */
+  databaseCpuPerRequestUs: number | null
+  statementsPerRequest: number | null
+}
+
+/** The scenarios each engine's cost is read from: the mix, and the write every player makes. */
+const COST_SCENARIOS = ['mixed', 'lb-submit']
+
+/** Each Outpost run's cost in the scenarios that judge an engine (the A/B's B runs left out). */
+export function engineCosts(results: Result[], variant?: string): EngineCost[] {
+  return results
+    .filter((r) => r.server.startsWith('outpost') && !(variant && r.server.endsWith(` ${variant}`)))
+    .filter((r) => COST_SCENARIOS.includes(r.scenario))
+    .map((r) => ({
+      server: r.server,
+      scenario: r.scenario,
+      cpuPerRequestUs: r.cpuPerRequestMs * 1000,
+      databaseCpuPerRequestUs: r.databaseCpuPerRequestMs === undefined ? null : r.databaseCpuPerRequestMs * 1000,
+      statementsPerRequest: r.statementsPerRequest ?? null,
+    }))
+}
+
+/**
+ * The per-engine costs, and how PostgreSQL's compare with MariaDB's: no more statements per request,
+ * and at most 1.2× the CPU per request (docs/performance.md, PostgreSQL).
+ */
+export function printEngineCosts(costs: EngineCost[]) {
+  if (!costs.length) return
+  process.stdout.write("\nper engine (CPU per request: Outpost + the database server's processes):\n")
+  for (const c of costs)
+    process.stdout.write(
+      `  ${c.server} ${c.scenario}: ${c.cpuPerRequestUs.toFixed(0)} µs${c.databaseCpuPerRequestUs === null ? '' : ` (database ${c.databaseCpuPerRequestUs.toFixed(0)} µs)`}, ${c.statementsPerRequest === null ? '—' : c.statementsPerRequest.toFixed(2)} statements\n`,
+    )
+  for (const scenario of COST_SCENARIOS) {
+    const of = (engine: string) => costs.find((c) => c.scenario === scenario && c.server.includes(engine))
+    const [postgres, mysql] = [of('postgres'), of('mysql')]
+    if (!postgres || !mysql) continue
+    const cpu = postgres.cpuPerRequestUs / mysql.cpuPerRequestUs
+    const statements =
+      postgres.statementsPerRequest === null || mysql.statementsPerRequest === null
+        ? 'statements not counted'
+        : `statements ${postgres.statementsPerRequest.toFixed(2)} vs ${mysql.statementsPerRequest.toFixed(2)} ` +
+          (postgres.statementsPerRequest <= mysql.statementsPerRequest ? '✓' : '✗')
+    process.stdout.write(
+      `  ${scenario}: PostgreSQL / MariaDB CPU per request ${cpu.toFixed(2)}× ${cpu <= 1.2 ? '✓' : '✗'} (≤ 1.2×), ${statements} (≤ MariaDB's)\n`,
+    )
+  }
 }

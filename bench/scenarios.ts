@@ -253,6 +253,8 @@ export interface Result {
   ratio: number | null
   /** Server CPU milliseconds per request, over all its processes: steadier than rps on a busy machine. */
   cpuPerRequestMs: number
+  /** The database server's share of `cpuPerRequestMs`, where its processes are counted. */
+  databaseCpuPerRequestMs?: number
   /** The largest resident set of any one process of the server during the scenario. */
   peakRssMb: number
   processes: number
@@ -282,6 +284,7 @@ export async function runScenario(
   server.resetPeak()
   const statementsBefore = (await server.statements?.()) ?? null
   const cpuBefore = server.cpuMs()
+  const databaseCpuBefore = server.databaseCpuMs?.()
   const run = await autocannon({
     url: server.url,
     connections: options.connections,
@@ -300,6 +303,7 @@ export async function runScenario(
     ],
   })
   const cpuPerRequestMs = (server.cpuMs() - cpuBefore) / Math.max(1, run.requests.total)
+  const databaseCpuAfter = server.databaseCpuMs?.()
   // Before the check below, whose reads would count. The scrapes' own statements (a gauge or two
   // read from the database) are noise next to tens of thousands of requests.
   const statementsAfter = statementsBefore === null ? null : ((await server.statements?.()) ?? null)
@@ -313,6 +317,9 @@ export async function runScenario(
     errors: run.errors + run.timeouts,
     ratio: ceilingRps ? run.requests.average / ceilingRps : null,
     cpuPerRequestMs,
+    ...(databaseCpuBefore === undefined || databaseCpuAfter === undefined
+      ? {}
+      : { databaseCpuPerRequestMs: (databaseCpuAfter - databaseCpuBefore) / Math.max(1, run.requests.total) }),
     peakRssMb: server.peakRss() / 2 ** 20,
     processes: server.peakProcesses(),
     requests: run.requests.total,

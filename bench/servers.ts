@@ -4,7 +4,24 @@ import autocannon from 'autocannon'
 import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } from './mysql.js'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
 import { assertPinned, BorrowedPins, type Pinning } from './pinning.js'
-import { databaseServerPids, freePort, processTree, serverNodeFlags, startNode, type Server } from './processes.js'
+import {
+  cpuOf,
+  databaseServerPids,
+  freePort,
+  processTree,
+  serverNodeFlags,
+  startNode,
+  type Server,
+} from './processes.js'
+import {
+  freshPostgresDatabase,
+  pinPostgres,
+  POSTGRES_DB,
+  postgresStackPids,
+  postmasterPid,
+  sampledCpu,
+} from './postgres-stack.js'
+import { dropPostgresDatabase } from './postgres.js'
 import {
   ADMIN_KEY,
   API_KEY,
@@ -18,11 +35,11 @@ import {
 } from './scenarios.js'
 
 /**
- * The servers a bench run measures: Outpost on SQLite or MariaDB, the ceiling, the PHP peer, each
+ * The servers a bench run measures: Outpost on SQLite, MariaDB or PostgreSQL, the ceiling, the PHP peer, each
  * started on the server core when pinning is on (bench/pinning.ts) and checked to be there.
  */
 
-export type Db = 'sqlite' | 'mysql'
+export type Db = 'sqlite' | 'mysql' | 'postgres'
 
 export interface BenchContext {
   /** This checkout (the bench's own files, results). */
@@ -35,6 +52,9 @@ export interface BenchContext {
   run: RunOptions
   users: number
   mysqlUrl: string
+  /** The PostgreSQL server's maintenance database (`postgres://user@host:port/postgres`). */
+  postgresUrl: string
+  /** DB_POOL_SIZE of a MySQL or PostgreSQL run. */
   pool: number
   profile: boolean
   pinning: Pinning
@@ -42,8 +62,52 @@ export interface BenchContext {
   labelSuffix?: string
 }
 
-/** mariadbd pinned for the MySQL runs, its affinity given back after each (and on exit or ^C). */
+/** mariadbd or PostgreSQL pinned for their runs, their affinity given back after each (and on exit or ^C). */
 let borrowed: BorrowedPins | undefined
+
+/** The database server's side of an Outpost run: what its CPU adds, its processes, what to undo after. */
+interface DatabaseSide {
+  cpu?: () => number
+  pids: () => number[]
+  release: () => void
+}
+
+/**
+ * MariaDB: mariadbd, a fixed pid, pinned and counted whole. PostgreSQL: the postmaster pinned (the
+ * backends it forks for Outpost inherit the core) and its tree sampled (bench/postgres-stack.ts).
+ */
+function databaseSide(db: Db, core: number | null): DatabaseSide {
+  if (db === 'sqlite') return { pids: () => [], release: () => {} }
+  if (db === 'mysql') {
+    const pids = databaseServerPids()
+    if (core !== null) {
+      if (!pids.length) throw new Error('no mariadbd or mysqld process on this machine to pin and count')
+      borrowed ??= new BorrowedPins()
+      for (const pid of pids) borrowed.pin(pid, core)
+    }
+    return {
+      cpu: () => pids.reduce((sum, pid) => sum + cpuOf(pid), 0),
+      pids: () => pids,
+      release: () => borrowed?.restore(),
+    }
+  }
+  const postmaster = postmasterPid()
+  // Unpinned, a server elsewhere is measured as MariaDB's is: Outpost's CPU alone.
+  if (postmaster === null && core === null) return { pids: () => [], release: () => {} }
+  if (postmaster === null) throw new Error('no PostgreSQL postmaster on this machine to pin and count')
+  const unpin =
+    core === null ? undefined : pinPostgres((borrowed ??= new BorrowedPins()), postmaster, POSTGRES_DB, core)
+  const stack = () => postgresStackPids(postmaster, POSTGRES_DB)
+  const sampled = sampledCpu(stack)
+  return {
+    cpu: sampled.cpuMs,
+    pids: stack,
+    release: () => {
+      sampled.stop()
+      unpin?.()
+    },
+  }
+}
 
 /**
  * A database of its own per run, dropped at the end: two benches on one MariaDB (the machine is
@@ -66,6 +130,17 @@ async function freshMysqlDatabase(ctx: BenchContext): Promise<Record<string, str
   return mysqlSettings(ctx.mysqlUrl, MYSQL_DB, ctx.pool)
 }
 
+async function freshDatabase(ctx: BenchContext, db: Db, dir: string): Promise<Record<string, string>> {
+  if (db === 'mysql') return freshMysqlDatabase(ctx)
+  if (db === 'postgres') return freshPostgresDatabase(ctx.postgresUrl, ctx.pool)
+  return { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
+}
+
+async function dropDatabase(ctx: BenchContext, db: Db) {
+  if (db === 'mysql') await dropMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
+  if (db === 'postgres') await dropPostgresDatabase(ctx.postgresUrl, POSTGRES_DB)
+}
+
 /** `outpost_db_statements_total` from the server's /metrics (loopback needs no token); null without it. */
 async function statementsSent(url: string): Promise<number | null> {
   const res = await fetch(`${url}/metrics`)
@@ -77,7 +152,7 @@ async function statementsSent(url: string): Promise<number | null> {
 
 export interface Outpost {
   server: Server
-  /** Stops the server, drops its MariaDB database and gives mariadbd its affinity back. */
+  /** Stops the server, drops its MariaDB or PostgreSQL database and gives the server its affinity back. */
   stop: () => Promise<void>
   label: string
   dbEnv: Record<string, string>
@@ -90,11 +165,11 @@ async function launchOutpost(
   db: Db,
   workers: string | undefined,
   extraEnv: Record<string, string>,
-  databasePids: number[],
+  database: DatabaseSide,
 ) {
   const core = ctx.pinning.serverCore
   const dir = mkdtempSync(join(ctx.workDir, `outpost-${db}-`))
-  const dbEnv = db === 'mysql' ? await freshMysqlDatabase(ctx) : { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
+  const dbEnv = await freshDatabase(ctx, db, dir)
   const port = await freePort()
   const env: Record<string, string> = {
     ...dbEnv,
@@ -118,7 +193,7 @@ async function launchOutpost(
     port,
     logFile: log,
     nodeArgs,
-    alsoCpuOf: databasePids,
+    alsoCpu: database.cpu,
     core,
   })
   return { server, dbEnv, log }
@@ -132,17 +207,13 @@ export async function startOutpost(
   extraEnv: Record<string, string> = {},
 ): Promise<Outpost> {
   const core = ctx.pinning.serverCore
-  const databasePids = db === 'mysql' ? databaseServerPids() : []
-  if (db === 'mysql' && core !== null) {
-    if (!databasePids.length) throw new Error('no mariadbd or mysqld process on this machine to pin and count')
-    borrowed ??= new BorrowedPins()
-    for (const pid of databasePids) borrowed.pin(pid, core)
-  }
+  const database = databaseSide(db, core)
   let started: { server: Server; dbEnv: Record<string, string>; log: string }
   try {
-    started = await launchOutpost(ctx, db, workers, extraEnv, databasePids)
+    started = await launchOutpost(ctx, db, workers, extraEnv, database)
   } catch (error) {
-    borrowed?.restore()
+    database.release()
+    await dropDatabase(ctx, db).catch(() => {})
     throw error
   }
   const { server, dbEnv, log } = started
@@ -151,11 +222,11 @@ export async function startOutpost(
   if (workers !== '1') await new Promise((resolve) => setTimeout(resolve, 1500))
   const stop = async () => {
     await server.stop()
-    if (db === 'mysql') await dropMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
-    borrowed?.restore()
+    database.release()
+    await dropDatabase(ctx, db)
   }
   try {
-    assertPinned('outpost', [...server.children.flatMap((c) => processTree(c.pid!)), ...databasePids], core)
+    assertPinned('outpost', [...server.children.flatMap((c) => processTree(c.pid!)), ...database.pids()], core)
   } catch (error) {
     await stop()
     throw error
