@@ -234,7 +234,8 @@ export function positionSql(
     parts.push(counts(level, from, sql`(${k} >> ${sql.lit(shift)})`))
   }
   parts.push(
-    counts(LEVELS, signedInteger(db, sql`(${e.rankScore} - ${bitAnd(db, k, (1 << DIGIT_BITS) - 1)})`), e.rankScore),
+    // The bits are made signed before the subtraction: on MySQL an unsigned difference below 0 is an error.
+    counts(LEVELS, sql`(${e.rankScore} - ${signedInteger(db, bitAnd(db, k, (1 << DIGIT_BITS) - 1))})`, e.rankScore),
   )
   parts.push(
     sql`(select count(*) from leaderboard_entries where board_id = ${e.boardId} and period = ${e.period} and hidden = 0 and rank_score = ${e.rankScore} and (reached_at < ${e.reachedAt} or (reached_at = ${e.reachedAt} and user_id < ${e.userId})))`,
