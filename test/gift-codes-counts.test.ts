@@ -1,7 +1,7 @@
 // A code's redemption count is exact: players racing for the last redemptions, one player redeeming
 // at once ten times, two server instances on one database, a deleted player, and the admin list.
 import t from 'tap'
-import { assertError, buildTestApp, eachDialect, freshDatabase } from './helpers/app.js'
+import { assertError, buildTestApp, DIALECTS, eachDialect, freshDatabase, serverUrl } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
 import { buildGiftCodeApp, createGiftCode, redeemCode, validateCode } from './fixtures/gift-codes.js'
 
@@ -71,14 +71,13 @@ eachDialect(t, async (t, dialect) => {
   })
 })
 
-const twoInstances = process.env.TEST_MYSQL_URL ? false : 'TEST_MYSQL_URL is not set: the two-instance leg did not run'
-t.test(
-  'two server instances on one MariaDB database, requests split between them',
-  { skip: twoInstances },
-  async (t) => {
-    const dbEnv = await freshDatabase(t, 'mysql')
-    const a = await buildTestApp(t, 'mysql', { dbEnv })
-    const b = await buildTestApp(t, 'mysql', { dbEnv })
+// Two instances share a database server (an embedded SQLite file is one server): each server engine.
+for (const dialect of DIALECTS.filter((name) => name !== 'sqlite')) {
+  const skip = serverUrl(dialect) ? false : `no ${dialect} test server is set: the two-instance leg did not run`
+  t.test(`two server instances on one ${dialect} database, requests split between them`, { skip }, async (t) => {
+    const dbEnv = await freshDatabase(t, dialect)
+    const a = await buildTestApp(t, dialect, { dbEnv })
+    const b = await buildTestApp(t, dialect, { dbEnv })
     await createGiftCode(a, { code: 'TWO-NODES', maxRedemptions: 5 })
     await createGiftCode(b, { code: 'TWO-NODES-ONE', maxRedemptions: 100 })
     const users = await Promise.all(Array.from({ length: 40 }, (_, i) => createUser(i % 2 ? a : b)))
@@ -100,5 +99,5 @@ t.test(
       ),
     )
     t.same(counts, [5, 1])
-  },
-)
+  })
+}

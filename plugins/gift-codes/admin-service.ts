@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Transaction } from 'kysely'
 import type { Database, Db, GiftCode } from '../../db/types.js'
-import { isUniqueViolation } from '../../db/dialect.js'
+import { affected, insertOrIgnore, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso, toIsoOrNull } from '../core/clock.js'
@@ -103,7 +103,6 @@ export function randomCode(prefix?: string): string {
 const INSERT_CHUNK = 500
 const LOOKUP_CHUNK = 1000
 const MAX_DRAW_ROUNDS = 10
-const INSERT_ATTEMPTS = 3
 
 async function takenCodes(trx: Transaction<Database>, codes: string[]): Promise<string[]> {
   const taken: string[] = []
@@ -120,8 +119,9 @@ async function takenCodes(trx: Transaction<Database>, codes: string[]): Promise<
 
 /**
  * Inserts `count` fresh random codes in one transaction and returns them. Codes drawn twice or
- * already stored are drawn again; a code another writer stores between the check and the insert
- * trips the unique key, and the whole batch is drawn again.
+ * already stored are drawn again. A code another writer stores between the check and the insert is
+ * skipped by the insert (no error: on PostgreSQL one would end the transaction, which is the admin
+ * request's, and elsewhere a retry would leave the batch's earlier rows behind) and drawn again too.
  */
 export async function insertRandomCodes(
   db: Db,
@@ -131,30 +131,40 @@ export async function insertRandomCodes(
   now: number,
   draw: (prefix?: string) => string = randomCode,
 ): Promise<string[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await inTransaction(db, async (trx) => {
-        const codes = new Set<string>()
-        for (let round = 0; codes.size < count; round++) {
-          if (round === MAX_DRAW_ROUNDS)
-            throw new AppError(409, 'CONFLICT', 'Could not draw enough unused codes; use a longer or different prefix')
-          while (codes.size < count) codes.add(draw(prefix))
-          for (const taken of await takenCodes(trx, [...codes])) codes.delete(taken)
-        }
-        const rows = [...codes].map((code) => rowOf(code, settings, now))
-        for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-          await trx
-            .insertInto('gift_codes')
-            .values(rows.slice(start, start + INSERT_CHUNK))
-            .execute()
-        }
-        return [...codes]
-      })
-    } catch (error) {
-      if (attempt < INSERT_ATTEMPTS && isUniqueViolation(error)) continue
-      throw error
+  return inTransaction(db, async (trx) => {
+    const stored = new Set<string>()
+    for (let round = 0; stored.size < count; round++) {
+      if (round === MAX_DRAW_ROUNDS)
+        throw new AppError(409, 'CONFLICT', 'Could not draw enough unused codes; use a longer or different prefix')
+      const fresh = new Set<string>()
+      while (stored.size + fresh.size < count) {
+        const code = draw(prefix)
+        if (!stored.has(code)) fresh.add(code)
+      }
+      for (const taken of await takenCodes(trx, [...fresh])) fresh.delete(taken)
+      if (fresh.size > 0) for (const code of await insertCodes(trx, [...fresh], settings, now)) stored.add(code)
     }
+    return [...stored]
+  })
+}
+
+/** Inserts the codes, skipping any whose code is stored already; answers those it wrote. */
+async function insertCodes(trx: Transaction<Database>, codes: string[], settings: CodeSettings, now: number) {
+  const rows = codes.map((code) => rowOf(code, settings, now))
+  let written = 0
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    const insert = trx.insertInto('gift_codes').values(rows.slice(start, start + INSERT_CHUNK))
+    written += affected(await insertOrIgnore(trx, insert).executeTakeFirst())
   }
+  if (written === rows.length) return codes
+  // Rare (a concurrent writer took a code just now): the rows written are those with this call's ids.
+  const ours: string[] = []
+  for (let start = 0; start < rows.length; start += LOOKUP_CHUNK) {
+    const ids = rows.slice(start, start + LOOKUP_CHUNK).map((row) => row.id)
+    const found = await trx.selectFrom('gift_codes').select('code').where('id', 'in', ids).execute()
+    ours.push(...found.map((row) => row.code))
+  }
+  return ours
 }
 
 export async function createGiftCode(db: Db, body: CreateGiftCodeBody, now: number): Promise<AdminGiftCode> {

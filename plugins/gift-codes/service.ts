@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Database, Db, GiftCode } from '../../db/types.js'
 import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
+import { guarded } from '../../db/savepoint.js'
 import { COPIED, EXISTS, refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -226,23 +227,26 @@ export async function importGiftCode(
   if (code === undefined) return refused(`code "${input.code}" is not 4-32 characters of A-Z, 0-9 and "-"`)
   const id = input.id.toLowerCase()
   try {
-    await db
-      .insertInto('gift_codes')
-      .values({
-        id,
-        code,
-        gift_data: input.giftData,
-        grants: '[]',
-        max_redemptions: input.maxRedemptions,
-        redemption_count: input.redemptionCount,
-        starts_at: null,
-        expires_at: input.expiresAt,
-        revoked: 0,
-        revoked_at: null,
-        created_at: input.createdAt,
-        updated_at: input.createdAt,
-      })
-      .execute()
+    // A dry run imports inside a transaction, which the refusal must leave usable (`guarded`).
+    await guarded(db, () =>
+      db
+        .insertInto('gift_codes')
+        .values({
+          id,
+          code,
+          gift_data: input.giftData,
+          grants: '[]',
+          max_redemptions: input.maxRedemptions,
+          redemption_count: input.redemptionCount,
+          starts_at: null,
+          expires_at: input.expiresAt,
+          revoked: 0,
+          revoked_at: null,
+          created_at: input.createdAt,
+          updated_at: input.createdAt,
+        })
+        .execute(),
+    )
     return COPIED
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
@@ -251,22 +255,27 @@ export async function importGiftCode(
   }
 }
 
-/** A redemption brought over with its code: the (code, user) primary key makes a second import a no-op. */
+/**
+ * A redemption brought over with its code: the (code, user) primary key makes a second import a
+ * no-op. A dry run imports inside a transaction, which a refused row must leave usable (`guarded`).
+ */
 export async function importRedemption(
   db: Db,
   input: { giftCodeId: string; userId: string; redeemedAt: number },
 ): Promise<ImportOutcome> {
   return importRow(
     () =>
-      db
-        .insertInto('gift_code_redemptions')
-        .values({
-          gift_code_id: input.giftCodeId.toLowerCase(),
-          user_id: input.userId.toLowerCase(),
-          granted_unlocks: '[]',
-          redeemed_at: input.redeemedAt,
-        })
-        .execute(),
+      guarded(db, () =>
+        db
+          .insertInto('gift_code_redemptions')
+          .values({
+            gift_code_id: input.giftCodeId.toLowerCase(),
+            user_id: input.userId.toLowerCase(),
+            granted_unlocks: '[]',
+            redeemed_at: input.redeemedAt,
+          })
+          .execute(),
+      ),
     'its gift code or its user was not imported',
   )
 }

@@ -234,6 +234,7 @@ export function positionSql(
     parts.push(counts(level, from, sql`(${k} >> ${sql.lit(shift)})`))
   }
   parts.push(
+    // The bits are made signed before the subtraction: on MySQL an unsigned difference below 0 is an error.
     counts(LEVELS, sql`(${e.rankScore} - ${signedInteger(db, bitAnd(db, k, (1 << DIGIT_BITS) - 1))})`, e.rankScore),
   )
   parts.push(

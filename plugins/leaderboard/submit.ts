@@ -209,6 +209,9 @@ async function submitOverView(
   })
 }
 
+/** A first entry refused by a key (another first entry came first, the player was deleted). */
+class FirstEntryRefused extends Error {}
+
 /**
  * A player's first entry in the period, as the view found none: written visible at once, then its
  * position and the count tree, in a short transaction. Null when the insert wrote nothing (another
@@ -225,33 +228,40 @@ async function submitFirst(
   const { score, now, userId } = input
   const period = periodKey(board.reset_schedule, now)
   const rankScore = rankScoreOf(board, score)
-  return inTransaction(db, async (trx) => {
-    try {
-      const written = await insertFirstEntry.execute(trx, {
-        boardId: board.id,
-        period,
-        userId,
-        score,
-        rankScore,
-        metadata,
-        now,
+  try {
+    return await inTransaction(db, async (trx) => {
+      try {
+        const written = await insertFirstEntry.execute(trx, {
+          boardId: board.id,
+          period,
+          userId,
+          score,
+          rankScore,
+          metadata,
+          now,
+        })
+        if (affected(written) !== 1) return null
+      } catch (error) {
+        // Thrown out of the transaction, which rolls it back, rather than caught and gone on from:
+        // PostgreSQL has marked the whole transaction failed (25P02), and its commit would undo it anyway.
+        if (isUniqueViolation(error) || isForeignKeyViolation(error)) throw new FirstEntryRefused()
+        throw error
+      }
+      const position = await positionOf(trx, board.id, period, {
+        rank_score: rankScore,
+        reached_at: now,
+        user_id: userId,
       })
-      if (affected(written) !== 1) return null
-    } catch (error) {
-      if (isUniqueViolation(error) || isForeignKeyViolation(error)) return null
-      throw error
-    }
-    const position = await positionOf(trx, board.id, period, {
-      rank_score: rankScore,
-      reached_at: now,
-      user_id: userId,
+      const tookLead = await tookFirstPlace(trx, events, board.id, period, position, null)
+      await applyCounts(trx, board.id, period, countDeltas(null, rankScore))
+      events.boardChanged(trx, board.id, 1)
+      if (tookLead) await raiseNewLeader(trx, events, board, period, userId, score)
+      return { leaderboardKey: board.board_key, score, submittedScore: score, improved: true, position }
     })
-    const tookLead = await tookFirstPlace(trx, events, board.id, period, position, null)
-    await applyCounts(trx, board.id, period, countDeltas(null, rankScore))
-    events.boardChanged(trx, board.id, 1)
-    if (tookLead) await raiseNewLeader(trx, events, board, period, userId, score)
-    return { leaderboardKey: board.board_key, score, submittedScore: score, improved: true, position }
-  })
+  } catch (error) {
+    if (error instanceof FirstEntryRefused) return null
+    throw error
+  }
 }
 
 /**
@@ -333,8 +343,9 @@ async function submitLocked(
     await applyCounts(trx, board.id, period, countDeltas(wasCounted ? current.rank_score : null, entry.rank_score))
     // An entry that moved up leaves every position above its new one as it was. One that is new or
     // shown again (the total changes) or moved down (the entries it passed move up) may change any page.
-    // On MySQL the position was read in this transaction's snapshot: a concurrent move up can only put
-    // the entry lower than that, never higher, so the mark still covers it.
+    // The position was read in a snapshot (the transaction's on MySQL, the statement's on PostgreSQL
+    // at READ COMMITTED): a concurrent move up can only put the entry lower than that, never higher, so
+    // the mark still covers it.
     const movedUp = wasCounted && entry.rank_score < current.rank_score
     events.boardChanged(trx, board.id, movedUp ? position : 1)
     if (tookLead) await raiseNewLeader(trx, events, board, period, input.userId, stored)

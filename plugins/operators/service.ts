@@ -115,7 +115,7 @@ const ownerCount = (db: Db) =>
     .select(sql<number>`count(*)`.as('n'))
 
 /**
- * Locks the owner rows (MySQL) so that two owners demoting or removing each other at once are
+ * Locks the owner rows (MySQL, PostgreSQL) so that two owners demoting or removing each other at once are
  * ordered: the second then counts one owner and changes nothing.
  */
 async function lockOwners(trx: Db): Promise<void> {

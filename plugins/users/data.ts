@@ -1,5 +1,6 @@
 import type { Db } from '../../db/types.js'
 import { isUniqueViolation } from '../../db/dialect.js'
+import { guarded } from '../../db/savepoint.js'
 import { toIso, toIsoOrNull } from '../core/clock.js'
 import { hashToken } from '../security/secrets.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
@@ -27,20 +28,23 @@ export async function importAnonymousUser(
   }
   const id = user.id.toLowerCase()
   try {
-    await insertUser.execute(db, {
-      id,
-      username,
-      email: null,
-      is_anonymous: 1,
-      is_verified: 0,
-      anonymous_token_hash: tokenHash,
-      banned_at: null,
-      ban_reason: null,
-      created_at: user.createdAt,
-      updated_at: user.createdAt,
-      password_hash: null,
-      email_key: null,
-    })
+    // A dry run imports inside a transaction, which the refusal must leave usable (`guarded`).
+    await guarded(db, () =>
+      insertUser.execute(db, {
+        id,
+        username,
+        email: null,
+        is_anonymous: 1,
+        is_verified: 0,
+        anonymous_token_hash: tokenHash,
+        banned_at: null,
+        ban_reason: null,
+        created_at: user.createdAt,
+        updated_at: user.createdAt,
+        password_hash: null,
+        email_key: null,
+      }),
+    )
     return COPIED
   } catch (error) {
     if (!isUniqueViolation(error)) throw error

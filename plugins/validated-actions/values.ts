@@ -27,7 +27,7 @@ export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 /**
  * Creates or write-locks the player's lock row. Every run start, submit and adjustment of one player
  * takes it first, so their counted limits and balance changes run one after the other, also across
- * instances (MySQL row lock; SQLite takes one writer at a time anyway).
+ * instances (a row lock on MySQL and PostgreSQL; SQLite takes one writer at a time anyway).
  */
 export async function lockPlayer(db: Db, userId: string, now: number): Promise<void> {
   await insertOrLock(
