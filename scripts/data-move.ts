@@ -254,7 +254,7 @@ export async function refuseTarget(target: Store): Promise<void> {
 const notEmpty = (target: Store, data: string[]) =>
   new Error(
     `${target.description} is not empty: ${data.join(', ')}. Nothing was written. The move fills an empty ` +
-      'database only: give it a new one (CREATE DATABASE ... CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci, or a new file)',
+      'database only: give it a new one (CREATE DATABASE, as docs/migrating.md shows, or a new file)',
   )
 
 /** The source is an Outpost database of this code's schema, every table of it known to the move. */
@@ -285,15 +285,19 @@ export async function moveData(source: Store, target: TargetStore, progress?: Mo
     shapes.set(table, from)
   }
   const sourceAutoIds = await source.autoIds()
-  // SQLite: one transaction (all or nothing, and fast). MySQL: a commit per batch keeps the undo log
-  // small; should the move stop, the tables it wrote are emptied again below.
-  const whole = target.driver === 'sqlite'
+  // One transaction where the target takes it well (all or nothing); else a commit per batch, and
+  // should the move stop, the tables it wrote are emptied again below.
+  const whole = target.wholeMove
   try {
     if (whole) await target.begin()
     for (const table of [...seeded].reverse()) await target.deleteAll(table)
     for (const table of TABLES) {
       progress?.table(table, await source.count(table))
-      await copyTable(source, target, table, shapes.get(table)!, !whole, progress)
+      await copyTable(source, target, table, shapes.get(table)!, !whole, progress).catch((error: Error) => {
+        // The database's own words, with the table they are about (a value one engine stores and
+        // another refuses, such as a NUL character in text, which PostgreSQL does not store).
+        throw new Error(`copying ${table}: ${error.message}`, { cause: error })
+      })
     }
     for (const [table, lastId] of sourceAutoIds) await target.setAutoId(table, lastId)
     if (whole) await target.commit()

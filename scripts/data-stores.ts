@@ -1,10 +1,13 @@
-// The two ends of `migrate-data`: an Outpost database on SQLite or MySQL, read page by page in primary-key
-// order and written in batches. Values cross as they are stored: integers as numbers (as BigInt past
-// 2^53), doubles as doubles (MySQL's binary protocol: no decimal text on the way), blobs as Buffers,
-// text as text. Every timestamp is an integer of milliseconds, so dates are integers here too.
+// The ends of `migrate-data`: an Outpost database on SQLite or MySQL (PostgreSQL: postgres-store.ts),
+// read page by page in primary-key order and written in batches. Values cross as they are stored:
+// integers as numbers (as BigInt past 2^53), doubles as doubles (MySQL's binary protocol: no decimal
+// text on the way), blobs as Buffers, text as text. Every timestamp is an integer of milliseconds, so
+// dates are integers here too.
 import SQLite from 'better-sqlite3'
 import { createConnection, type Connection } from 'mysql2/promise'
 import { createPrivateFile } from '../db/private-file.js'
+import type { DbConfig } from '../db/index.js'
+import { mysqlTls } from '../db/tls.js'
 
 export type Value = string | number | bigint | Buffer | null
 export type Row = Value[]
@@ -17,7 +20,12 @@ export interface TableShape {
 /** One Outpost database, as the move sees it. */
 export interface Store {
   readonly description: string
-  readonly driver: 'sqlite' | 'mysql'
+  /**
+   * Whether the move writes into this database in one transaction (all or nothing): SQLite, whose one
+   * writer makes it cheap, and PostgreSQL, whose row versions need no undo log that grows with it.
+   * MySQL commits per batch instead, to keep InnoDB's undo log small, and is emptied again on failure.
+   */
+  readonly wholeMove: boolean
   /** The tables, less the migrator's own (kysely_migration*, migration_steps) and the engine's (sqlite_*). */
   tables(): Promise<string[]>
   shape(table: string): Promise<TableShape>
@@ -39,22 +47,23 @@ export interface TargetStore extends Store {
   deleteAll(table: string): Promise<void>
   /** The next auto-increment id is past `lastId`. */
   setAutoId(table: string, lastId: number): Promise<void>
-  /** Whole move in one transaction where the engine allows it cheaply (SQLite); MySQL commits per batch. */
+  /** A transaction: the whole move's where `wholeMove` says so, else one batch's. */
   begin(): Promise<void>
   commit(): Promise<void>
   rollback(): Promise<void>
 }
 
-const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|sqlite_.*)$/
+export const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|sqlite_.*)$/
 
 const NAME = /^[a-z_][a-z0-9_]*$/
-function id(name: string): string {
+/** A table or column name, checked to be one before it goes into SQL text. */
+export function id(name: string): string {
   if (!NAME.test(name)) throw new Error(`not a table or column name: ${name}`)
   return name
 }
 
 /** Integers past 2^53 stay BigInt; the rest become numbers. */
-function plain(value: unknown): Value {
+export function plain(value: unknown): Value {
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value
   }
@@ -107,7 +116,7 @@ export function openSqlite(path: string, role: 'source' | 'target'): TargetStore
     prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name) !== undefined
   return {
     description: `SQLite file ${path}`,
-    driver: 'sqlite',
+    wholeMove: true,
     async tables() {
       const rows = all("select name from sqlite_master where type = 'table' order by name")
       return rows.map((r) => String(r[0])).filter((n) => !INTERNAL.test(n))
@@ -188,36 +197,31 @@ export function openSqlite(path: string, role: 'source' | 'target'): TargetStore
   }
 }
 
-export interface MysqlTarget {
+/** A database on a server (a `mysql://` or `postgres://` URL: migrate-data.ts reads it). */
+export interface ServerTarget {
   host: string
   port: number
   user: string
   password: string
   database: string
+  /** TLS to the server, as the DB_SSL and DB_SSL_CA settings give it to Outpost (db/tls.ts). */
+  tls: Pick<DbConfig, 'DB_SSL' | 'DB_SSL_CA'>
 }
 
-export function parseMysqlUrl(url: string): MysqlTarget {
-  const parsed = new URL(url)
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
-  if (!database) throw new Error(`${url} names no database: mysql://user:pass@host:3306/DATABASE`)
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-    database,
-  }
-}
-
-export async function openMysql(target: MysqlTarget, role: 'source' | 'target'): Promise<TargetStore> {
+export async function openMysql(target: ServerTarget, role: 'source' | 'target'): Promise<TargetStore> {
   const conn: Connection = await createConnection({
-    ...target,
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    password: target.password,
+    database: target.database,
     charset: 'UTF8MB4_UNICODE_CI',
     timezone: 'Z',
     supportBigNumbers: true,
     bigNumberStrings: false,
     dateStrings: true,
     connectTimeout: 10_000,
+    ssl: mysqlTls(target.tls),
   })
   const q = (n: string) => `\`${id(n)}\``
   const rows = async (text: string, params: unknown[] = []) => {
@@ -250,7 +254,7 @@ export async function openMysql(target: MysqlTarget, role: 'source' | 'target'):
   const schema = 'table_schema = database()'
   return {
     description: `MySQL database ${target.database} at ${target.host}:${target.port}`,
-    driver: 'mysql',
+    wholeMove: false,
     async tables() {
       const names = await rows(`select table_name from information_schema.tables where ${schema} order by table_name`)
       return names.map((r) => String(r[0])).filter((n) => !INTERNAL.test(n))

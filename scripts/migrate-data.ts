@@ -1,14 +1,19 @@
-// `npm run migrate-data -- --from <sqlite:FILE | mysql://...> --to <sqlite:FILE | mysql://...>`: moves
-// every table of an Outpost database into another, empty one (SQLite to MySQL, or back).
+// `npm run migrate-data -- --from <database> --to <database>`: moves every table of an Outpost database
+// into another, empty one, each a SQLite file or a MySQL or PostgreSQL database, in any direction.
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { openMysql, openSqlite, parseMysqlUrl, type TargetStore } from './data-stores.js'
+import { ENGINES, type Engine } from '../db/engines/index.js'
+import { openMysql, openSqlite, type ServerTarget, type TargetStore } from './data-stores.js'
+import { openPostgres } from './postgres-store.js'
 import { checkSource, formatCounts, migrateTarget, moveData, refuseTarget, type MoveProgress } from './data-move.js'
 
 export const USAGE = `Usage: npm run migrate-data -- --from <database> --to <database>
 
-  <database> is sqlite:PATH (an Outpost SQLite file) or mysql://USER:PASS@HOST:3306/NAME.
+  <database> is sqlite:PATH (an Outpost SQLite file), mysql://USER:PASS@HOST:3306/NAME
+  or postgres://USER:PASS@HOST:5432/NAME (postgresql:// too). A server's URL may end in
+  ?ssl=require (TLS, the certificate not checked) or ?ssl=verify (checked against the system's
+  authorities, or the PEM file of &sslca=PATH), as DB_SSL and DB_SSL_CA do for the server.
 
 Copies every table of an Outpost database into another one, with every row's id, bytes and times
 as they are, then counts the rows of each table on both sides and prints them. The target is
@@ -17,18 +22,67 @@ with rows in any table, and writes nothing then.
 
 Stop the Outpost server before the move and keep it stopped until it is done: rows written during
 the move would not be carried over. A SQLite source that another process holds open (a running
-server) is refused; so is a MySQL source that other connections are using.
+server) is refused; so is a MySQL or PostgreSQL source that other connections are using.
 
 Create a MySQL target first:
   CREATE DATABASE outpost CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+or a PostgreSQL one:
+  CREATE DATABASE outpost ENCODING 'UTF8' TEMPLATE template0;
 
 Examples:
   npm run migrate-data -- --from sqlite:./data/outpost.db --to mysql://outpost:secret@127.0.0.1:3306/outpost
+  npm run migrate-data -- --from sqlite:./data/outpost.db --to postgres://outpost:secret@127.0.0.1:5432/outpost
   npm run migrate-data -- --from mysql://outpost:secret@127.0.0.1:3306/outpost --to sqlite:./data/outpost.db
 
 Then point the DB_ settings in .env at the target and start the server.`
 
-type Endpoint = { kind: 'sqlite'; path: string } | { kind: 'mysql'; url: string }
+/** A kind of database server: its engine (default port, the settings its migrations run with) and its store. */
+interface Server {
+  engine: Engine
+  open(target: ServerTarget, role: 'source' | 'target'): Promise<TargetStore>
+}
+
+/**
+ * The servers the move reaches, by the scheme of their URLs. The command line names a server's
+ * database by URL, so the scheme is what tells the engines apart here, the one place in the move.
+ */
+const SCHEMES: Record<string, Server> = {
+  'mysql:': { engine: ENGINES.mysql, open: openMysql },
+  'postgres:': { engine: ENGINES.postgres, open: openPostgres },
+  'postgresql:': { engine: ENGINES.postgres, open: openPostgres },
+}
+
+type Endpoint = { kind: 'sqlite'; path: string } | { kind: 'server'; server: Server; target: ServerTarget; url: string }
+
+/** The server database of a URL, or a string saying what is wrong with it. */
+function serverEndpoint(url: string): Endpoint | string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return `${url} is not a URL`
+  }
+  const server = SCHEMES[parsed.protocol.toLowerCase()]
+  if (!server) return `${parsed.protocol} is not a database this move knows (${Object.keys(SCHEMES).join(' ')})`
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
+  if (!database || database.includes('/')) {
+    const example = `${parsed.protocol}//USER:PASS@HOST:${server.engine.defaultPort}/NAME`
+    return `${parsed.protocol}//${parsed.host} names no database: ${example}`
+  }
+  const ssl = parsed.searchParams.get('ssl') ?? 'off'
+  if (ssl !== 'off' && ssl !== 'require' && ssl !== 'verify') {
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}: ssl=${ssl} is not off, require or verify`
+  }
+  const target = {
+    host: parsed.hostname,
+    port: Number(parsed.port || server.engine.defaultPort),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database,
+    tls: { DB_SSL: ssl, DB_SSL_CA: parsed.searchParams.get('sslca') ?? '' } as const,
+  }
+  return { kind: 'server', server, target, url }
+}
 
 export interface MoveArgs {
   from: Endpoint
@@ -36,13 +90,23 @@ export interface MoveArgs {
 }
 
 function endpoint(text: string, flag: string): Endpoint | string {
-  if (/^mysql:\/\//i.test(text)) return { kind: 'mysql', url: text }
+  if (/^[a-z]+:\/\//i.test(text)) {
+    const server = serverEndpoint(text)
+    return typeof server === 'string' ? `${flag} ${server}` : server
+  }
   if (text.startsWith('sqlite:')) {
     const path = text.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')
     if (path === '') return `${flag} sqlite: needs a file path (sqlite:./data/outpost.db)`
     return { kind: 'sqlite', path: resolve(path) }
   }
-  return `${flag} ${text}: give sqlite:PATH or mysql://USER:PASS@HOST:PORT/NAME`
+  return `${flag} ${text}: give sqlite:PATH, mysql://USER:PASS@HOST:PORT/NAME or postgres://USER:PASS@HOST:PORT/NAME`
+}
+
+/** The store of a database the command line names (`sqlite:PATH` or a server's URL). */
+export async function openEndpoint(text: string, role: 'source' | 'target'): Promise<TargetStore> {
+  const e = endpoint(text, text)
+  if (typeof e === 'string') throw new Error(e)
+  return e.kind === 'sqlite' ? openSqlite(e.path, role) : e.server.open(e.target, role)
 }
 
 export function parseArgs(argv: string[]): MoveArgs | string {
@@ -103,18 +167,19 @@ async function openTarget(to: Endpoint): Promise<TargetStore> {
     await migrateTarget({ DB_DRIVER: 'sqlite', DB_PATH: to.path })
     return openSqlite(to.path, 'target')
   }
-  const t = parseMysqlUrl(to.url)
-  const before = await openMysql(t, 'target')
+  const t = to.target
+  const before = await to.server.open(t, 'target')
   await refuseTarget(before).finally(() => before.close())
   await migrateTarget({
-    DB_DRIVER: 'mysql',
+    DB_DRIVER: to.server.engine.name,
     DB_HOST: t.host,
     DB_PORT: t.port,
     DB_USER: t.user,
     DB_PASS: t.password,
     DB_NAME: t.database,
+    ...t.tls,
   })
-  return openMysql(t, 'target')
+  return to.server.open(t, 'target')
 }
 
 export async function main(argv: string[], io: Output = { out: process.stdout, err: process.stderr }): Promise<number> {
@@ -140,7 +205,7 @@ async function move(args: MoveArgs, io: Output): Promise<number> {
   const source =
     args.from.kind === 'sqlite'
       ? openSqlite(args.from.path, 'source')
-      : await openMysql(parseMysqlUrl(args.from.url), 'source')
+      : await args.from.server.open(args.from.target, 'source')
   try {
     // Everything the source can be refused for is found before the target is touched.
     await checkSource(source)

@@ -21,8 +21,9 @@ const EXCEPTIONS: Record<string, string> = {
   'scripts/php-import.ts': "re-exports the PHP server's sources",
   'scripts/import-php.ts': "the import's --from names the PHP server's SQLite file or MySQL URL",
   'scripts/migrate-data.ts': "the command's arguments are sqlite:, mysql:// and postgres:// addresses",
-  'scripts/data-move.ts': 'a SQLite target is copied whole in one transaction; a server target in batches',
+  'scripts/data-move.ts': "the migrations' seed rows are read from a new SQLite file, the same on every engine",
   'scripts/data-stores.ts': "reads and writes each engine's catalog (tables, columns, auto-increment)",
+  'scripts/postgres-store.ts': "reads and writes PostgreSQL's catalog (tables, columns, keys, identity sequences)",
 }
 
 const ENGINE_WORD = /\b(mysql|mariadb|sqlite|postgres(?:ql)?|innodb)\b|Mysql|Sqlite|Postgres/i

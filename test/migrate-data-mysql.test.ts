@@ -1,9 +1,9 @@
 // `npm run migrate-data` from MySQL: a database with rows in every table, made through the app on
 // MySQL, moved to SQLite and back, compared row for row, then served (the rest: migrate-data.test.ts).
 import t from 'tap'
-import { moveBothWays } from './helpers/migrate-data.js'
+import { moveAlong } from './helpers/migrate-data.js'
 
-if (process.env.TEST_MYSQL_URL) moveBothWays(t, 'mysql')
+if (process.env.TEST_MYSQL_URL) moveAlong(t, ['mysql', 'sqlite', 'mysql'])
 else
   t.test(
     'from mysql to sqlite and back',

@@ -1,35 +1,34 @@
 // `npm run migrate-data`: a database with rows in every table, made through the app on SQLite, moved to
 // MySQL and back (to a new SQLite file and back without MySQL), compared row for row, then served; the
-// table list held to the migrated schema; the refusals. The move from MySQL: migrate-data-mysql.test.ts.
+// table list held to the migrated schema on every engine; the refusals. The move from MySQL:
+// migrate-data-mysql.test.ts; through PostgreSQL: migrate-data-postgres.test.ts.
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import t, { type Test } from 'tap'
 import SQLite from 'better-sqlite3'
-import { freshDatabase, testConfig, type Dialect } from './helpers/app.js'
-import { USAGE } from '../scripts/migrate-data.js'
+import { eachDialect, freshDatabase, testConfig, type Dialect } from './helpers/app.js'
+import { openEndpoint, USAGE } from '../scripts/migrate-data.js'
 import { checkOrder, checkTables, migrateTarget, TABLES } from '../scripts/data-move.js'
-import { openMysql, openSqlite, parseMysqlUrl, type Store } from '../scripts/data-stores.js'
-import { endpoint, migrateData, moveBothWays } from './helpers/migrate-data.js'
+import type { Store } from '../scripts/data-stores.js'
+import { endpoint, migrateData, moveAlong } from './helpers/migrate-data.js'
 
-const MYSQL_URL = process.env.TEST_MYSQL_URL
 const CLI = join(import.meta.dirname, '../scripts/migrate-data.js')
 
-moveBothWays(t, 'sqlite')
+moveAlong(t, ['sqlite', process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite', 'sqlite'])
 
 /** A database migrated by this code, and a store on it. */
 async function migrated(t: Test, dialect: Dialect): Promise<{ env: Record<string, string>; store: Store }> {
   const env = await freshDatabase(t, dialect)
   await migrateTarget(testConfig(env))
-  const store =
-    dialect === 'sqlite' ? openSqlite(env.DB_PATH!, 'target') : await openMysql(parseMysqlUrl(endpoint(env)), 'target')
+  const store = await openEndpoint(endpoint(env), 'target')
   t.teardown(() => store.close())
   return { env, store }
 }
 
-for (const dialect of MYSQL_URL ? (['sqlite', 'mysql'] as const) : (['sqlite'] as const)) {
-  t.test(`${dialect}: the move's table list is the migrated schema's, in foreign-key order`, async (t) => {
+eachDialect(t, async (t, dialect) => {
+  t.test("the move's table list is the migrated schema's, in foreign-key order", async (t) => {
     const { store } = await migrated(t, dialect)
     const present = await store.tables()
     t.same([...present].sort(), [...TABLES].sort(), 'every table of the schema is listed, and no other')
@@ -39,7 +38,7 @@ for (const dialect of MYSQL_URL ? (['sqlite', 'mysql'] as const) : (['sqlite'] a
     t.throws(() => checkOrder(fks, [...TABLES].reverse()), /before/, 'a wrong order is caught')
     t.throws(() => checkTables([...present, 'future_feature'], 'db'), /does not know: future_feature/)
   })
-}
+})
 
 t.test('a table a later migration adds, unknown to the move, stops it before anything is written', async (t) => {
   const { env, store } = await migrated(t, 'sqlite')
@@ -73,12 +72,26 @@ t.test('usage', async (t) => {
   t.equal(help.stdout.trim(), USAGE)
   t.match(help.stdout, /Stop the Outpost server before the move/)
   t.match(help.stdout, /CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci/)
+  t.match(help.stdout, /postgres:\/\/USER:PASS@HOST:5432\/NAME/)
+  t.match(help.stdout, /ENCODING 'UTF8'/)
   const none = await migrateData()
   t.equal(none.status, 2)
   t.match(none.stderr, /--from and --to are both required/)
-  const bad = await migrateData('--from', 'postgres://x', '--to', 'sqlite:x.db')
+  const bad = await migrateData('--from', 'x.db', '--to', 'sqlite:x.db')
   t.equal(bad.status, 2)
-  t.match(bad.stderr, /give sqlite:PATH or mysql:/)
+  t.match(bad.stderr, /give sqlite:PATH, mysql:\/\/.* or postgres:\/\//)
+  const unknown = await migrateData('--from', 'oracle://db/x', '--to', 'sqlite:x.db')
+  t.equal(unknown.status, 2)
+  t.match(unknown.stderr, /--from oracle: is not a database this move knows \(mysql: postgres: postgresql:\)/)
+  for (const url of ['postgres://db.example', 'postgresql://u:secret@db.example:5433/', 'mysql://db.example/']) {
+    const none = await migrateData('--from', 'sqlite:x.db', '--to', url)
+    t.equal(none.status, 2, `${url}: a usage error`)
+    t.match(none.stderr, /names no database: (postgres|postgresql|mysql):\/\/USER:PASS@HOST:(5432|3306)\/NAME/)
+    t.notMatch(none.stderr, /secret/, 'the password is not echoed')
+  }
+  const tls = await migrateData('--from', 'sqlite:x.db', '--to', 'postgres://u@db.example/outpost?ssl=maybe')
+  t.equal(tls.status, 2)
+  t.match(tls.stderr, /--to postgres:\/\/db.example\/outpost: ssl=maybe is not off, require or verify/)
   const missing = await migrateData('--from', 'sqlite:/nonexistent/outpost.db', '--to', 'sqlite:/tmp/x.db')
   t.equal(missing.status, 2)
   t.match(missing.stderr, /No such file/)

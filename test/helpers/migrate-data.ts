@@ -1,17 +1,15 @@
-// The legs of the migrate-data tests: a database made through the app, moved, compared and served.
+// The legs of the migrate-data tests: a database made through the app, moved from engine to engine,
+// compared row for row after each move, and each copy served.
 import type { Test } from 'tap'
-import { createConnection } from 'mysql2/promise'
 import { buildTestApp, freshDatabase, testConfig, type Dialect, type TestApp } from './app.js'
-import { mysqlConnection } from '../../bench/mysql.js'
 import { createDb } from '../../db/index.js'
-import { main } from '../../scripts/migrate-data.js'
+import { main, openEndpoint } from '../../scripts/migrate-data.js'
 import { normalize, TABLES } from '../../scripts/data-move.js'
-import { fillEveryTable } from '../fixtures/every-table.js'
+import { InUseError } from '../../scripts/data-stores.js'
+import { fillEveryTable, type Filled } from '../fixtures/every-table.js'
 import { unity as saves } from '../fixtures/cloud-save.js'
 import { redeemCode } from '../fixtures/gift-codes.js'
 import { signInRequest } from '../fixtures/operators.js'
-
-const MYSQL_URL = process.env.TEST_MYSQL_URL
 
 interface Run {
   status: number
@@ -35,12 +33,11 @@ export async function migrateData(...args: string[]): Promise<Run> {
   return { status, stdout, stderr, counts }
 }
 
-/** The command-line form of a test database's settings. */
+/** The command-line form of a test database's settings (a server's URL scheme is its DB_DRIVER). */
 export function endpoint(env: Record<string, string>): string {
   if (env.DB_DRIVER === 'sqlite') return `sqlite:${env.DB_PATH}`
-  const url = new URL(MYSQL_URL!)
-  url.pathname = `/${env.DB_NAME}`
-  return url.toString()
+  const user = `${encodeURIComponent(env.DB_USER ?? '')}:${encodeURIComponent(env.DB_PASS ?? '')}`
+  return `${env.DB_DRIVER}://${user}@${env.DB_HOST}:${env.DB_PORT}/${env.DB_NAME}`
 }
 
 const dbEnvOf = (ctx: TestApp) => Object.fromEntries(Object.entries(ctx.env).filter(([k]) => k.startsWith('DB_')))
@@ -76,21 +73,20 @@ async function dump(env: Record<string, string>): Promise<Dump> {
   }
 }
 
-/** A stopped server's MySQL connections leave the server's process list a moment after they close. */
+/**
+ * A stopped server's connections leave a database server's list of clients a moment after they close:
+ * until then the move would take the database for one in use.
+ */
 async function connectionsGone(env: Record<string, string>): Promise<void> {
-  if (env.DB_DRIVER !== 'mysql') return
-  const conn = await createConnection({ ...mysqlConnection(MYSQL_URL!), database: env.DB_NAME })
-  try {
-    const deadline = Date.now() + 10_000
-    for (;;) {
-      const [rows] = await conn.query(
-        'select count(*) as n from information_schema.processlist where db = database() and id <> connection_id()',
-      )
-      if (Number((rows as Array<{ n: number }>)[0]!.n) === 0 || Date.now() > deadline) return
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    try {
+      await (await openEndpoint(endpoint(env), 'source')).close()
+      return
+    } catch (error) {
+      if (!(error instanceof InUseError) || Date.now() > deadline) return
       await new Promise((r) => setTimeout(r, 50))
     }
-  } finally {
-    await conn.end()
   }
 }
 
@@ -102,108 +98,134 @@ function sameRows(t: Test, actual: Dump, expected: Dump, what: string) {
   for (const table of TABLES) t.same(actual.get(table), expected.get(table), `${what}: ${table} row for row`)
 }
 
-const other = (d: Dialect): Dialect => (MYSQL_URL ? (d === 'sqlite' ? 'mysql' : 'sqlite') : 'sqlite')
-
 /**
- * A database with rows in every table, made on `from` through the app, moved to the other kind (or to a
- * new SQLite file without MySQL) and back, compared row for row after each move and served in between.
+ * A database with rows in every table, made through the app on `path[0]`, moved along `path` (each move
+ * into a new database), every row of every table compared with the first database's after each move.
+ * Then each copy is served (after the moves, as serving writes: sign-ins, their audit entries): the same
+ * players, scores, saves and content, and ids that go on after the moved ones.
  */
-export const moveBothWays = (t: Test, from: Dialect) =>
-  t.test(`from ${from} to ${other(from)} and back, every table`, async (t) => {
-    const to = other(from)
-    const filled = await fillEveryTable(t, from)
-    const sourceEnv = dbEnvOf(filled.ctx)
-    const targetEnv = await freshDatabase(t, to)
+export const moveAlong = (t: Test, path: readonly Dialect[]) =>
+  t.test(`${path.join(' to ')}, every table`, async (t) => {
+    const filled = await fillEveryTable(t, path[0]!)
+    const firstEnv = dbEnvOf(filled.ctx)
+    const envs = [firstEnv]
 
     // While the server runs, the move refuses its database.
-    const busy = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
+    const busy = await migrateData('--from', endpoint(firstEnv), '--to', 'sqlite:/nonexistent/outpost.db')
     t.equal(busy.status, 1, 'refused while the server has the database open')
     t.match(busy.stderr, /stop the server/)
 
     await filled.ctx.app.close()
-    await connectionsGone(sourceEnv)
-    const source = await dump(sourceEnv)
-    for (const table of TABLES) t.ok(source.get(table)!.length > 0, `the source has rows in ${table}`)
+    await connectionsGone(firstEnv)
+    const original = await dump(firstEnv)
+    for (const table of TABLES) t.ok(original.get(table)!.length > 0, `the source has rows in ${table}`)
 
-    const moved = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
-    t.equal(moved.status, 0, `the move exits 0: ${moved.stderr}`)
-    t.match(moved.stdout, /every table has the same number of rows on both sides/)
-    t.same([...moved.counts.keys()], [...TABLES], 'the counts of every table are printed, in the order copied')
-    for (const table of TABLES) {
-      const n = source.get(table)!.length
-      t.same(moved.counts.get(table), [n, n], `${table}: ${n} rows on both sides`)
+    for (let i = 1; i < path.length; i++) {
+      const hop = `${path[i - 1]} to ${path[i]}`
+      const sourceEnv = envs[i - 1]!
+      const targetEnv = await freshDatabase(t, path[i]!)
+      const started = Date.now()
+      const moved = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
+      t.equal(moved.status, 0, `${hop}: the move exits 0: ${moved.stderr}`)
+      t.comment(`${hop}: moved in ${Date.now() - started} ms`)
+      t.match(moved.stdout, /every table has the same number of rows on both sides/)
+      t.same([...moved.counts.keys()], [...TABLES], 'the counts of every table are printed, in the order copied')
+      for (const table of TABLES) {
+        const n = original.get(table)!.length
+        t.same(moved.counts.get(table), [n, n], `${hop}: ${table}: ${n} rows on both sides`)
+      }
+      const target = await dump(targetEnv)
+      sameRows(t, target, original, hop)
+      await nextIds(t, targetEnv, original, hop)
+
+      // A second move into the filled target is refused, and writes nothing.
+      const again = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
+      t.equal(again.status, 1, `${hop}: a target with data is refused`)
+      t.match(again.stderr, /is not empty: users \(\d+ rows\)/)
+      t.match(again.stderr, /Nothing was written/)
+      sameRows(t, await dump(targetEnv), target, `${hop}, after the refused move`)
+      envs.push(targetEnv)
     }
-    const target = await dump(targetEnv)
-    sameRows(t, target, source, `${from} to ${to}`)
 
-    // A second move into the filled target is refused, and writes nothing.
-    const again = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
-    t.equal(again.status, 1, 'a target with data is refused')
-    t.match(again.stderr, /is not empty: users \(\d+ rows\)/)
-    t.match(again.stderr, /Nothing was written/)
-    sameRows(t, await dump(targetEnv), target, 'after the refused move')
-
-    // The moved database, served: the same players, scores, saves and content.
-    const served = await buildTestApp(t, to, { dbEnv: targetEnv, clock: filled.ctx.clock })
-    const signin = await served.call({
-      method: 'POST',
-      url: '/user-management/signin',
-      payload: { type: 'ANONYMOUS', anonymousToken: filled.anonymous.anonymousToken },
-    })
-    t.equal(signin.statusCode, 200, 'the anonymous token signs in')
-    t.equal(signin.json().userId, filled.anonymous.userId, 'as the same user')
-    t.equal(signin.json().username, 'Ælfrida ✓')
-    const mail = await served.call({
-      method: 'POST',
-      url: '/user-management/signin',
-      payload: { type: 'EMAIL', email: filled.email.email, password: filled.email.password },
-    })
-    t.equal(mail.statusCode, 200, 'the e-mail account signs in with its password')
-    t.equal(mail.json().userId, filled.email.userId)
-    const user = { ...filled.anonymous, accessToken: signin.json().accessToken as string }
-    const top = await served.call({ method: 'GET', url: `/leaderboard/top?userId=${user.userId}&limit=10` })
-    t.same(
-      top.json().entries.map((e: { username: string; score: number }) => [e.username, e.score]),
-      [
-        ['bob', 900],
-        ['Ælfrida ✓', 500],
-      ],
-      'the same default board',
-    )
-    const text = await saves.load(served, user)
-    t.equal(text.json().saveData, filled.textSave, 'the text save, character for character')
-    const secondId = filled.second.userId
-    const rank = await served.call({ method: 'GET', url: `/leaderboards/Level%201/rank?userId=${secondId}` })
-    t.equal(rank.json().score, 9_007_199_254_740_991, 'the largest score, exact')
-    const bytes = await served.call({
-      method: 'POST',
-      url: '/cloud-save/load',
-      headers: { accept: 'application/octet-stream' },
-      payload: { userId: secondId },
-    })
-    t.same(bytes.rawPayload, filled.binarySave, 'the binary save, byte for byte')
-    t.equal((await served.call({ method: 'GET', url: '/remote-config/motd' })).json().configValue, 'hi')
-    t.equal((await redeemCode(served, user, 'SUMMER24')).json().success, false, 'a redeemed code stays redeemed')
-    const exported = (await served.admin({ method: 'GET', url: `/users/${user.userId}/export` })).json()
-    t.equal(exported.feedback.length, 1)
-    t.equal(exported.logs[0].errorCode, 'E42')
-    t.same(exported.crashReports[0].customKeys, { level: '3', build: '' })
-    t.equal(exported.giftCodeRedemptions[0].code, 'SUMMER24')
-    const op = await signInRequest(served, { username: filled.operator.username, password: filled.operator.password })
-    t.equal(op.statusCode, 200, 'the operator signs in to the console')
-    // The sign-in above was audited with the next id after the moved ones (a reused id would be refused).
-    const audit = await served.admin({ method: 'GET', url: '/audit?limit=1' })
-    t.equal(audit.statusCode, 200)
-    const movedIds = source.get('audit_log')!.map((r) => Number(field(r, 'id')))
-    t.equal(audit.json().items[0].action, 'sign-in')
-    t.ok(audit.json().items[0].id > Math.max(...movedIds), 'the trail goes on after the moved ids')
-    await served.app.close()
-    await connectionsGone(targetEnv)
-
-    // And back into a new database of the first kind.
-    const backEnv = await freshDatabase(t, from)
-    const before = await dump(targetEnv)
-    const back = await migrateData('--from', endpoint(targetEnv), '--to', endpoint(backEnv))
-    t.equal(back.status, 0, `the move back exits 0: ${back.stderr}`)
-    sameRows(t, await dump(backEnv), before, `${to} back to ${from}`)
+    for (let i = 1; i < path.length; i++) await serve(t, filled, path[i]!, envs[i]!, original)
   })
+
+/** The tables whose ids the database hands out: the next id of each comes after every moved one. */
+const NUMBERED = ['audit_log', 'webhook_attempts'] as const
+
+async function nextIds(t: Test, env: Record<string, string>, moved: Dump, hop: string) {
+  const store = await openEndpoint(endpoint(env), 'target')
+  try {
+    const last = await store.autoIds()
+    for (const table of NUMBERED) {
+      const ids = moved.get(table)!.map((r) => Number(field(r, 'id')))
+      t.ok(last.get(table)! >= Math.max(...ids), `${hop}: ${table} numbers on after id ${Math.max(...ids)}`)
+    }
+  } finally {
+    await store.close()
+  }
+}
+
+/** The moved database `env`, served: the same players, scores, saves and content as the app made. */
+async function serve(t: Test, filled: Filled, dialect: Dialect, env: Record<string, string>, moved: Dump) {
+  const served = await buildTestApp(t, dialect, { dbEnv: env, clock: filled.ctx.clock })
+  const what = (text: string) => `${dialect} copy: ${text}`
+  const signin = await served.call({
+    method: 'POST',
+    url: '/user-management/signin',
+    payload: { type: 'ANONYMOUS', anonymousToken: filled.anonymous.anonymousToken },
+  })
+  t.equal(signin.statusCode, 200, what('the anonymous token signs in'))
+  t.equal(signin.json().userId, filled.anonymous.userId, 'as the same user')
+  t.equal(signin.json().username, 'Ælfrida ✓')
+  const mail = await served.call({
+    method: 'POST',
+    url: '/user-management/signin',
+    payload: { type: 'EMAIL', email: filled.email.email, password: filled.email.password },
+  })
+  t.equal(mail.statusCode, 200, what('the e-mail account signs in with its password'))
+  t.equal(mail.json().userId, filled.email.userId)
+  const user = { ...filled.anonymous, accessToken: signin.json().accessToken as string }
+  const top = await served.call({ method: 'GET', url: `/leaderboard/top?userId=${user.userId}&limit=10` })
+  t.same(
+    top.json().entries.map((e: { username: string; score: number }) => [e.username, e.score]),
+    [
+      ['bob', 900],
+      ['Ælfrida ✓', 500],
+    ],
+    what('the same default board'),
+  )
+  const text = await saves.load(served, user)
+  t.equal(text.json().saveData, filled.textSave, what('the text save, character for character'))
+  const secondId = filled.second.userId
+  const rank = await served.call({ method: 'GET', url: `/leaderboards/Level%201/rank?userId=${secondId}` })
+  t.equal(rank.json().score, 9_007_199_254_740_991, what('the largest score, exact'))
+  const bytes = await served.call({
+    method: 'POST',
+    url: '/cloud-save/load',
+    headers: { accept: 'application/octet-stream' },
+    payload: { userId: secondId },
+  })
+  t.same(bytes.rawPayload, filled.binarySave, what('the binary save, byte for byte'))
+  t.equal((await served.call({ method: 'GET', url: '/remote-config/motd' })).json().configValue, 'hi')
+  t.equal((await redeemCode(served, user, 'SUMMER24')).json().success, false, what('a redeemed code stays redeemed'))
+  const exported = (await served.admin({ method: 'GET', url: `/users/${user.userId}/export` })).json()
+  t.equal(exported.feedback.length, 1)
+  t.equal(exported.logs[0].errorCode, 'E42')
+  t.same(exported.crashReports[0].customKeys, { level: '3', build: '' })
+  t.equal(exported.giftCodeRedemptions[0].code, 'SUMMER24')
+  const op = await signInRequest(served, { username: filled.operator.username, password: filled.operator.password })
+  t.equal(op.statusCode, 200, what('the operator signs in to the console'))
+  // The sign-in above was audited with the next id after the moved ones (a reused id would be refused).
+  const audit = await served.admin({ method: 'GET', url: '/audit?limit=1' })
+  t.equal(audit.statusCode, 200)
+  const movedIds = moved.get('audit_log')!.map((r) => Number(field(r, 'id')))
+  t.equal(audit.json().items[0].action, 'sign-in')
+  t.ok(audit.json().items[0].id > Math.max(...movedIds), what('the audit trail goes on after the moved ids'))
+
+  // While it serves, a move from it is refused.
+  const busy = await migrateData('--from', endpoint(env), '--to', 'sqlite:/nonexistent/outpost.db')
+  t.equal(busy.status, 1, what('a move from a served database is refused'))
+  t.match(busy.stderr, /stop the server/)
+  await served.app.close()
+}
