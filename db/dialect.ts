@@ -14,6 +14,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return anyEngine(error, 'unique')
 }
 
+/** The database refused the statement for the values it carried (too long, out of range, a key, a check). */
+export function isStatementRefused(error: unknown): boolean {
+  return anyEngine(error, 'refused')
+}
+
 /** A row referenced a parent that does not exist (or no longer does). */
 export function isForeignKeyViolation(error: unknown): boolean {
   return anyEngine(error, 'foreignKey')

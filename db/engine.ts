@@ -33,6 +33,11 @@ export interface ErrorClasses {
   timeout(error: ErrorLike): boolean
   /** The database did not answer, or refused the connection: a retry later can succeed. */
   unavailable(error: ErrorLike): boolean
+  /**
+   * The database refused the statement for the values it carried (a value too long or out of range
+   * for its column, a key or a check): the same statement would be refused again, the next one need not.
+   */
+  refused(error: ErrorLike): boolean
 }
 
 export interface ErrorLike {

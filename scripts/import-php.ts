@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { Migrator, type Kysely } from 'kysely'
 import SQLite from 'better-sqlite3'
 import { describeConfigError, loadConfig, type Config } from '../config.js'
-import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
+import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { migrations } from '../db/migrations/index.js'
 import type { Db } from '../db/types.js'
@@ -105,7 +105,8 @@ async function dryRun(db: Db, run: (db: Db) => Promise<ImportReport>): Promise<I
 
 /**
  * The database to import into. A dry run never migrates the configured database: when it is not
- * migrated yet, a SQLite dry run works on a migrated temporary copy, and a MySQL one stops.
+ * migrated yet, a SQLite dry run works on a migrated temporary copy, and one on a database server
+ * (MySQL, PostgreSQL) stops.
  */
 async function target(config: Config, dry: boolean): Promise<{ db: Db; cleanup: () => void }> {
   const settings = { ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS }
@@ -114,12 +115,11 @@ async function target(config: Config, dry: boolean): Promise<{ db: Db; cleanup: 
     await migrateToLatest(db)
     return { db, cleanup: () => {} }
   }
-  if (config.DB_DRIVER === 'sqlite' && !existsSync(config.DB_PATH)) {
-    return scratchCopy(settings, undefined)
-  }
+  const server = isDatabaseServer(config)
+  if (!server && !existsSync(config.DB_PATH)) return scratchCopy(settings, undefined)
   const db = createDb(settings)
   if ((await pendingMigrations(db)) === 0) return { db, cleanup: () => {} }
-  if (config.DB_DRIVER === 'mysql') {
+  if (server) {
     await db.destroy()
     throw new Error(
       'The Outpost database is not migrated yet and a dry run writes nothing: run `npm run migrate` first',

@@ -3,7 +3,8 @@
 // through the service of the Outpost feature that owns its table, and each of those writes is keyed (the
 // row's own id, or the owner's unique key), so a second run finds everything there and copies nothing twice.
 import type { Db } from '../db/types.js'
-import { isDatabaseUnavailable } from '../db/dialect.js'
+import { isDatabaseUnavailable, isStatementRefused } from '../db/dialect.js'
+import { guarded } from '../db/savepoint.js'
 import { EventHub } from '../plugins/core/events.js'
 import { withoutNul } from '../plugins/http/json-body.js'
 import type { ImportOutcome } from '../db/import-outcome.js'
@@ -281,14 +282,16 @@ export async function importPhp(
         const checked = checker.check(step.table, row)
         let outcome: ImportOutcome
         try {
+          // A refused row leaves the dry run's transaction usable (guarded: a savepoint where needed).
           outcome =
-            'reason' in checked ? { status: 'refused', reason: checked.reason } : await step.write(db, checked.row)
+            'reason' in checked
+              ? { status: 'refused', reason: checked.reason }
+              : await guarded(db, () => step.write(db, checked.row))
         } catch (error) {
           // A row the owner refuses as invalid (a score outside the board's bounds, a value too long
           // for its column): listed with the owner's words. Only lost connections stop the run.
-          const e = error as { statusCode?: number; code?: string; message?: string; errno?: number }
-          const refusedByDatabase = typeof e.errno === 'number' || /^(SQLITE_|ER_)/.test(String(e.code ?? ''))
-          if (isDatabaseUnavailable(error) || (e.statusCode === undefined && !refusedByDatabase)) throw error
+          const e = error as { statusCode?: number; message?: string }
+          if (isDatabaseUnavailable(error) || (e.statusCode === undefined && !isStatementRefused(error))) throw error
           outcome = { status: 'refused', reason: e.message ?? String(error) }
         }
         if (step.table === 'users') checker.userOutcome(String(row.id), outcome.status !== 'refused')

@@ -10,6 +10,7 @@ import SQLite from 'better-sqlite3'
 import { buildTestApp, eachDialect } from './helpers/app.js'
 import { createUser } from './fixtures/users.js'
 import { runImport } from './helpers/php-import.js'
+import { isDatabaseUnavailable, isStatementRefused } from '../db/dialect.js'
 
 /** The PHP server's tables, as its migration lays them out (the columns the import reads). */
 const PHP_TABLES = [
@@ -146,6 +147,24 @@ eachDialect(tap, async (t, dialect) => {
   t.same(again.counts.users, [5, 0, 1, 4])
   t.same(again.counts.cloud_saves, [5, 0, 1, 4])
   t.same(await of('cloud_saves', player.userId), [], 'still no save on the Outpost player')
+
+  // A dry run now meets a key that exists at every row, inside its one transaction, and goes on.
+  const dry = await runImport(['--from', php.path, '--dry-run'], ctx.env as Record<string, string>)
+  t.equal(dry.status, 0, `the dry run after the import exits 0: ${dry.stderr}`)
+  t.same(dry.counts.users, [5, 0, 1, 4])
+  t.same(dry.counts.crash_reports, [2, 0, 1, 1])
+
+  // A value the database itself refuses is that row's refusal (listed), never taken for a lost database.
+  const refusal = await db
+    .insertInto('user_logs')
+    .values({ id: uuid(900), user_id: php.ids.alice, message: null as never, type: 'INFO', created_at: 0 })
+    .execute()
+    .then(
+      () => null,
+      (error: unknown) => error,
+    )
+  t.ok(isStatementRefused(refusal), 'a NOT NULL column refusing a row: a refused statement')
+  t.notOk(isDatabaseUnavailable(refusal))
 })
 
 tap.test('--from a directory is refused and leaves no temporary folder', async (t) => {

@@ -62,6 +62,8 @@ export const mysqlEngine: Engine = {
     timeout: (e) => e.code === QUERY_TIMEOUT || e.code === POOL_WAIT_TIMEOUT || e.errno === LOCK_WAIT_TIMEOUT,
     unavailable: (e) =>
       (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) || e.fatal === true || e.message === 'Pool is closed.',
+    // A server error (ER_*, with its errno) on a connection that stays usable.
+    refused: (e) => e.code?.startsWith('ER_') === true && e.fatal !== true && !UNAVAILABLE_CODES.has(e.code),
   },
   explainStartError,
   backupAdvice,

@@ -67,6 +67,8 @@ export const postgresEngine: Engine = {
           e.code === QUERY_TIMEOUT ||
           e.code === POOL_WAIT_TIMEOUT)) ||
       LOST_MESSAGES.some((m) => e.message?.startsWith(m) === true),
+    // SQLSTATE classes 22 (data exception: too long, out of range, bad text) and 23 (integrity constraint).
+    refused: (e) => e.code !== undefined && /^2[23][0-9A-Z]{3}$/.test(e.code),
   },
   explainStartError,
   backupAdvice,

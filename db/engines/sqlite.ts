@@ -40,6 +40,7 @@ export const sqliteEngine: Engine = {
     lockTimeout: (e) => e.code === 'SQLITE_BUSY',
     timeout: (e) => e.code === 'SQLITE_BUSY',
     unavailable: (e) => (e.code !== undefined && UNAVAILABLE.has(e.code)) || CLOSED.has(e.message ?? ''),
+    refused: (e) => e.code?.startsWith('SQLITE_') === true && !UNAVAILABLE.has(e.code),
   },
   explainStartError,
   // npm run backup copies the file itself (db/backup.ts).

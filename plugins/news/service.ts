@@ -6,6 +6,7 @@ import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
 import { bumpChangeCounter } from '../../db/change-counters.js'
+import { guarded } from '../../db/savepoint.js'
 import { canonicalLanguageTag, languageKey } from '../content/language-tag.js'
 import { keysetPage } from '../http/pagination.js'
 import type { AdminNews, NewsItem, UpdateNewsBody } from '../../schemas/news.js'
@@ -194,21 +195,24 @@ export async function importNews(
   const language = canonicalLanguageTag(item.languageCode)
   if (!language) return refused(`language "${item.languageCode}" is not a BCP 47 language tag`)
   try {
-    await withTransaction(db, async (trx) => {
-      await trx
-        .insertInto('news')
-        .values({
-          id: item.id.toLowerCase(),
-          title: item.title,
-          message: item.message,
-          language_code: language,
-          release_date: item.releaseDate,
-          created_at: item.createdAt,
-          updated_at: item.createdAt,
-        })
-        .execute()
-      await bumpChangeCounter(trx, 'news')
-    })
+    // A dry run imports inside a transaction, which the refusal must leave usable (`guarded`).
+    await guarded(db, () =>
+      withTransaction(db, async (trx) => {
+        await trx
+          .insertInto('news')
+          .values({
+            id: item.id.toLowerCase(),
+            title: item.title,
+            message: item.message,
+            language_code: language,
+            release_date: item.releaseDate,
+            created_at: item.createdAt,
+            updated_at: item.createdAt,
+          })
+          .execute()
+        await bumpChangeCounter(trx, 'news')
+      }),
+    )
     return COPIED
   } catch (error) {
     if (isUniqueViolation(error)) return EXISTS

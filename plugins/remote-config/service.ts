@@ -5,6 +5,7 @@ import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { bumpChangeCounter } from '../../db/change-counters.js'
+import { guarded } from '../../db/savepoint.js'
 import { contentEtag } from '../http/etag.js'
 import { keysetPage } from '../http/pagination.js'
 import type { AdminConfig, MatchType } from '../../schemas/remote-config.js'
@@ -166,13 +167,16 @@ export async function importConfig(db: Db, key: string, value: string | null, no
   if (value === null) return refused('its value is null, which a config cannot hold here')
   if (RESERVED_KEYS.has(key)) return refused(`"${key}" is reserved (it names a route)`)
   try {
-    await withTransaction(db, async (trx) => {
-      await trx
-        .insertInto('remote_configs')
-        .values({ config_key: key, config_value: value, created_at: now, updated_at: now })
-        .execute()
-      await bumpChangeCounter(trx, 'remote-config')
-    })
+    // A dry run imports inside a transaction, which the refusal must leave usable (`guarded`).
+    await guarded(db, () =>
+      withTransaction(db, async (trx) => {
+        await trx
+          .insertInto('remote_configs')
+          .values({ config_key: key, config_value: value, created_at: now, updated_at: now })
+          .execute()
+        await bumpChangeCounter(trx, 'remote-config')
+      }),
+    )
     return COPIED
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
