@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { CrashReportsTable, Db } from '../../db/types.js'
 import { flag, forUpdate, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
+import { guarded } from '../../db/savepoint.js'
 import { toIso } from '../core/clock.js'
 import type { RaisedEvents } from '../core/events.js'
 import { findUser } from '../users/service.js'
@@ -99,7 +100,8 @@ const userKeyOf = (userId: string) => (userId === '' || userId.toLowerCase() ===
 async function withLinkedUser<T>(db: Db, userId: string, work: (linked: string | null) => Promise<T>): Promise<T> {
   const linked = await linkedUser(db, userId)
   try {
-    return await work(linked)
+    // Guarded: inside a caller's transaction the refused row must not end it (PostgreSQL would).
+    return await guarded(db, () => work(linked))
   } catch (error) {
     if (linked === null || !isForeignKeyViolation(error)) throw error
     return work(null)
@@ -111,19 +113,21 @@ export async function registerSession(db: Db, body: CrashSessionBody, now: numbe
   const [userId] = clip(clientUserId(body.userId), LIMITS.short)
   return withLinkedUser(db, userId, async (linked) => {
     try {
-      await db
-        .insertInto('crash_sessions')
-        .values({
-          session_id: clip(body.sessionId, LIMITS.short)[0],
-          app_version: clip(str(body.appVersion), LIMITS.short)[0],
-          platform: clip(str(body.platform), LIMITS.short)[0],
-          user_id: userId,
-          linked_user_id: linked,
-          crashed: 0,
-          created_at: now,
-          crashed_at: null,
-        })
-        .execute()
+      await guarded(db, () =>
+        db
+          .insertInto('crash_sessions')
+          .values({
+            session_id: clip(body.sessionId, LIMITS.short)[0],
+            app_version: clip(str(body.appVersion), LIMITS.short)[0],
+            platform: clip(str(body.platform), LIMITS.short)[0],
+            user_id: userId,
+            linked_user_id: linked,
+            crashed: 0,
+            created_at: now,
+            crashed_at: null,
+          })
+          .execute(),
+      )
       return true
     } catch (error) {
       // The primary key settles concurrent registrations of one session: exactly one insert wins.

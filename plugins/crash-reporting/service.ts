@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { CrashGroup, CrashReport, Db } from '../../db/types.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
+import { guarded } from '../../db/savepoint.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
@@ -242,7 +243,8 @@ export async function importReport(
   createdAt: number,
 ): Promise<ImportOutcome> {
   try {
-    await createReport(db, body, createdAt, { id: id.toLowerCase() })
+    // Guarded: in a caller's transaction the refused second import must not end it (PostgreSQL would).
+    await guarded(db, () => createReport(db, body, createdAt, { id: id.toLowerCase() }))
     return COPIED
   } catch (error) {
     if (isUniqueViolation(error)) return EXISTS

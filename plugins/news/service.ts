@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db, News } from '../../db/types.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
+import { guarded } from '../../db/savepoint.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { badRequest, notFound } from '../core/errors.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
@@ -194,21 +195,24 @@ export async function importNews(
   const language = canonicalLanguageTag(item.languageCode)
   if (!language) return refused(`language "${item.languageCode}" is not a BCP 47 language tag`)
   try {
-    await withTransaction(db, async (trx) => {
-      await trx
-        .insertInto('news')
-        .values({
-          id: item.id.toLowerCase(),
-          title: item.title,
-          message: item.message,
-          language_code: language,
-          release_date: item.releaseDate,
-          created_at: item.createdAt,
-          updated_at: item.createdAt,
-        })
-        .execute()
-      await bumpChangeCounter(trx, 'news')
-    })
+    // Guarded: in a caller's transaction the refused second import must not end it (PostgreSQL would).
+    await guarded(db, () =>
+      withTransaction(db, async (trx) => {
+        await trx
+          .insertInto('news')
+          .values({
+            id: item.id.toLowerCase(),
+            title: item.title,
+            message: item.message,
+            language_code: language,
+            release_date: item.releaseDate,
+            created_at: item.createdAt,
+            updated_at: item.createdAt,
+          })
+          .execute()
+        await bumpChangeCounter(trx, 'news')
+      }),
+    )
     return COPIED
   } catch (error) {
     if (isUniqueViolation(error)) return EXISTS

@@ -1,6 +1,7 @@
 import type { Db, RemoteConfig } from '../../db/types.js'
 import { affected, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
+import { guarded } from '../../db/savepoint.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
@@ -166,13 +167,16 @@ export async function importConfig(db: Db, key: string, value: string | null, no
   if (value === null) return refused('its value is null, which a config cannot hold here')
   if (RESERVED_KEYS.has(key)) return refused(`"${key}" is reserved (it names a route)`)
   try {
-    await withTransaction(db, async (trx) => {
-      await trx
-        .insertInto('remote_configs')
-        .values({ config_key: key, config_value: value, created_at: now, updated_at: now })
-        .execute()
-      await bumpChangeCounter(trx, 'remote-config')
-    })
+    // Guarded: in a caller's transaction the refused second import must not end it (PostgreSQL would).
+    await guarded(db, () =>
+      withTransaction(db, async (trx) => {
+        await trx
+          .insertInto('remote_configs')
+          .values({ config_key: key, config_value: value, created_at: now, updated_at: now })
+          .execute()
+        await bumpChangeCounter(trx, 'remote-config')
+      }),
+    )
     return COPIED
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
