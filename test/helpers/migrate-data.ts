@@ -1,7 +1,7 @@
 // The legs of the migrate-data tests: a database made through the app, moved, compared and served.
 import type { Test } from 'tap'
 import { createConnection } from 'mysql2/promise'
-import { buildTestApp, freshDatabase, testConfig, type Dialect, type TestApp } from './app.js'
+import { buildTestApp, freshDatabase, serverUrl, testConfig, type Dialect, type TestApp } from './app.js'
 import { mysqlConnection } from '../../bench/mysql.js'
 import { createDb } from '../../db/index.js'
 import { main } from '../../scripts/migrate-data.js'
@@ -38,7 +38,7 @@ export async function migrateData(...args: string[]): Promise<Run> {
 /** The command-line form of a test database's settings. */
 export function endpoint(env: Record<string, string>): string {
   if (env.DB_DRIVER === 'sqlite') return `sqlite:${env.DB_PATH}`
-  const url = new URL(MYSQL_URL!)
+  const url = new URL(serverUrl(env.DB_DRIVER as Exclude<Dialect, 'sqlite'>)!)
   url.pathname = `/${env.DB_NAME}`
   return url.toString()
 }
