@@ -29,7 +29,7 @@ class PostgresDb extends Kysely<Database> {
 
 /**
  * A pool of node-postgres clients behind Kysely. Every wait is bounded by DB_QUERY_TIMEOUT_MS: the
- * connect (`connectionTimeoutMillis`), the wait for a pool client and each statement (the driver), and
+ * wait for a pool client (a connect included) and each statement (the driver), and
  * on the server each statement again (`statement_timeout`, so that one the driver gave up on stops
  * there too).
  */
@@ -41,7 +41,10 @@ export function openPostgres(config: DbConfig, observer: DbObserver | undefined,
     password: config.DB_PASS,
     database: config.DB_NAME,
     max: config.DB_POOL_SIZE,
-    connectionTimeoutMillis: config.DB_QUERY_TIMEOUT_MS,
+    // node-postgres bounds the wait for a free pool client with this too. The driver's own bound on
+    // that wait (the same DB_QUERY_TIMEOUT_MS) must be the one that answers, counted as a pool wait:
+    // the pool's, set later, only ends a connect the caller has already been answered for.
+    connectionTimeoutMillis: 2 * config.DB_QUERY_TIMEOUT_MS,
     statement_timeout: config.DB_QUERY_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'outpost',

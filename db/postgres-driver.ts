@@ -38,6 +38,8 @@ export const postgresTypes: pg.CustomTypesConfig = {
  */
 export class PostgresConnection implements DatabaseConnection {
   lost = false
+  /** The client was handed back to node-postgres to be destroyed: it must not be released again. */
+  private destroyed = false
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -71,7 +73,7 @@ export class PostgresConnection implements DatabaseConnection {
         this.lost = true
         const message = `The database did not answer within ${this.options.timeoutMs} ms`
         const error = Object.assign(new Error(message), { code: QUERY_TIMEOUT })
-        this.client.release(error)
+        this.destroy(error)
         fail(error)
       })
       this.client.query({ text: sqlText, values: parameters as unknown[], name }).then(
@@ -104,8 +106,16 @@ export class PostgresConnection implements DatabaseConnection {
 
   release(): void {
     this.options.usage.inUse--
-    if (this.lost) return
-    this.client.release()
+    // A lost client is destroyed, not given back: kept out of the pool, it would also hold the pool's
+    // end (which waits for every client) for ever.
+    if (this.lost) this.destroy(true)
+    else this.client.release()
+  }
+
+  private destroy(reason: Error | true): void {
+    if (this.destroyed) return
+    this.destroyed = true
+    this.client.release(reason)
   }
 }
 

@@ -41,7 +41,8 @@ async function watchedRun(ctx: TestApp) {
     // A crash report raises a webhook event whose look-up may still be on its way: not the rollup's.
     if (/webhook/.test(text)) return
     writes.statements++
-    if (/^insert into [`"]analytics_daily/i.test(text)) writes.rowsWritten += text.match(/\(\?, \?, \?, \?\)/g)!.length
+    if (/^insert into [`"]analytics_daily/i.test(text))
+      writes.rowsWritten += text.match(/\((?:\?|\$\d+), (?:\?|\$\d+), (?:\?|\$\d+), (?:\?|\$\d+)\)/g)!.length
     if (/^delete from [`"]analytics_daily/i.test(text)) writes.deletes++
   })
   try {

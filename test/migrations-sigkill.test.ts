@@ -12,7 +12,7 @@ import { adminOf, endSessions, migratingDb, reference, snapshot, type Env } from
 /**
  * Migrations killed part-way, then run again, end as a database migrated in one clean run: the same
  * tables, columns, indexes, foreign keys and seeded rows. MySQL commits each DDL statement on its own
- * (db/migration-steps.ts keeps a journal of them); SQLite undoes a crashed run whole.
+ * (db/migration-steps.ts keeps a journal of them); SQLite and PostgreSQL undo a crashed run whole.
  * Here real processes are killed with SIGKILL at chosen statements, and statements refused for a real
  * reason stop every run with the way out (test/migrations-killed.test.ts stops at every statement).
  */
@@ -81,6 +81,14 @@ const KILLS: Record<Dialect, string[]> = {
     '0046_rekey_login_failures:5:applied',
     '0121_drop_ban_generation:3:applied',
   ],
+  // PostgreSQL runs all the migrations in one transaction: a kill undoes the whole run too, and the
+  // server, on the killed client's closed socket, rolls it back and frees its migration lock.
+  postgres: [
+    '0001_create_users:1:applied',
+    '0040_add_user_credentials:2:applied',
+    '0044_seed_system_email_templates:2:applied',
+    '0121_drop_ban_generation:3:applied',
+  ],
 }
 
 eachDialect(t, async (t, dialect) => {
@@ -97,12 +105,30 @@ eachDialect(t, async (t, dialect) => {
         const id = Number(/^connection (\d+)$/m.exec(exit.stdout)?.[1])
         t.ok(await sessionGone(admin, id), `the killed run's session (${id}) and its migration lock are gone`)
       }
+      if (dialect === 'postgres') {
+        const db = createDb(testConfig(env))
+        // Kysely makes its own two tables before the run's transaction; the run's own left nothing.
+        const { rows } = await sql<{ tables: number; migrations: number }>`select
+          (select count(*) from information_schema.tables where table_schema = current_schema()
+            and table_name not like 'kysely_migration%') as tables,
+          (select count(*) from kysely_migration) as migrations`
+          .execute(db)
+          .finally(() => db.destroy())
+        t.same(rows, [{ tables: 0, migrations: 0 }], `nothing of the run killed at ${point} is left`)
+      }
     }
-    const source = await freshDatabase(t, 'sqlite')
-    const sourceDb = migratingDb(source)
-    await migrateToLatest(sourceDb).finally(() => sourceDb.destroy())
-    const moved = await migrateData('--from', endpoint(source), '--to', endpoint(env))
-    t.equal(moved.status, 0, `migrate-data finishes the target's migrations and moves: ${moved.stderr}`)
+    if (dialect === 'postgres') {
+      // migrate-data takes no PostgreSQL address yet: the killed runs are finished by a plain run.
+      const db = migratingDb(env)
+      const applied = await migrateToLatest(db).finally(() => db.destroy())
+      t.equal(applied[0], '0001_create_users', 'it starts from the first migration: the killed runs left none applied')
+    } else {
+      const source = await freshDatabase(t, 'sqlite')
+      const sourceDb = migratingDb(source)
+      await migrateToLatest(sourceDb).finally(() => sourceDb.destroy())
+      const moved = await migrateData('--from', endpoint(source), '--to', endpoint(env))
+      t.equal(moved.status, 0, `migrate-data finishes the target's migrations and moves: ${moved.stderr}`)
+    }
     t.comment(
       `${dialect}: ${KILLS[dialect].length} kills and the move, ${((Date.now() - started) / 1000).toFixed(1)} s`,
     )
@@ -166,12 +192,23 @@ eachDialect(t, async (t, dialect) => {
         stray,
         /UPDATE migration_steps SET done_at = 1 WHERE migration = '0046_rekey_login_failures' AND step = 5/,
       )
-    } else {
+    } else if (dialect === 'sqlite') {
       t.match(stray, /The migration was rolled back whole: the database is as it was before it/)
       const columns = await exec(`select name from pragma_table_info('login_failures')`)
       t.ok(
         columns.some((c) => c.name === 'user_id'),
         'login_failures is as before 0046: its four statements before the refused one are undone',
+      )
+    } else {
+      t.match(stray, /rolled back whole/)
+      const tables = await exec(
+        `select table_name from information_schema.tables where table_schema = current_schema()
+          and table_name not like 'kysely_migration%'`,
+      )
+      t.same(
+        tables.map((r) => r.table_name),
+        ['login_locks'],
+        'the run was one transaction: every migration of it is undone, the stray table alone is left',
       )
     }
     t.equal(await attempt(), stray, 'run again as it is, it fails the same way')

@@ -7,13 +7,13 @@ import type { Db } from '../db/types.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { prepared, preparedCounterUpsert, preparedFamily } from '../db/prepared.js'
 import { inTransaction } from '../db/transaction.js'
-import { eachDialect, freshDatabase, testConfig } from './helpers/app.js'
+import { eachDialect, freshDatabase, testConfig, type Dialect } from './helpers/app.js'
 
 /**
  * The prepared-query layer under the hot paths: the same rows as Kysely builds, values filled in per
  * call, SQLite's direct path kept out of open transactions, and LIMIT written into the SQL on SQLite.
  */
-async function database(t: Parameters<Parameters<typeof eachDialect>[1]>[0], dialect: 'sqlite' | 'mysql'): Promise<Db> {
+async function database(t: Parameters<Parameters<typeof eachDialect>[1]>[0], dialect: Dialect): Promise<Db> {
   const db = createDb(testConfig(await freshDatabase(t, dialect)))
   t.teardown(() => db.destroy())
   await migrateToLatest(db)
@@ -87,7 +87,7 @@ eachDialect(t, async (t, dialect) => {
           'the transaction reads its own write',
         )
         // Issued while the transaction is open: it must wait for the commit (SQLite) or read the
-        // last committed state (MySQL), and in neither case see the row before the commit.
+        // last committed state (MySQL, PostgreSQL), and in neither case see the row before the commit.
         outsideRead = nameById.first(db, { id: inside }).then((row) => {
           order.push('outside read')
           return row
@@ -100,7 +100,7 @@ eachDialect(t, async (t, dialect) => {
         t.same(order, ['commit', 'outside read'], 'SQLite: the read waited for the transaction')
         t.same(seen, { id: inside, username: 'Inside' })
       } else {
-        t.equal(seen, undefined, 'MySQL: the read saw the committed state, without the row')
+        t.equal(seen, undefined, `${dialect}: the read saw the committed state, without the row`)
       }
       await t.rejects(
         db.transaction().execute(async (trx) => {
@@ -135,7 +135,7 @@ eachDialect(t, async (t, dialect) => {
         t.same(order, ['commit', 'outside read'], 'SQLite: the plain read waited for the transaction')
         t.same(seen, { id: kept, username: 'Kept' })
       } else {
-        t.equal(seen, undefined, 'MySQL: the read saw the committed state, without the row')
+        t.equal(seen, undefined, `${dialect}: the read saw the committed state, without the row`)
       }
       await t.rejects(
         inTransaction(db, async (trx) => {

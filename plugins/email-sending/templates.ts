@@ -1,5 +1,5 @@
 import type { Db, EmailTemplateRow } from '../../db/types.js'
-import { isUniqueViolation } from '../../db/dialect.js'
+import { upsert } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../core/errors.js'
 import { toIso } from '../core/clock.js'
 import { keysetPage } from '../http/pagination.js'
@@ -191,21 +191,14 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
     translations: JSON.stringify(translations),
     updated_at: now,
   } as const
-  const update = () => db.updateTable('email_templates').set(values).where('slug', '=', slug).execute()
-  if (existing) {
-    await update()
-  } else {
-    try {
-      await db
-        .insertInto('email_templates')
-        .values({ slug, ...values, is_system: 0, created_at: now })
-        .execute()
-    } catch (error) {
-      // Two creations raced and the other one inserted first: a PUT replaces, so update it.
-      if (!isUniqueViolation(error)) throw error
-      await update()
-    }
-  }
+  // One statement settles concurrent creations: the first inserts, the others replace its values (a
+  // PUT replaces), and a system template keeps is_system. Catching the refused insert of a race and
+  // updating after it would not do: the admin request runs in a transaction, which PostgreSQL ends at
+  // the first failed statement.
+  await upsert(db, 'email_templates', [{ slug, ...values, is_system: 0, created_at: now }], {
+    key: ['slug'],
+    update: Object.keys(values),
+  })
   return getTemplate(db, slug)
 }
 

@@ -67,19 +67,59 @@ async function sqliteSchema(db: Kysely<any>): Promise<Record<string, string[]>> 
   }
 }
 
+/** PostgreSQL: every table, column, index (as its definition) and constraint of the database's schema. */
+async function postgresSchema(db: Kysely<any>): Promise<Record<string, string[]>> {
+  return {
+    tables: await rows(
+      db,
+      sql`select table_name from information_schema.tables where table_schema = current_schema() order by table_name`,
+    ),
+    columns: await rows(
+      db,
+      sql`select table_name, column_name, ordinal_position, column_default, is_nullable, data_type,
+          character_maximum_length, is_identity, collation_name
+        from information_schema.columns where table_schema = current_schema() order by table_name, ordinal_position`,
+    ),
+    indexes: await rows(
+      db,
+      sql`select tablename, indexname, indexdef from pg_indexes where schemaname = current_schema()
+        order by tablename, indexname`,
+    ),
+    constraints: await rows(
+      db,
+      sql`select c.conrelid::regclass::text as table_name, c.conname, c.contype, pg_get_constraintdef(c.oid) as def
+        from pg_constraint c join pg_namespace n on n.oid = c.connamespace
+        where n.nspname = current_schema() order by 1, 2`,
+    ),
+  }
+}
+
+/** Each engine's catalog query and its list of tables. */
+const CATALOGS: Record<Dialect, { schema: (db: Kysely<any>) => Promise<Snapshot>; tables: ReturnType<typeof sql> }> = {
+  mysql: {
+    schema: mysqlSchema,
+    tables: sql`select table_name as name from information_schema.tables
+      where table_schema = database() order by table_name`,
+  },
+  sqlite: {
+    schema: sqliteSchema,
+    tables: sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`,
+  },
+  postgres: {
+    schema: postgresSchema,
+    tables: sql`select table_name as name from information_schema.tables
+      where table_schema = current_schema() order by table_name`,
+  },
+}
+
 /**
  * The schema and every row of every table (less the times they were written), and the migrations
  * Kysely recorded. The step journal must be empty once the migrations are done.
  */
 async function databaseOf(db: Kysely<any>, dialect: Dialect): Promise<Record<string, string[]>> {
-  const schema = dialect === 'mysql' ? await mysqlSchema(db) : await sqliteSchema(db)
-  const tables = (
-    dialect === 'mysql'
-      ? await sql<{ name: string }>`select table_name as name from information_schema.tables
-          where table_schema = database() order by table_name`.execute(db)
-      : await sql<{ name: string }>`select name from sqlite_master where type = 'table'
-          and name not like 'sqlite_%' order by name`.execute(db)
-  ).rows.map((r) => r.name)
+  const catalog = CATALOGS[dialect]
+  const schema = await catalog.schema(db)
+  const tables = (await catalog.tables.execute(db)).rows.map((r) => (r as { name: string }).name)
   const data: Record<string, string[]> = {}
   for (const table of tables) {
     const all = (await db.selectFrom(table).selectAll().execute()) as Array<Record<string, unknown>>
