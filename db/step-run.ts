@@ -132,7 +132,7 @@ export class StepRun {
           step,
           query.sql,
           error,
-          `The migration was rolled back whole: the database is as it was before it. Fix the cause and start again (${RECOVERY_DOC})`,
+          `The migration was rolled back whole (on PostgreSQL, with the others this run applied: they run in one transaction), so the database is as it was before it. Fix the cause and start again (${RECOVERY_DOC})`,
         )
       })
       await this.notify(step, query.sql, 'applied')

@@ -14,9 +14,12 @@ import type { DbConfig } from './index.js'
 export function tlsOptions(
   config: Pick<DbConfig, 'DB_SSL' | 'DB_SSL_CA'>,
 ): (ConnectionOptions & { ca?: string }) | undefined {
-  if (config.DB_SSL === 'off') return undefined
   if (config.DB_SSL === 'require') return { rejectUnauthorized: false }
-  return { rejectUnauthorized: true, ...(config.DB_SSL_CA ? { ca: readCa(config.DB_SSL_CA) } : {}) }
+  if (config.DB_SSL === 'verify') {
+    return { rejectUnauthorized: true, ...(config.DB_SSL_CA ? { ca: readCa(config.DB_SSL_CA) } : {}) }
+  }
+  // `off`, or a configuration made in code without the setting (loadConfig always sets it): plain TCP.
+  return undefined
 }
 
 function readCa(path: string): string {
