@@ -1,7 +1,7 @@
 import type { Config } from '../config.js'
 import type { Db } from './types.js'
 import { anyEngine } from './dialect.js'
-import { engineNamed } from './engines/index.js'
+import { engineNamed, type EngineName } from './engines/index.js'
 import { queuedCallers, type PoolUsage } from './mysql-driver.js'
 import { openMysql } from './open-mysql.js'
 import { openPostgres } from './open-postgres.js'
@@ -86,16 +86,26 @@ function failureLog(observer: DbObserver | undefined) {
  */
 export const MIGRATION_QUERY_TIMEOUT_MS = 2 * 3600 * 1000
 
+/**
+ * How each engine's database is opened. Kept apart from the engine modules (db/engines/), which
+ * config.ts loads: the drivers load only here, when a database is made. A server engine's pool
+ * reports to `OpenedPool`; the embedded one keeps its own statement cache and tap.
+ */
+const OPENERS: Record<
+  EngineName,
+  'embedded' | ((config: DbConfig, observer: DbObserver | undefined, opened: OpenedPool) => Db)
+> = { sqlite: 'embedded', mysql: openMysql, postgres: openPostgres }
+
 /** Kysely over the engine DB_DRIVER names (db/engines/); every engine runs the same migrations and queries. */
 export function createDb(config: DbConfig, observer?: DbObserver): Db {
-  const engine = engineNamed(config.DB_DRIVER)
-  if (engine.defaultPort === null) return openSqlite(config, observer, failureLog(observer))
+  const open = OPENERS[engineNamed(config.DB_DRIVER).name]
+  if (open === 'embedded') return openSqlite(config, observer, failureLog(observer))
   const opened: OpenedPool = {
     tap: { listener: null, sent: 0 },
     usage: { inUse: 0, asking: 0, size: config.DB_POOL_SIZE },
     onQueryFailed: (error) => observer?.queryFailed(failureKind(error)),
   }
-  const db = engine.name === 'mysql' ? openMysql(config, observer, opened) : openPostgres(config, observer, opened)
+  const db = open(config, observer, opened)
   registerPooledDirect(db, opened.direct!)
   registerStatementTap(db, opened.tap)
   poolUsages.set(db, opened.usage)
