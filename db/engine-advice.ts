@@ -1,5 +1,5 @@
 import type { StartTarget } from './engine.js'
-import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from './mysql-driver.js'
+import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from './pool-bounds.js'
 
 /**
  * What the server engines tell an operator in the same words (db/engines/mysql.ts, postgres.ts): a

@@ -1,38 +1,6 @@
 import type { Pool, PoolConnection } from 'mysql2'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
-import type { StatementTap } from './statements.js'
-
-/** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
-export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
-
-/** The error of a statement the server did not answer in time (mapped to 503 in db/dialect.ts). */
-export const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT'
-
-/**
- * What the pool is doing now, for the metrics: connections handed out, and calls for one not yet
- * answered. A call is answered a moment later even when a connection is free (mysql2 answers on a
- * later tick, or after opening a new connection): only the calls beyond the free places wait in line.
- */
-export interface PoolUsage {
-  inUse: number
-  asking: number
-}
-
-/** Callers in mysql2's queue: the calls not yet answered beyond the places the pool has free. */
-export function queuedCallers(usage: PoolUsage, size: number): number {
-  return Math.max(0, usage.asking - Math.max(0, size - usage.inUse))
-}
-
-export interface MysqlDriverOptions {
-  /** The bound on every wait on the server: for a pool connection, and for each statement. */
-  timeoutMs: number
-  usage: PoolUsage
-  onWaitTimeout(): void
-  /** Every statement the server refused or did not answer in time (for the metrics). */
-  onQueryFailed(error: unknown): void
-  /** Told of every statement sent (statements.ts). */
-  tap?: StatementTap
-}
+import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
 
 interface OkPacket {
   insertId?: number | string | null
@@ -55,55 +23,6 @@ function toQueryResult<R>(result: unknown): QueryResult<R> {
   return { rows: [] }
 }
 
-interface Pending {
-  due: number
-  expire(): void
-}
-
-/**
- * The waits on the server (statements, and callers waiting for a pool connection), each with its
- * deadline, checked by one timer: mysql2's own per-query timeout sets and clears a timer for every
- * statement, which cost 3–4 µs of CPU each here (measured in a loop). An overdue wait fails at most
- * a twentieth of the bound late (and at most 250 ms late). Deadlines are read on the monotonic
- * clock: a wall clock set back would otherwise stretch them.
- */
-export class Deadlines {
-  private readonly pending = new Set<Pending>()
-  private timer: NodeJS.Timeout | null = null
-  private readonly every: number
-
-  constructor(private readonly timeoutMs: number) {
-    this.every = Math.min(250, Math.max(5, Math.floor(timeoutMs / 20)))
-  }
-
-  start(expire: () => void): Pending {
-    const entry = { due: performance.now() + this.timeoutMs, expire }
-    this.pending.add(entry)
-    if (this.timer === null) this.timer = setInterval(() => this.sweep(), this.every).unref()
-    return entry
-  }
-
-  /** False when the statement had already expired (its caller has been answered). */
-  finish(entry: Pending): boolean {
-    return this.pending.delete(entry)
-  }
-
-  private sweep(): void {
-    const now = performance.now()
-    for (const entry of this.pending) {
-      if (entry.due > now) continue
-      this.pending.delete(entry)
-      entry.expire()
-    }
-    if (this.pending.size === 0) this.stop()
-  }
-
-  stop(): void {
-    if (this.timer !== null) clearInterval(this.timer)
-    this.timer = null
-  }
-}
-
 /**
  * One pooled mysql2 connection. `run` is what Kysely's own MySQL connection does, minus its layers:
  * the prepared queries of db/prepared.ts call it directly (a statement costs about 37 µs of CPU in
@@ -121,7 +40,7 @@ export class MysqlConnection implements DatabaseConnection {
 
   constructor(
     private readonly raw: PoolConnection,
-    private readonly options: MysqlDriverOptions,
+    private readonly options: PooledDriverOptions,
     private readonly deadlines: Deadlines,
   ) {}
 
@@ -185,7 +104,7 @@ export class OutpostMysqlDriver implements Driver {
 
   constructor(
     private readonly pool: Pool,
-    private readonly options: MysqlDriverOptions,
+    private readonly options: PooledDriverOptions,
   ) {
     this.deadlines = new Deadlines(options.timeoutMs)
   }
@@ -193,39 +112,24 @@ export class OutpostMysqlDriver implements Driver {
   async init(): Promise<void> {}
 
   acquireConnection(): Promise<MysqlConnection> {
-    const { usage, timeoutMs } = this.options
-    return new Promise((resolve, reject) => {
-      usage.asking++
-      const pending = this.deadlines.start(() => {
-        usage.asking--
-        this.options.onWaitTimeout()
-        const message = `No database connection came free within ${timeoutMs} ms`
-        reject(Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT }))
-      })
-      this.pool.getConnection((error, raw) => {
-        // The caller gave up: hand the connection straight back for the next one waiting.
-        if (!this.deadlines.finish(pending)) return raw?.release()
-        usage.asking--
-        if (error) return reject(error)
-        usage.inUse++
+    return boundedAcquire<PoolConnection, MysqlConnection>(
+      this.deadlines,
+      this.options,
+      (answer) => this.pool.getConnection((error, raw) => answer(error, raw ?? undefined, () => raw.release())),
+      (raw) => {
         let connection = this.connections.get(raw)
         if (!connection) {
           connection = new MysqlConnection(raw, this.options, this.deadlines)
           this.connections.set(raw, connection)
         }
-        resolve(connection)
-      })
-    })
+        return connection
+      },
+    )
   }
 
   /** One statement on a connection of its own, given back when it has run. */
-  async runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
-    const connection = await this.acquireConnection()
-    try {
-      return await connection.run<R>(sqlText, parameters, prepare)
-    } finally {
-      connection.release()
-    }
+  runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    return runAlone<R>(() => this.acquireConnection(), sqlText, parameters, prepare)
   }
 
   async beginTransaction(connection: MysqlConnection, settings: TransactionSettings): Promise<void> {

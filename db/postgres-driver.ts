@@ -1,9 +1,9 @@
 import pg from 'pg'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
-import { Deadlines, POOL_WAIT_TIMEOUT, QUERY_TIMEOUT, type MysqlDriverOptions } from './mysql-driver.js'
+import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
 
 /** The same bounds, counters and tap as the MySQL driver's. */
-export type PostgresDriverOptions = MysqlDriverOptions
+export type PostgresDriverOptions = PooledDriverOptions
 
 /**
  * 64-bit integers (`bigint` columns, `count(*)`) and `numeric` (`sum` of bigints) as numbers:
@@ -140,39 +140,24 @@ export class OutpostPostgresDriver implements Driver {
   async init(): Promise<void> {}
 
   acquireConnection(): Promise<PostgresConnection> {
-    const { usage, timeoutMs } = this.options
-    return new Promise((resolve, reject) => {
-      usage.asking++
-      const pending = this.deadlines.start(() => {
-        usage.asking--
-        this.options.onWaitTimeout()
-        const message = `No database connection came free within ${timeoutMs} ms`
-        reject(Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT }))
-      })
-      this.pool.connect((error, client, done) => {
-        // The caller gave up: hand the client straight back for the next one waiting.
-        if (!this.deadlines.finish(pending)) return client ? done() : undefined
-        usage.asking--
-        if (error || !client) return reject(error ?? new Error('no database connection'))
-        usage.inUse++
+    return boundedAcquire<pg.PoolClient, PostgresConnection>(
+      this.deadlines,
+      this.options,
+      (answer) => this.pool.connect((error, client, done) => answer(error, client, () => done())),
+      (client) => {
         let connection = this.connections.get(client)
         if (!connection) {
           connection = new PostgresConnection(client, this.options, this.deadlines, new Map())
           this.connections.set(client, connection)
         }
-        resolve(connection)
-      })
-    })
+        return connection
+      },
+    )
   }
 
   /** One statement on a connection of its own, given back when it has run. */
-  async runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
-    const connection = await this.acquireConnection()
-    try {
-      return await connection.run<R>(sqlText, parameters, prepare)
-    } finally {
-      connection.release()
-    }
+  runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    return runAlone<R>(() => this.acquireConnection(), sqlText, parameters, prepare)
   }
 
   async beginTransaction(connection: PostgresConnection, settings: TransactionSettings): Promise<void> {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Deadlines } from '../db/mysql-driver.js'
+import { Deadlines } from '../db/pool-bounds.js'
 
 /** The one timer behind every MySQL wait bound (statements and pool waits; see db/mysql-driver.ts). */
 t.test('a wait expires once, after its bound and at most a twentieth of it late; a finished one never', async (t) => {

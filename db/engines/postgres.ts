@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type InsertQueryBuilder, type SelectQueryBuilder } from 'kysely'
 import type { BackupTarget, Engine, StartProblem, StartTarget } from '../engine.js'
 import { codeOf, networkProblem, noTls, serverAt, shellWord, tlsProblem } from '../engine-advice.js'
-import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from '../mysql-driver.js'
+import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from '../pool-bounds.js'
 import { likePattern } from './sqlite.js'
 
 /**

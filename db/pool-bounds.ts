@@ -1,0 +1,137 @@
+import type { QueryResult } from 'kysely'
+import type { StatementTap } from './statements.js'
+
+/**
+ * What the pooled drivers (mysql-driver.ts, postgres-driver.ts) share: their error codes for a wait
+ * that ran out, the pool's use for the metrics, and the one timer that bounds every wait.
+ */
+
+/** The error a request gets when no pool connection came free in time (mapped to 503 in db/dialect.ts). */
+export const POOL_WAIT_TIMEOUT = 'POOL_WAIT_TIMEOUT'
+
+/** The error of a statement the server did not answer in time (mapped to 503 in db/dialect.ts). */
+export const QUERY_TIMEOUT = 'PROTOCOL_SEQUENCE_TIMEOUT'
+
+/**
+ * What the pool is doing now, for the metrics: connections handed out, and calls for one not yet
+ * answered. A call is answered a moment later even when a connection is free (the pool answers on a
+ * later tick, or after opening a new connection): only the calls beyond the free places wait in line.
+ */
+export interface PoolUsage {
+  inUse: number
+  asking: number
+}
+
+/** Callers in the pool's queue: the calls not yet answered beyond the places the pool has free. */
+export function queuedCallers(usage: PoolUsage, size: number): number {
+  return Math.max(0, usage.asking - Math.max(0, size - usage.inUse))
+}
+
+export interface PooledDriverOptions {
+  /** The bound on every wait on the server: for a pool connection, and for each statement. */
+  timeoutMs: number
+  usage: PoolUsage
+  onWaitTimeout(): void
+  /** Every statement the server refused or did not answer in time (for the metrics). */
+  onQueryFailed(error: unknown): void
+  /** Told of every statement sent (statements.ts). */
+  tap?: StatementTap
+}
+
+interface Pending {
+  due: number
+  expire(): void
+}
+
+/**
+ * The waits on the server (statements, and callers waiting for a pool connection), each with its
+ * deadline, checked by one timer: mysql2's own per-query timeout sets and clears a timer for every
+ * statement, which cost 3–4 µs of CPU each here (measured in a loop). An overdue wait fails at most
+ * a twentieth of the bound late (and at most 250 ms late). Deadlines are read on the monotonic
+ * clock: a wall clock set back would otherwise stretch them.
+ */
+export class Deadlines {
+  private readonly pending = new Set<Pending>()
+  private timer: NodeJS.Timeout | null = null
+  private readonly every: number
+
+  constructor(private readonly timeoutMs: number) {
+    this.every = Math.min(250, Math.max(5, Math.floor(timeoutMs / 20)))
+  }
+
+  start(expire: () => void): Pending {
+    const entry = { due: performance.now() + this.timeoutMs, expire }
+    this.pending.add(entry)
+    if (this.timer === null) this.timer = setInterval(() => this.sweep(), this.every).unref()
+    return entry
+  }
+
+  /** False when the statement had already expired (its caller has been answered). */
+  finish(entry: Pending): boolean {
+    return this.pending.delete(entry)
+  }
+
+  private sweep(): void {
+    const now = performance.now()
+    for (const entry of this.pending) {
+      if (entry.due > now) continue
+      this.pending.delete(entry)
+      entry.expire()
+    }
+    if (this.pending.size === 0) this.stop()
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer)
+    this.timer = null
+  }
+}
+
+/**
+ * A pool connection within `options.timeoutMs`: `connect` asks the pool and calls back with the raw
+ * connection (and how to give it back unused), `wrap` makes it the driver's connection. A caller that
+ * gave up has the connection handed straight back, for the next one waiting (no pool has a bound on
+ * its queue of its own).
+ */
+export function boundedAcquire<Raw, C>(
+  deadlines: Deadlines,
+  options: PooledDriverOptions,
+  connect: (answer: (error: unknown, raw: Raw | undefined, giveBack: () => void) => void) => void,
+  wrap: (raw: Raw) => C,
+): Promise<C> {
+  const { usage, timeoutMs } = options
+  return new Promise((resolve, reject) => {
+    usage.asking++
+    const pending = deadlines.start(() => {
+      usage.asking--
+      options.onWaitTimeout()
+      const message = `No database connection came free within ${timeoutMs} ms`
+      reject(Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT }))
+    })
+    connect((error, raw, giveBack) => {
+      if (!deadlines.finish(pending)) return raw === undefined ? undefined : giveBack()
+      usage.asking--
+      if (error || raw === undefined) return reject(error ?? new Error('no database connection'))
+      usage.inUse++
+      resolve(wrap(raw))
+    })
+  })
+}
+
+/** One statement on a connection of its own, given back when it has run. */
+export async function runAlone<R>(
+  acquire: () => Promise<{
+    run<T>(sqlText: string, parameters: readonly unknown[], prepare?: boolean): Promise<QueryResult<T>>
+    release(): void
+  }>,
+  sqlText: string,
+  parameters: readonly unknown[],
+  prepare: boolean,
+): Promise<QueryResult<R>> {
+  const connection = await acquire()
+  try {
+    return await connection.run<R>(sqlText, parameters, prepare)
+  } finally {
+    connection.release()
+  }
+}
