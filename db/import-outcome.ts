@@ -1,4 +1,6 @@
+import type { Db } from './types.js'
 import { isForeignKeyViolation, isUniqueViolation } from './dialect.js'
+import { guarded } from './savepoint.js'
 
 /**
  * How one row brought over from another server (`npm run import:php`) fared in the feature that owns
@@ -12,12 +14,13 @@ export const EXISTS: ImportOutcome = { status: 'exists' }
 export const refused = (reason: string): ImportOutcome => ({ status: 'refused', reason })
 
 /**
- * One imported row's insert: the owner's unique key answering "already there" makes a second run a
- * no-op, a missing parent row is refused with `missingParent` as the reason, anything else is thrown.
+ * One imported row's insert on `db`: the owner's unique key answering "already there" makes a second
+ * run a no-op, a missing parent row is refused with `missingParent` as the reason, anything else is
+ * thrown. A dry run imports inside a transaction, which a refused row must leave usable (`guarded`).
  */
-export async function importRow(insert: () => Promise<unknown>, missingParent: string): Promise<ImportOutcome> {
+export async function importRow(db: Db, insert: () => Promise<unknown>, missingParent: string): Promise<ImportOutcome> {
   try {
-    await insert()
+    await guarded(db, insert)
     return COPIED
   } catch (error) {
     if (isUniqueViolation(error)) return EXISTS

@@ -2,7 +2,6 @@ import type { CloudSave, Db } from '../../db/types.js'
 import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
 import { refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
-import { guarded } from '../../db/savepoint.js'
 import { AppError, notFound } from '../core/errors.js'
 import { forExistingUser, userStanding } from '../security/session-store.js'
 
@@ -104,7 +103,7 @@ export async function writeSave(
 /**
  * A text save brought over from another server, as version 1 at its own time. The primary key on
  * the user makes a second import a no-op, and a save the player made here since is never overwritten.
- * A dry run imports inside a transaction, which a refused row must leave usable (`guarded`).
+ * A dry run imports inside a transaction, which a refused row must leave usable (`importRow` guards it).
  */
 export async function importSave(
   db: Db,
@@ -113,21 +112,20 @@ export async function importSave(
   const bytes = Buffer.from(save.text, 'utf8')
   if (bytes.length > save.maxBytes) return refused(`the save is ${bytes.length} bytes, over CLOUD_SAVE_MAX_BYTES`)
   return importRow(
+    db,
     () =>
-      guarded(db, () =>
-        db
-          .insertInto('cloud_saves')
-          .values({
-            user_id: save.userId,
-            data: bytes,
-            is_binary: 0,
-            size_bytes: bytes.length,
-            version: 1,
-            created_at: save.updatedAt,
-            updated_at: save.updatedAt,
-          })
-          .execute(),
-      ),
+      db
+        .insertInto('cloud_saves')
+        .values({
+          user_id: save.userId,
+          data: bytes,
+          is_binary: 0,
+          size_bytes: bytes.length,
+          version: 1,
+          created_at: save.updatedAt,
+          updated_at: save.updatedAt,
+        })
+        .execute(),
     `user ${save.userId} does not exist`,
   )
 }

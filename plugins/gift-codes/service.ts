@@ -257,25 +257,24 @@ export async function importGiftCode(
 
 /**
  * A redemption brought over with its code: the (code, user) primary key makes a second import a
- * no-op. A dry run imports inside a transaction, which a refused row must leave usable (`guarded`).
+ * no-op. A dry run imports inside a transaction, which a refused row must leave usable (`importRow` guards it).
  */
 export async function importRedemption(
   db: Db,
   input: { giftCodeId: string; userId: string; redeemedAt: number },
 ): Promise<ImportOutcome> {
   return importRow(
+    db,
     () =>
-      guarded(db, () =>
-        db
-          .insertInto('gift_code_redemptions')
-          .values({
-            gift_code_id: input.giftCodeId.toLowerCase(),
-            user_id: input.userId.toLowerCase(),
-            granted_unlocks: '[]',
-            redeemed_at: input.redeemedAt,
-          })
-          .execute(),
-      ),
+      db
+        .insertInto('gift_code_redemptions')
+        .values({
+          gift_code_id: input.giftCodeId.toLowerCase(),
+          user_id: input.userId.toLowerCase(),
+          granted_unlocks: '[]',
+          redeemed_at: input.redeemedAt,
+        })
+        .execute(),
     'its gift code or its user was not imported',
   )
 }

@@ -4,7 +4,6 @@ import { parseIsoTime, toIso } from '../core/clock.js'
 import type { RaisedEvents } from '../core/events.js'
 import { withTransaction } from '../../db/transaction.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
-import { guarded } from '../../db/savepoint.js'
 import { keysetPage } from '../http/pagination.js'
 import { forExistingUser } from '../security/session-store.js'
 import { userNames } from '../users/service.js'
@@ -114,24 +113,22 @@ export async function importFeedback(
     createdAt: number
   },
 ): Promise<ImportOutcome> {
-  // A dry run imports inside a transaction, which a refused row must leave usable (`guarded`).
   return importRow(
+    db,
     () =>
-      guarded(db, () =>
-        db
-          .insertInto('user_feedback')
-          .values({
-            id: row.id.toLowerCase(),
-            user_id: row.userId.toLowerCase(),
-            title: row.title,
-            message: row.message,
-            category: row.category || DEFAULT_CATEGORY,
-            email: row.email || null,
-            device_info: row.deviceInfo || null,
-            created_at: row.createdAt,
-          })
-          .execute(),
-      ),
+      db
+        .insertInto('user_feedback')
+        .values({
+          id: row.id.toLowerCase(),
+          user_id: row.userId.toLowerCase(),
+          title: row.title,
+          message: row.message,
+          category: row.category || DEFAULT_CATEGORY,
+          email: row.email || null,
+          device_info: row.deviceInfo || null,
+          created_at: row.createdAt,
+        })
+        .execute(),
     `user ${row.userId} does not exist`,
   )
 }

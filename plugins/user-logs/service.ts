@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import type { Db, UserLog } from '../../db/types.js'
 import { parseIsoTime, toIso } from '../core/clock.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
-import { guarded } from '../../db/savepoint.js'
 import { keysetPage } from '../http/pagination.js'
 import { forExistingUser } from '../security/session-store.js'
 import type { AdminUserLog, UserLogListQuery } from '../../schemas/user-logs.js'
@@ -63,22 +62,20 @@ export async function importLog(
   db: Db,
   row: { id: string; userId: string; message: string; type: string; errorCode: string | null; createdAt: number },
 ): Promise<ImportOutcome> {
-  // A dry run imports inside a transaction, which a refused row must leave usable (`guarded`).
   return importRow(
+    db,
     () =>
-      guarded(db, () =>
-        db
-          .insertInto('user_logs')
-          .values({
-            id: row.id.toLowerCase(),
-            user_id: row.userId.toLowerCase(),
-            message: row.message,
-            type: row.type,
-            error_code: row.errorCode || null,
-            created_at: row.createdAt,
-          })
-          .execute(),
-      ),
+      db
+        .insertInto('user_logs')
+        .values({
+          id: row.id.toLowerCase(),
+          user_id: row.userId.toLowerCase(),
+          message: row.message,
+          type: row.type,
+          error_code: row.errorCode || null,
+          created_at: row.createdAt,
+        })
+        .execute(),
     `user ${row.userId} does not exist`,
   )
 }
