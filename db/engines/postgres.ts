@@ -2,7 +2,7 @@ import { PostgresAdapter, sql, type InsertQueryBuilder, type SelectQueryBuilder 
 import type { BackupTarget, Engine, StartProblem, StartTarget } from '../engine.js'
 import { codeOf, networkProblem, noTls, serverAt, shellWord, tlsProblem } from '../engine-advice.js'
 import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from '../pool-bounds.js'
-import { likePattern } from './sqlite.js'
+import { likePattern, ON_CONFLICT_UPSERT } from './sqlite.js'
 
 /**
  * SQLSTATE classes and codes (PostgreSQL's "Appendix A. Error Codes"): 08 connection exception,
@@ -33,13 +33,7 @@ export const postgresEngine: Engine = {
   // PostgreSQL compares text byte for byte unless told otherwise (its collations are deterministic).
   types: { key: (length) => sql.raw(`varchar(${length})`), longText: 'text', blob: sql`bytea` },
   autoId: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity()),
-  newValue: (column) => sql.ref(`excluded.${column}`),
-  // The target table and `excluded` are both in scope there: a bare column name is ambiguous (42702).
-  stored: (table, column) => sql.ref(`${table}.${column}`),
-  onConflictUpdate: (query, key, set) =>
-    (query as InsertQueryBuilder<any, any, any>).onConflict((oc) =>
-      oc.columns(key as string[]).doUpdateSet(set),
-    ) as never,
+  ...ON_CONFLICT_UPSERT,
   insertOrIgnore: (query) => (query as InsertQueryBuilder<any, any, any>).onConflict((oc) => oc.doNothing()) as never,
   forUpdate: (query) => (query as SelectQueryBuilder<any, any, any>).forUpdate() as never,
   signed: (expression) => sql<number>`${expression}`,

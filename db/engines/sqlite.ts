@@ -6,6 +6,20 @@ const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', '
 const CLOSED = new Set(['The database connection is not open', 'driver has already been destroyed'])
 
 /**
+ * The upsert of SQLite and PostgreSQL: INSERT … ON CONFLICT (key) DO UPDATE, the new row as
+ * `excluded`, and the stored column qualified by its table (PostgreSQL finds a bare name ambiguous
+ * there, 42702, as both the table and `excluded` are in scope).
+ */
+export const ON_CONFLICT_UPSERT: Pick<Engine, 'newValue' | 'stored' | 'onConflictUpdate'> = {
+  newValue: (column) => sql.ref(`excluded.${column}`),
+  stored: (table, column) => sql.ref(`${table}.${column}`),
+  onConflictUpdate: (query, key, set) =>
+    (query as InsertQueryBuilder<any, any, any>).onConflict((oc) =>
+      oc.columns(key as string[]).doUpdateSet(set),
+    ) as never,
+}
+
+/**
  * SQLite, through better-sqlite3 (db/open-sqlite.ts). One writer at a time per file: no row locks,
  * and a conflict is a busy wait the driver sits out (db/sqlite-driver.ts), never a deadlock.
  */
@@ -16,12 +30,7 @@ export const sqliteEngine: Engine = {
   adapter: SqliteAdapter,
   types: { key: (length) => sql.raw(`varchar(${length})`), longText: 'text', blob: sql`blob` },
   autoId: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey().autoIncrement()),
-  newValue: (column) => sql.ref(`excluded.${column}`),
-  stored: (table, column) => sql.ref(`${table}.${column}`),
-  onConflictUpdate: (query, key, set) =>
-    (query as InsertQueryBuilder<any, any, any>).onConflict((oc) =>
-      oc.columns(key as string[]).doUpdateSet(set),
-    ) as never,
+  ...ON_CONFLICT_UPSERT,
   insertOrIgnore: (query) => (query as InsertQueryBuilder<any, any, any>).orIgnore() as never,
   forUpdate: (query) => query,
   signed: (expression) => sql<number>`${expression}`,
