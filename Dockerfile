@@ -10,8 +10,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json app.ts server.ts cluster-primary.ts config.ts ./
-COPY plugins ./plugins
-COPY schemas ./schemas
+COPY features ./features
+COPY platform ./platform
 COPY db ./db
 COPY console ./console
 COPY scripts ./scripts

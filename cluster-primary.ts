@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
-import { Channel } from './plugins/cluster/cluster.js'
-import { aggregateWorkers, WORKER_METRICS_TIMEOUT_MS } from './plugins/observability/metrics/index.js'
-import { answerBatch, BUCKET_KEYS, MemoryBuckets } from './plugins/security/token-bucket.js'
+import { Channel } from './platform/cluster/cluster.js'
+import { aggregateWorkers, WORKER_METRICS_TIMEOUT_MS } from './platform/observability/metrics/index.js'
+import { answerBatch, BUCKET_KEYS, MemoryBuckets } from './platform/security/token-bucket.js'
 
 /**
  * The cluster primary (WORKERS > 1): it serves no request itself. It forks the workers (node:cluster

@@ -1,32 +1,25 @@
 // ESLint: typescript-eslint's recommended rules, Prettier for layout, and the house's import
-// boundaries (ARCHITECTURE.md, "Boundaries and rules"): a feature reaches another only through its exported service.
+// boundaries (ARCHITECTURE.md, "Boundaries and rules"): a feature reaches another only through its
+// exported service. The folders say what they hold: features/ (each folder one feature, in app.ts's
+// one list) and platform/ (what every feature stands on), so no rule here names a feature.
 import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
 
-/**
- * The shared folders of plugins/ (each has a README of what it holds): every other folder there is a
- * feature, so adding a feature needs no edit here. app.ts holds the one list of features.
- */
-const SHARED = ['core', 'http', 'security', 'observability', 'openapi', 'cluster', 'content', 'jobs']
-const shared = SHARED.join('|')
-// The section of the repository's ARCHITECTURE.md each message sends the reader to (test/lint-boundaries.test.ts
+// The section of the repository's ARCHITECTURE.md each message sends the reader to (test/house/lint-boundaries.test.ts
 // checks that it exists).
 const ARCHITECTURE = 'ARCHITECTURE.md, "Boundaries and rules"'
 
-/** Another folder of plugins/ named from a file `depth` folders below plugins/ (1: plugins/x/y.ts). */
-const sibling = (depth) => `^${'\\.\\./'.repeat(depth)}`
+/** What a feature shows the others: its service (functions) and its schemas (the shapes on the wire). */
+const PUBLIC = '(service|schemas)\\.js$'
 
-/** A feature reaches another feature only through its service.ts; shared folders freely. */
+/** Another folder of features/ named from a file `depth` folders below features/ (1: features/x/y.ts). */
 const featureRule = (depth) => ({
-  regex: `${sibling(depth)}(?!(${shared})/)[^./][^/]*/(?!service\\.js$)`,
-  message: `A feature uses another feature only through that feature's service.ts (${ARCHITECTURE}).`,
+  regex: `^${'\\.\\./'.repeat(depth)}[^./][^/]*/(?!${PUBLIC})`,
+  message: `A feature uses another feature only through that feature's service.ts or schemas.ts (${ARCHITECTURE}).`,
 })
-/** Shared code serves every feature: it never imports one. */
-const sharedRule = (depth) => ({
-  regex: `${sibling(depth)}(?!(${shared})/)[^./][^/]*/`,
-  message: `Shared code (plugins/{${SHARED.join(',')}}) never imports a feature: a feature subscribes to the event hub or hands shared code a callback instead (${ARCHITECTURE}).`,
+const ground = (what, message) => ({
+  'no-restricted-imports': ['error', { patterns: [{ regex: `(^|/)(${what})/`, message }] }],
 })
-const sharedFiles = (depth) => SHARED.map((folder) => `plugins/${folder}/${'*/'.repeat(depth - 1)}*.ts`)
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tap/**'] },
@@ -38,35 +31,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  ...[1, 2].flatMap((depth) => [
-    {
-      files: [`plugins/*/${'*/'.repeat(depth - 1)}*.ts`],
-      ignores: sharedFiles(depth),
-      rules: { 'no-restricted-imports': ['error', { patterns: [featureRule(depth)] }] },
-    },
-    {
-      files: sharedFiles(depth),
-      rules: { 'no-restricted-imports': ['error', { patterns: [sharedRule(depth)] }] },
-    },
-  ]),
+  ...[1, 2].map((depth) => ({
+    files: [`features/*/${'*/'.repeat(depth - 1)}*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [featureRule(depth)] }] },
+  })),
   {
-    files: ['schemas/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: `(^|/)plugins/(?!(${shared})/)`,
-              message: `Schemas serve every feature: they never import one (${ARCHITECTURE}).`,
-            },
-          ],
-        },
-      ],
-    },
+    files: ['platform/**/*.ts'],
+    rules: ground(
+      'features',
+      `Platform code serves every feature: it never imports one; a feature subscribes to the event hub or hands the platform a callback instead (${ARCHITECTURE}).`,
+    ),
   },
   {
-    // The operator's commands (import:php) write through the features' services, like a feature would.
+    // The operator's commands (import:php, migrate-data) write through the features' services, like a feature would.
     files: ['scripts/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -74,7 +51,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^\\.\\./plugins/(?!(${shared})/)[^/]+/(?!service\\.js$)`,
+              regex: `(^|/)features/[^/]+/(?!${PUBLIC})`,
               message: `A command uses a feature only through that feature's service.ts (${ARCHITECTURE}).`,
             },
           ],
@@ -84,18 +61,9 @@ export default tseslint.config(
   },
   {
     files: ['db/**/*.ts', 'config.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '(^|/)plugins/',
-              message: `db/ and config.ts are the ground floor: they never import from plugins/ (${ARCHITECTURE}).`,
-            },
-          ],
-        },
-      ],
-    },
+    rules: ground(
+      'platform|features',
+      `db/ and config.ts are the ground floor: they never import from platform/ or features/ (${ARCHITECTURE}).`,
+    ),
   },
 )

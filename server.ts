@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { createServer, type AddressInfo } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import { describeConfigError, ensureEnvFile, loadConfig, usageText, workerCount, type Config } from './config.js'
-import type { Channel } from './plugins/cluster/cluster.js'
+import type { Channel } from './platform/cluster/cluster.js'
 
 // Only the configuration is imported up front: the app and the database drivers are loaded once the
 // arguments are read (import() below), so --help answers at once instead of after 2-7 s of loading.
@@ -40,7 +40,7 @@ async function main() {
   const workers = workerCount(config.WORKERS)
   const logStream = await terminalLogStream(workers > 1)
   if (cluster.isWorker) {
-    const { connectToPrimary } = await import('./plugins/cluster/cluster.js')
+    const { connectToPrimary } = await import('./platform/cluster/cluster.js')
     await startServer(config, logStream, connectToPrimary())
   } else if (workers > 1) await startPrimary(config, logStream, workers)
   else await startServer(config, logStream)
@@ -83,7 +83,7 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
   }
   const [{ buildApp }, { processMetrics }, { default: closeWithGrace }] = await Promise.all([
     import('./app.js'),
-    import('./plugins/observability/metrics/index.js'),
+    import('./platform/observability/metrics/index.js'),
     import('close-with-grace'),
   ])
   const app = await buildApp({
@@ -180,7 +180,7 @@ function freePort(host: string): Promise<number> {
 }
 
 async function announce(log: FastifyBaseLogger, config: Config, port: number, workers = 1) {
-  const { version } = await import('./plugins/observability/health.js')
+  const { version } = await import('./platform/observability/health.js')
   const { describeDatabase } = await import('./db/index.js')
   const base = publicBaseUrl(config.HOST, port)
   const database = describeDatabase(config)

@@ -15,8 +15,8 @@ import { migrateToLatest } from '../db/migrate.js'
 import type { Database, Db } from '../db/types.js'
 import { loadConfig } from '../config.js'
 import { buildApp } from '../app.js'
-import { rebuildCounts } from '../plugins/leaderboard/ranking.js'
-import { runRollup } from '../plugins/analytics/rollup.js'
+import { rebuildCounts } from '../features/leaderboard/ranking.js'
+import { runRollup } from '../features/analytics/rollup.js'
 import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings } from './mysql.js'
 
 const { values: args } = parseArgs({

@@ -5,7 +5,7 @@ import { createConnection } from 'mysql2/promise'
 import { sql } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { loadConfig } from '../config.js'
-import { rebuildCounts } from '../plugins/leaderboard/ranking.js'
+import { rebuildCounts } from '../features/leaderboard/ranking.js'
 import { maxTarget, type ScaleReadings, type Target } from './targets.js'
 
 /**

@@ -7,7 +7,7 @@ import { prepared } from './prepared.js'
  * Change counters, one row per key in `content_versions`: a write bumps its key's counter in its own
  * transaction, and each process reads the counter (one primary-key read) to know when a copy it holds
  * in memory is stale, reloading only when the counter moved. The content features' caches
- * (plugins/content/content-cache.ts) and the banned players (plugins/security/banned-players.ts)
+ * (platform/content/content-cache.ts) and the banned players (platform/security/banned-players.ts)
  * keep their copies this way.
  *
  * A reader reads the counter before the rows it copies: a write landing in between leaves rows newer

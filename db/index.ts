@@ -13,7 +13,7 @@ import { setConflictBound } from './transaction.js'
 export { enableWal } from './open-sqlite.js'
 
 /**
- * What the metrics want to hear of the database (plugins/observability/metrics.ts): failed queries, told
+ * What the metrics want to hear of the database (platform/observability/metrics.ts): failed queries, told
  * apart by whether a bound ran out. `db/` imports nothing from `plugins/`: the caller hands it in.
  */
 export interface DbObserver {

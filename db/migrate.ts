@@ -13,7 +13,7 @@ import {
 } from './migration-steps.js'
 
 export interface MigrateOptions {
-  /** Tests only: called at each statement a migration runs (test/migrations-killed.test.ts kills there). */
+  /** Tests only: called at each statement a migration runs (test/db/migrations-killed.test.ts kills there). */
   onStep?: StepHook
 }
 

@@ -17,7 +17,7 @@ export interface JournalEngine {
   alreadyApplied(error: unknown): boolean
 }
 
-/** A statement of a migration, as a test hears of it (test/migrations-killed.test.ts kills the process at one). */
+/** A statement of a migration, as a test hears of it (test/db/migrations-killed.test.ts kills the process at one). */
 export interface StepEvent {
   migration: string
   step: number

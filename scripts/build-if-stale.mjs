@@ -7,7 +7,7 @@ import { join } from 'node:path'
 
 const OUTPUT = 'dist/server.js'
 const CONSOLE_OUTPUT = 'dist/console/index.html'
-const CONSOLE_ROOTS = ['console', 'scripts/build-console.mjs', 'package.json']
+const CONSOLE_ROOTS = ['console', 'features', 'scripts/build-console.mjs', 'package.json']
 const ROOTS = [
   'app.ts',
   'server.ts',
@@ -15,8 +15,8 @@ const ROOTS = [
   'cluster-primary.ts',
   'tsconfig.json',
   'package.json',
-  'plugins',
-  'schemas',
+  'features',
+  'platform',
   'db',
   'test',
   'bench',

@@ -1,6 +1,6 @@
 // The console's one way to the server: the admin API, next to the console's own path, so that the
 // console works under any prefix a reverse proxy puts in front of Outpost.
-import { allows, GAME_RIGHTS, OWNER_RIGHTS, type Role } from '../../plugins/security/roles'
+import { allows, GAME_RIGHTS, OWNER_RIGHTS, type Role } from '../../platform/security/roles'
 
 /** An error answer of the admin API: `{ statusCode, error, code, message, details? }`. */
 export class ApiError extends Error {

@@ -1,31 +1,37 @@
 // The admin API's answers, as the server's schemas define them: type-only imports, so a change of a
 // shape that the console reads fails `npm run typecheck`, and no server code reaches the bundle.
 import type { Static } from '@sinclair/typebox'
-import type { HistogramResponseSchema } from '../../schemas/analytics'
+import type { HistogramResponseSchema } from '../../features/analytics/schemas'
 
-export type { AdminUser, UserExport } from '../../schemas/users'
-export type { AdminBoard, AdminEntry } from '../../schemas/leaderboard'
-export type { AdminRun, AdminRunDetail, PlayerState, Rules, ValueDefinition } from '../../schemas/validated-actions'
-export type { AdminGiftCode, GeneratedGiftCodes, Redemption } from '../../schemas/gift-codes'
+export type { AdminUser, UserExport } from '../../features/users/schemas'
+export type { AdminBoard, AdminEntry } from '../../features/leaderboard/schemas'
+export type {
+  AdminRun,
+  AdminRunDetail,
+  PlayerState,
+  Rules,
+  ValueDefinition,
+} from '../../features/validated-actions/schemas'
+export type { AdminGiftCode, GeneratedGiftCodes, Redemption } from '../../features/gift-codes/schemas'
 export type {
   CrashGroupDetail,
   CrashGroupUser,
   CrashGroupView,
   CrashOccurrence,
   CrashStats,
-} from '../../schemas/crash-reporting'
-export type { AdminEmail, EmailTemplate, PreviewResponse } from '../../schemas/email-sending'
-export type { AdminCosmetic, AdminUnlocks } from '../../schemas/player-profile'
-export type { AdminConfig } from '../../schemas/remote-config'
-export type { TranslationGrid } from '../../schemas/localization'
-export type { AdminNews } from '../../schemas/news'
-export type { AdminFeedback } from '../../schemas/user-feedback'
-export type { AdminUserLog } from '../../schemas/user-logs'
-export type { AuditEntry, OperatorBody, Session } from '../../schemas/operators'
-export type { Setting } from '../../schemas/settings'
-export type { Webhook, WebhookDelivery, WebhookEventType, WebhookFormat } from '../../schemas/webhooks'
-export type { Role } from '../../plugins/security/roles'
-export type { CountsResponse, DailyMetric, DailyResponse, RetentionResponse } from '../../schemas/analytics'
+} from '../../features/crash-reporting/schemas'
+export type { AdminEmail, EmailTemplate, PreviewResponse } from '../../features/email-sending/schemas'
+export type { AdminCosmetic, AdminUnlocks } from '../../features/player-profile/schemas'
+export type { AdminConfig } from '../../features/remote-config/schemas'
+export type { TranslationGrid } from '../../features/localization/schemas'
+export type { AdminNews } from '../../features/news/schemas'
+export type { AdminFeedback } from '../../features/user-feedback/schemas'
+export type { AdminUserLog } from '../../features/user-logs/schemas'
+export type { AuditEntry, OperatorBody, Session } from '../../features/operators/schemas'
+export type { Setting } from '../../features/settings/schemas'
+export type { Webhook, WebhookDelivery, WebhookEventType, WebhookFormat } from '../../features/webhooks/schemas'
+export type { Role } from '../../platform/security/roles'
+export type { CountsResponse, DailyMetric, DailyResponse, RetentionResponse } from '../../features/analytics/schemas'
 /** The schema module names no type for the histogram's answer: derived from its schema. */
 export type HistogramResponse = Static<typeof HistogramResponseSchema>
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // The radix count tree beside the entries (see plugins/leaderboard/ranking.ts): for each level, how
+  // The radix count tree beside the entries (see features/leaderboard/ranking.ts): for each level, how
   // many visible entries of a board period have a rank key starting with `prefix`. Level 0 is the total.
   await db.schema
     .createTable('leaderboard_counts')

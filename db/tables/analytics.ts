@@ -1,5 +1,5 @@
 /**
- * Analytics (plugins/analytics): days are UTC days counted from the epoch (`Math.floor(ms / 86400000)`),
+ * Analytics (features/analytics): days are UTC days counted from the epoch (`Math.floor(ms / 86400000)`),
  * an integer that sorts, ranges and indexes better than a date string.
  */
 

@@ -1,4 +1,4 @@
-/** A change counter per cached content feature (plugins/content/content-cache.ts). */
+/** A change counter per cached content feature (platform/content/content-cache.ts). */
 export interface ContentVersionsTable {
   feature: string
   version: number

@@ -6,7 +6,7 @@ export interface OperatorsTable {
   id: string
   /** Lower-cased: names are unique case-insensitively. */
   username: string
-  /** `scrypt$N$r$p$salt$hash` (see plugins/security/passwords.ts). */
+  /** `scrypt$N$r$p$salt$hash` (see platform/security/passwords.ts). */
   password_hash: string
   role: OperatorRole
   /** Base32 TOTP secret once confirmed; null = no second factor. */

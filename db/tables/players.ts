@@ -12,7 +12,7 @@ export interface UsersTable {
   ban_reason: string | null
   created_at: number
   updated_at: number
-  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see plugins/security/passwords.ts). */
+  /** E-mail accounts: `scrypt$N$r$p$salt$hash` (see platform/security/passwords.ts). */
   password_hash: string | null
   /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
   email_key: string | null

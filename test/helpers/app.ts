@@ -9,8 +9,8 @@ import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Registry } from 'prom-client'
 import { buildApp } from '../../app.js'
-import { processMetrics } from '../../plugins/observability/metrics/index.js'
-import type { Feature } from '../../plugins/core/features.js'
+import { processMetrics } from '../../platform/observability/metrics/index.js'
+import type { Feature } from '../../platform/core/features.js'
 import { loadConfig, type Config } from '../../config.js'
 
 export type Dialect = EngineName

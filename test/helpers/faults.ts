@@ -1,6 +1,6 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import type { Test } from 'tap'
-import { takeToken } from '../../plugins/security/token-bucket.js'
+import { takeToken } from '../../platform/security/token-bucket.js'
 
 /** Log lines the app wrote, parsed; pass `stream` to buildApp's `logStream`. */
 export function logLines() {

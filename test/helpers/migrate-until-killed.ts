@@ -1,4 +1,4 @@
-// Run by test/migrations-killed.test.ts as a process of its own (node dist/test/helpers/…): migrates
+// Run by test/db/migrations-killed.test.ts as a process of its own (node dist/test/helpers/…): migrates
 // the database its DB_* environment names, as `npm run migrate` does, and kills itself with SIGKILL
 // at the statement named by its argument `<migration>:<step>:<phase>` (none: it runs to the end).
 // On MySQL it first prints the id of its one connection, which holds the migration lock.

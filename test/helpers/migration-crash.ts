@@ -1,4 +1,4 @@
-// The migration crash tests' common parts (test/migrations-killed.test.ts, migrations-sigkill.test.ts):
+// The migration crash tests' common parts (test/db/migrations-killed.test.ts, migrations-sigkill.test.ts):
 // what a migrated database is, compared with one migrated in one clean run, and a crash as MySQL sees it.
 import type { Test } from 'tap'
 import { createConnection, type Connection } from 'mysql2/promise'

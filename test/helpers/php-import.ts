@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { main } from '../../scripts/import-php.js'
+import { main } from '../../scripts/import-php/index.js'
 
 export interface ImportRun {
   status: number

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 
 /**
- * The client side of the soak (test/soak.test.ts): every request timed and classified, and the
+ * The client side of the soak (test/resilience/soak.test.ts): every request timed and classified, and the
  * players' scripts, each remembering what the servers acknowledged so that the database can be
  * checked against it afterwards. An answer is *definite* when it is neither a network error nor a
  * 503: after those the client cannot know whether its write happened, and the checks allow both.

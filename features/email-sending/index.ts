@@ -1,0 +1,48 @@
+// E-mail sending: a player's game mails that player, at their account address, from
+// an operator's client-callable template. Sends are checked in the order of contract §6.2 and counted
+// against an hourly quota in SQL; the worker (worker.ts) delivers them; status and cancel need no SMTP.
+import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
+import { GAME_RIGHTS } from '../../platform/security/roles.js'
+import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
+import { exportForUser } from './service.js'
+import routes from './routes.js'
+import admin from './admin.js'
+import worker from './worker.js'
+import { components, docs } from './docs.js'
+
+export const manifest: FeatureManifest = {
+  name: 'email-sending',
+  tag: 'Email Sending',
+  adminRights: GAME_RIGHTS,
+  counters: {
+    sent: {
+      name: 'outpost_emails_sent_total',
+      help: 'E-mails the SMTP server accepted',
+    },
+    failures: {
+      name: 'outpost_email_delivery_failures_total',
+      help: 'Failed delivery attempts, by whether the e-mail will be retried (retry) or has failed for good (final)',
+      label: { name: 'result', values: ['retry', 'final'] },
+    },
+  },
+  gauges: {
+    queue: {
+      name: 'outpost_email_queue',
+      help: 'E-mails in the queue by status, read from the database when scraped (every instance reports the same queue)',
+      label: 'status',
+    },
+  },
+}
+
+export default defineFeature(
+  manifest,
+  async (app) => {
+    app.openapi.describe(docs, components)
+    app.events.onUserExport(async (db, userId) => ({ emails: await exportForUser(db, userId) }))
+    await app.register(routes, { prefix: APP_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
+    // Decorates the app with `emailWorker` (fastify-plugin), which tests drive by hand.
+    await app.register(worker)
+  },
+  ['db', 'clock', 'config', 'sessions', 'metrics', 'health', 'events'],
+)

@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Db, OperatorRole } from '../../db/types.js'
+import { affected, forUpdate, isUniqueViolation } from '../../db/dialect.js'
+import { withTransaction } from '../../db/transaction.js'
+import { AppError, notFound } from '../../platform/core/errors.js'
+import { hashToken } from '../../platform/security/secrets.js'
+import { recordAudit } from '../../platform/security/audit.js'
+import { SIGN_IN_LOCKOUT } from '../../platform/security/login-lockout.js'
+import { toIso } from '../../platform/core/clock.js'
+
+/** A console session ends after 2 h without a request, and 24 h after sign-in whatever happens. */
+export const SESSION_IDLE_MS = 2 * 3600 * 1000
+export const SESSION_MAX_MS = 24 * 3600 * 1000
+/** A session's last use is written at most this often (a read per request, a write per minute). */
+const TOUCH_EVERY_MS = 60 * 1000
+/** Failed sign-ins for one name within the window that lock it (further attempts: 429). */
+export const MAX_SIGN_IN_FAILURES = SIGN_IN_LOCKOUT.maxFailures
+export const SIGN_IN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
+export const TOTP_PERIOD_SECONDS = 30
+export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
+export const PASSWORD_MIN = 12
+export const PASSWORD_MAX = 1024
+export const ADMIN_KEY_ACTOR = 'admin-key'
+
+export interface Operator {
+  username: string
+  role: OperatorRole
+  totpEnabled: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+interface OperatorRow {
+  id: string
+  username: string
+  role: OperatorRole
+  totp_secret: string | null
+  created_at: number
+  updated_at: number
+}
+
+/** Names are unique case-insensitively: kept lower-cased. */
+export const normalizeUsername = (name: string) => name.trim().toLowerCase()
+
+/** Who did it, for the audit entries the service writes itself (sign-in, the command line). */
+export interface AuditContext {
+  actor: string
+  role: string | null
+  address: string
+  requestId: string
+  now: number
+}
+
+const present = (row: OperatorRow): Operator => ({
+  username: row.username,
+  role: row.role,
+  totpEnabled: row.totp_secret !== null,
+  createdAt: toIso(Number(row.created_at)),
+  updatedAt: toIso(Number(row.updated_at)),
+})
+
+const COLUMNS = ['id', 'username', 'role', 'totp_secret', 'created_at', 'updated_at'] as const
+
+export const operatorNotFound = (username: string) =>
+  notFound('NOT_FOUND', `No operator is named ${username}: list them with GET /api/v1/admin/operators`)
+
+export async function anyOperator(db: Db): Promise<boolean> {
+  return (await db.selectFrom('operators').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+export async function listOperators(db: Db): Promise<Operator[]> {
+  const rows = await db.selectFrom('operators').select(COLUMNS).orderBy('username').execute()
+  return rows.map(present)
+}
+
+export async function findOperator(db: Db, username: string) {
+  return db.selectFrom('operators').selectAll().where('username', '=', normalizeUsername(username)).executeTakeFirst()
+}
+
+/** `passwordHash` is made by the caller (hashPassword), outside any transaction: it takes a quarter second. */
+export async function createOperator(
+  db: Db,
+  input: { username: string; passwordHash: string; role: OperatorRole },
+  now: number,
+): Promise<Operator> {
+  const row = {
+    id: randomUUID(),
+    username: normalizeUsername(input.username),
+    password_hash: input.passwordHash,
+    role: input.role,
+    totp_secret: null,
+    totp_pending_secret: null,
+    totp_last_step: null,
+    created_at: now,
+    updated_at: now,
+  }
+  try {
+    await db.insertInto('operators').values(row).execute()
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new AppError(409, 'CONFLICT', `An operator named ${row.username} exists already: pick another name`)
+    throw error
+  }
+  return present(row)
+}
+
+/**
+ * The owners counted inside the statement that changes one. A derived table, because MySQL refuses a
+ * subquery on the table an UPDATE or DELETE changes unless it is materialized first.
+ */
+const ownerCount = (db: Db) =>
+  db
+    .selectFrom(db.selectFrom('operators').select('id').where('role', '=', 'owner').as('owners'))
+    .select(sql<number>`count(*)`.as('n'))
+
+/**
+ * Locks the owner rows (MySQL, PostgreSQL) so that two owners demoting or removing each other at once are
+ * ordered: the second then counts one owner and changes nothing.
+ */
+async function lockOwners(trx: Db): Promise<void> {
+  await forUpdate(trx, trx.selectFrom('operators').select('id').where('role', '=', 'owner')).execute()
+}
+
+const lastOwner = () => new AppError(409, 'LAST_OWNER', 'This is the last owner: make another operator an owner first')
+
+/** Changes a role; the last owner cannot be demoted (settled by one conditional UPDATE under the owners' lock). */
+export async function setRole(db: Db, username: string, role: OperatorRole, now: number): Promise<Operator> {
+  const name = normalizeUsername(username)
+  return withTransaction(db, async (trx) => {
+    await lockOwners(trx)
+    let update = trx.updateTable('operators').set({ role, updated_at: now }).where('username', '=', name)
+    if (role !== 'owner') {
+      update = update.where((eb) => eb.or([eb('role', '!=', 'owner'), eb(ownerCount(trx), '>', 1)]))
+    }
+    const changed = affected(await update.executeTakeFirst())
+    const row = await trx.selectFrom('operators').select(COLUMNS).where('username', '=', name).executeTakeFirst()
+    if (!row) throw operatorNotFound(name)
+    // MySQL counts a row whose values did not change as not affected: the role is then already right.
+    if (changed === 0 && row.role !== role) throw lastOwner()
+    return present(row)
+  })
+}
+
+/** Removes an operator and their sessions; the last owner cannot be removed. */
+export async function removeOperator(db: Db, username: string): Promise<void> {
+  const name = normalizeUsername(username)
+  await withTransaction(db, async (trx) => {
+    await lockOwners(trx)
+    const row = await trx.selectFrom('operators').select('id').where('username', '=', name).executeTakeFirst()
+    if (!row) throw operatorNotFound(name)
+    await trx.deleteFrom('operator_sessions').where('operator_id', '=', row.id).execute()
+    const removed = await trx
+      .deleteFrom('operators')
+      .where('id', '=', row.id)
+      .where((eb) => eb.or([eb('role', '!=', 'owner'), eb(ownerCount(trx), '>', 1)]))
+      .executeTakeFirst()
+    if (affected(removed) === 0) throw lastOwner()
+  })
+}
+
+/** Signs an operator out everywhere; returns how many sessions ended. */
+export async function revokeSessions(db: Db, username: string): Promise<number> {
+  const row = await findOperator(db, username)
+  if (!row) throw operatorNotFound(normalizeUsername(username))
+  return affected(await db.deleteFrom('operator_sessions').where('operator_id', '=', row.id).executeTakeFirst())
+}
+
+/**
+ * Sets a new password (hashed by the caller). `keepSessionId` survives (the operator who changed
+ * their own password stays signed in); every other session of the operator ends. `expectedHash`,
+ * when given, makes the change conditional on the password not having changed since it was checked.
+ */
+export async function setPassword(
+  db: Db,
+  username: string,
+  passwordHash: string,
+  now: number,
+  options: { keepSessionId?: string; expectedHash?: string } = {},
+): Promise<void> {
+  const name = normalizeUsername(username)
+  await withTransaction(db, async (trx) => {
+    let update = trx
+      .updateTable('operators')
+      .set({ password_hash: passwordHash, updated_at: now })
+      .where('username', '=', name)
+    if (options.expectedHash) update = update.where('password_hash', '=', options.expectedHash)
+    if (affected(await update.executeTakeFirst()) === 0) {
+      if (options.expectedHash)
+        throw new AppError(409, 'CONFLICT', 'The password was changed meanwhile: sign in again and retry')
+      throw operatorNotFound(name)
+    }
+    const row = await trx.selectFrom('operators').select('id').where('username', '=', name).executeTakeFirstOrThrow()
+    let revoke = trx.deleteFrom('operator_sessions').where('operator_id', '=', row.id)
+    if (options.keepSessionId) revoke = revoke.where('id', '!=', options.keepSessionId)
+    await revoke.execute()
+  })
+}
+
+/**
+ * Turns the second factor off (the command line's reset-totp): the operator signs in with a password
+ * alone. Their sessions end with it, as with any change of the factor.
+ */
+export async function resetTotp(db: Db, username: string, now: number): Promise<void> {
+  const name = normalizeUsername(username)
+  await withTransaction(db, async (trx) => {
+    const result = await trx
+      .updateTable('operators')
+      .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: now })
+      .where('username', '=', name)
+      .executeTakeFirst()
+    if (affected(result) === 0) throw operatorNotFound(name)
+    const row = await trx.selectFrom('operators').select('id').where('username', '=', name).executeTakeFirstOrThrow()
+    await trx.deleteFrom('operator_sessions').where('operator_id', '=', row.id).execute()
+  })
+}
+
+/** The operator a session token belongs to while it is alive (idle under 2 h, under 24 h old). */
+export async function resolveSession(db: Db, token: string, now: number) {
+  const row = await db
+    .selectFrom('operator_sessions as s')
+    .innerJoin('operators as o', 'o.id', 's.operator_id')
+    .select([
+      's.id as sessionId',
+      's.operator_id as operatorId',
+      's.last_seen_at',
+      's.expires_at',
+      'o.username',
+      'o.role',
+    ])
+    .where('s.token_hash', '=', hashToken(token))
+    .executeTakeFirst()
+  if (!row || Number(row.expires_at) <= now || Number(row.last_seen_at) <= now - SESSION_IDLE_MS) return null
+  if (Number(row.last_seen_at) < now - TOUCH_EVERY_MS) {
+    await db
+      .updateTable('operator_sessions')
+      .set({ last_seen_at: now })
+      .where('id', '=', row.sessionId)
+      .where('last_seen_at', '<', now)
+      .execute()
+  }
+  return { sessionId: row.sessionId, operatorId: row.operatorId, username: row.username, role: row.role }
+}
+
+export async function endSession(db: Db, sessionId: string): Promise<void> {
+  await db.deleteFrom('operator_sessions').where('id', '=', sessionId).execute()
+}
+
+/** An entry for what the command line did (it is not the admin API, but it changes the same accounts). */
+export async function recordCliAction(db: Db, action: string, target: Record<string, unknown>, now: number) {
+  await recordAudit(db, {
+    at: now,
+    actor: 'cli',
+    role: null,
+    address: 'local',
+    requestId: 'cli',
+    action,
+    status: 200,
+    target,
+  })
+}

@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  AdminListQuerySchema,
+  OptionalString,
+  TimestampSchema,
+  UUID_OPTIONS,
+  UuidSchema,
+} from '../../platform/schemas/common.js'
+
+export const DEFAULT_CATEGORY = 'GENERAL'
+
+const NoControl = '^[^\\u0000-\\u001F\\u007F]*$'
+
+export const FeedbackBodySchema = Type.Object({
+  userId: OptionalString({
+    ...UUID_OPTIONS,
+    description: 'The player, when signed in (then user-scoped); absent or "" = anonymous',
+  }),
+  title: Type.String({ minLength: 1, maxLength: 100 }),
+  message: Type.String({ minLength: 1, maxLength: 2048 }),
+  category: OptionalString({
+    maxLength: 32,
+    pattern: NoControl,
+    description: 'BUG, FEATURE, GENERAL or another label (≤ 32 characters); absent = GENERAL',
+  }),
+  email: OptionalString({
+    maxLength: 254,
+    pattern: '^[^\\s@]+@[^\\s@]+$',
+    description: 'A contact address (checked lightly)',
+  }),
+  deviceInfo: OptionalString({ maxLength: 500 }),
+})
+export type FeedbackBody = Static<typeof FeedbackBodySchema>
+
+export const FeedbackOkSchema = Type.Literal('ok', { description: 'compat: the JSON string "ok"' })
+
+// ---- admin ----------------------------------------------------------------------------------
+
+export const TimeRangeQuery = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, inclusive' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, exclusive' })),
+}
+
+export const FeedbackListQuerySchema = Type.Composite([
+  AdminListQuerySchema,
+  Type.Object({
+    userId: Type.Optional(UuidSchema),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+    ...TimeRangeQuery,
+  }),
+])
+export type FeedbackListQuery = Static<typeof FeedbackListQuerySchema>
+
+export const AdminFeedbackSchema = Type.Object({
+  id: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()], { description: 'null: anonymous' }),
+  playerName: Type.Union([Type.String(), Type.Null()], { description: "The player's username; null: anonymous" }),
+  title: Type.String(),
+  message: Type.String(),
+  category: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  deviceInfo: Type.Union([Type.String(), Type.Null()]),
+  createdAt: TimestampSchema,
+})
+export type AdminFeedback = Static<typeof AdminFeedbackSchema>
+
+export const AdminFeedbackListSchema = Type.Object({
+  items: Type.Array(AdminFeedbackSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto'
+import type { Db, UserLog } from '../../db/types.js'
+import { parseIsoTime, toIso } from '../../platform/core/clock.js'
+import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
+import { keysetPage } from '../../platform/http/pagination.js'
+import { forExistingUser } from '../../platform/security/session-store.js'
+import type { AdminUserLog, UserLogListQuery } from './schemas.js'
+
+/** Player log lines: one row each, erased with the user. The user's foreign key decides whether they exist. */
+export async function createLog(
+  db: Db,
+  input: { userId: string; message: string; type: string; errorCode?: string },
+  now: number,
+): Promise<{ id: string; createdAt: string }> {
+  const id = randomUUID()
+  await forExistingUser(
+    db
+      .insertInto('user_logs')
+      .values({
+        id,
+        user_id: input.userId,
+        message: input.message,
+        type: input.type,
+        error_code: input.errorCode ?? null,
+        created_at: now,
+      })
+      .execute(),
+  )
+  return { id, createdAt: toIso(now) }
+}
+
+function toAdminLog(row: UserLog): AdminUserLog {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    message: row.message,
+    type: row.type,
+    errorCode: row.error_code,
+    createdAt: toIso(Number(row.created_at)),
+  }
+}
+
+/** Newest first, filtered by user, type and time range [from, to). */
+export async function listLogs(db: Db, query: UserLogListQuery) {
+  const from = parseIsoTime(query.from, 'querystring/from')
+  const to = parseIsoTime(query.to, 'querystring/to')
+  let select = db.selectFrom('user_logs').selectAll()
+  if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
+  if (query.type !== undefined) select = select.where('type', '=', query.type)
+  if (from !== undefined) select = select.where('created_at', '>=', from)
+  if (to !== undefined) select = select.where('created_at', '<', to)
+  const { items, nextCursor } = await keysetPage(select, {
+    cursor: query.cursor,
+    limit: query.limit,
+    keys: ['created_at', 'id'],
+  })
+  return { items: items.map(toAdminLog), nextCursor }
+}
+
+/** A log line brought over from another server with its id: the primary key makes a second import a no-op. */
+export async function importLog(
+  db: Db,
+  row: { id: string; userId: string; message: string; type: string; errorCode: string | null; createdAt: number },
+): Promise<ImportOutcome> {
+  return importRow(
+    db,
+    () =>
+      db
+        .insertInto('user_logs')
+        .values({
+          id: row.id.toLowerCase(),
+          user_id: row.userId.toLowerCase(),
+          message: row.message,
+          type: row.type,
+          error_code: row.errorCode || null,
+          created_at: row.createdAt,
+        })
+        .execute(),
+    `user ${row.userId} does not exist`,
+  )
+}
+
+/** The player's log lines for their data export. */
+export async function exportForUser(db: Db, userId: string) {
+  const rows = await db
+    .selectFrom('user_logs')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map(toAdminLog)
+}

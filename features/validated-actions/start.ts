@@ -1,0 +1,159 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto'
+import type { Db } from '../../db/types.js'
+import { flag } from '../../db/dialect.js'
+import { inTransaction } from '../../db/transaction.js'
+import { AppError } from '../../platform/core/errors.js'
+import { toIso } from '../../platform/core/clock.js'
+import { hashToken, randomToken } from '../../platform/security/secrets.js'
+import { activeBoard, isBannedFromBoard } from '../leaderboard/service.js'
+import type { RunContext, StartRunResponse } from './schemas.js'
+import { rulesFor } from './rules.js'
+import { lockPlayer } from './values.js'
+
+/** Validated runs: the run start (ticket, seed, start context, per-player limits). */
+const HOUR = 3600 * 1000
+export const DAY = 24 * HOUR
+export const EVIDENCE_WINDOW_MS = DAY
+const SEED_LIMIT = 2 ** 31
+
+/** Standard base64 with padding (what the SDKs send): length a multiple of 4, `=` only at the end. */
+export const isBase64 = (text: string) => text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text)
+
+export const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex')
+
+/** `board_key = ?`, or `board_key is null` for unbound runs. */
+export function onBoard<QB extends { where: (...args: any[]) => QB }>(query: QB, boardKey: string | null): QB {
+  return boardKey === null ? query.where('board_key', 'is', null) : query.where('board_key', '=', boardKey)
+}
+
+const CONTEXT_FIELDS = [
+  'gameVersion',
+  'contentVersion',
+  'simulationVersion',
+  'replayFormatVersion',
+  'contentDigest',
+] as const
+
+export interface StartInput {
+  userId: string
+  boardKey?: string
+  context?: RunContext | null
+  now: number
+}
+
+/**
+ * The start's check that needs only the body: the initial state's encoding (its size depends on the
+ * rules). The route runs it before the session, as validation comes first. Returns the
+ * encoded initial state, if any.
+ */
+export function checkRunContext(context: RunContext | null | undefined): string | undefined {
+  const encoded = context?.initialState
+  if (typeof encoded !== 'string' || encoded === '') return undefined
+  if (!isBase64(encoded))
+    throw new AppError(400, 'INITIAL_STATE_INVALID_ENCODING', 'context.initialState must be standard base64')
+  return encoded
+}
+
+/**
+ * Issues a run. The limits are counted in SQL while the player's lock row is held, so two starts of
+ * one player (on any instance) cannot both pass the last free slot.
+ */
+export async function startRun(db: Db, input: StartInput): Promise<StartRunResponse> {
+  const { userId, now } = input
+  let boardKey: string | null = null
+  if (input.boardKey !== undefined) {
+    const board = await activeBoard(db, input.boardKey)
+    if (await isBannedFromBoard(db, board.id, userId)) {
+      throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
+    }
+    boardKey = board.board_key
+  }
+  const rules = await rulesFor(db, boardKey)
+
+  const context: Record<string, string> = {}
+  for (const field of CONTEXT_FIELDS) {
+    const value = input.context?.[field]
+    if (typeof value === 'string' && value !== '')
+      context[field] = field === 'contentDigest' ? value.toLowerCase() : value
+  }
+  let initialState: Buffer | null = null
+  const encoded = checkRunContext(input.context)
+  if (encoded !== undefined) {
+    initialState = Buffer.from(encoded, 'base64')
+    if (initialState.length > rules.evidenceMaxBytes) {
+      throw new AppError(
+        413,
+        'INITIAL_STATE_TOO_LARGE',
+        `context.initialState must decode to at most ${rules.evidenceMaxBytes} bytes`,
+      )
+    }
+  }
+
+  const ticket = randomToken(32)
+  const run = {
+    id: randomUUID(),
+    user_id: userId,
+    ticket_hash: hashToken(ticket),
+    board_key: boardKey,
+    seed: randomInt(0, SEED_LIMIT),
+    context: Object.keys(context).length ? JSON.stringify(context) : null,
+    initial_state: initialState,
+    issued_at: now,
+    expires_at: now + rules.ticketTtlSeconds * 1000,
+    sus: flag(false),
+    score_withdrawn: flag(false),
+  }
+  await inTransaction(db, async (trx) => {
+    await lockPlayer(trx, userId, now)
+    if (rules.maxRunsPerHour !== null) {
+      const recent = onBoard(
+        trx.selectFrom('validated_runs').select('issued_at').where('user_id', '=', userId),
+        boardKey,
+      ).where('issued_at', '>', now - HOUR)
+      const { n } = await recent
+        .clearSelect()
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      if (Number(n) >= rules.maxRunsPerHour) {
+        // Starts are allowed again once enough of the window's runs have aged out of it.
+        const freeing = await recent
+          .orderBy('issued_at')
+          .offset(Number(n) - rules.maxRunsPerHour)
+          .limit(1)
+          .executeTakeFirstOrThrow()
+        const retryAfter = Math.max(1, Math.ceil((freeing.issued_at + HOUR - now) / 1000))
+        throw new AppError(
+          429,
+          'RUN_RATE_LIMITED',
+          `At most ${rules.maxRunsPerHour} runs per hour may be started; try again in ${retryAfter} s`,
+          { retryAfterSeconds: retryAfter },
+          { 'retry-after': String(retryAfter) },
+        )
+      }
+    }
+    if (rules.maxOpenRuns !== null) {
+      const { n } = await onBoard(trx.selectFrom('validated_runs').where('user_id', '=', userId), boardKey)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', now)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      if (Number(n) >= rules.maxOpenRuns) {
+        throw new AppError(
+          429,
+          'RUN_CAPACITY_REACHED',
+          `At most ${rules.maxOpenRuns} unsubmitted runs may be open at once`,
+        )
+      }
+    }
+    await trx.insertInto('validated_runs').values(run).execute()
+  })
+  return {
+    runId: run.id,
+    ticket,
+    seed: run.seed,
+    leaderboardKey: boardKey,
+    issuedAt: toIso(now),
+    expiresAt: toIso(run.expires_at),
+    expiresInSeconds: rules.ticketTtlSeconds,
+  }
+}

@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Db } from '../../db/types.js'
+import { affected } from '../../db/dialect.js'
+import { inTransaction, retryOnConflict } from '../../db/transaction.js'
+import type { Clock } from '../../platform/core/clock.js'
+import type { WebhookFormat } from './schemas.js'
+import { formatBody, type StoredEvent } from './format.js'
+import { recordAttemptHealth } from './health.js'
+import type { Sender } from './sender.js'
+import { signatureHeaders } from './signing.js'
+
+/**
+ * The delivery worker, in every server process. Each due delivery is claimed by a conditional UPDATE
+ * (pending → processing, a claim token and a lease), so however many processes poll one database,
+ * one sends it; a lease that ran out (the process died or hung mid-send) is taken back. Sends run in
+ * the background of the poll, at most `concurrency` at once and `perEndpoint` per endpoint, so a slow
+ * or dead receiver holds a slot of its own and never the other endpoints' deliveries, nor a request.
+ */
+export interface WebhookWorkerSettings {
+  maxAttempts: number
+  pollIntervalMs: number
+  /** Sends in flight at most, in this process. */
+  concurrency: number
+  /** Sends in flight to one endpoint at most, in this process. */
+  perEndpoint: number
+  timeoutMs: number
+  /** How long a claim holds; longer than a send can take. */
+  leaseMs: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+  /** The console's base URL, for the links in discord and slack messages. */
+  publicUrl: string
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed'
+
+export interface PassResult {
+  released: number
+  claimed: number
+}
+
+interface Due {
+  id: string
+  endpoint_id: string
+  attempts: number
+  payload: string
+  url: string
+  format: WebhookFormat
+  secret: string
+}
+
+/** The wait after attempt `attempt` (1-based) failed: base · 3^(attempt−1), capped, ±20 % jitter. */
+export function backoffMs(attempt: number, base: number, max: number, random = Math.random()): number {
+  const plain = Math.min(max, base * 3 ** Math.max(0, attempt - 1))
+  return Math.round(plain * (0.8 + 0.4 * random))
+}
+
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | undefined
+  private stopped = true
+  private timedPass = false
+  private kicked = false
+  private chain: Promise<unknown> = Promise.resolve()
+  private readonly inFlight = new Set<Promise<void>>()
+  private readonly perEndpoint = new Map<string, number>()
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+    private readonly sender: Sender,
+    readonly settings: WebhookWorkerSettings,
+    private readonly onDelivery: (event: string, endpointId: string, outcome: DeliveryOutcome) => void = () => {},
+  ) {}
+
+  get running(): boolean {
+    return !this.stopped
+  }
+
+  /** Sends in flight in this process. */
+  get active(): number {
+    return this.inFlight.size
+  }
+
+  start(): void {
+    if (!this.stopped) return
+    this.stopped = false
+    this.schedule(this.settings.pollIntervalMs)
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.chain
+    await Promise.all([...this.inFlight])
+  }
+
+  /** One poll, and the sends it started finished (tests drive the worker with this). */
+  async runOnce(): Promise<PassResult> {
+    const result = await this.poll()
+    await Promise.all([...this.inFlight])
+    return result
+  }
+
+  /** One poll: take back lapsed claims, claim due deliveries up to the free slots, start their sends. */
+  poll(): Promise<PassResult> {
+    const next = this.chain.then(() => this.pass())
+    this.chain = next.catch(() => undefined)
+    return next
+  }
+
+  /** One timer at a time: a kick during a timed pass asks that pass to go on at once when it ends. */
+  private schedule(delay: number) {
+    clearTimeout(this.timer)
+    this.timer = setTimeout(async () => {
+      this.timer = undefined
+      this.timedPass = true
+      try {
+        await this.poll()
+      } catch (err) {
+        this.log.error({ err }, 'webhook worker pass failed')
+      }
+      this.timedPass = false
+      const next = this.kicked ? 0 : this.settings.pollIntervalMs
+      this.kicked = false
+      if (!this.stopped) this.schedule(next)
+    }, delay)
+    this.timer.unref()
+  }
+
+  /** A send slot came free: a backlog goes on at once rather than after the poll interval. */
+  private kick() {
+    if (this.stopped) return
+    if (this.timedPass) this.kicked = true
+    else this.schedule(0)
+  }
+
+  private async pass(): Promise<PassResult> {
+    const result: PassResult = { released: await this.releaseLapsed(), claimed: 0 }
+    const free = this.settings.concurrency - this.inFlight.size
+    if (free <= 0) return result
+    const busy = [...this.perEndpoint].filter(([, n]) => n >= this.settings.perEndpoint).map(([id]) => id)
+    let q = this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'd.endpoint_id', 'd.attempts', 'd.payload', 'e.url', 'e.format', 'e.secret'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', this.clock.now())
+      // A disabled endpoint's deliveries wait until it is enabled again; a test is sent regardless.
+      .where((eb) => eb.or([eb('e.enabled', '=', 1), eb('d.event_type', '=', 'webhook.test')]))
+    if (busy.length > 0) q = q.where('d.endpoint_id', 'not in', busy)
+    const due = (await q
+      .orderBy('d.next_attempt_at')
+      .orderBy('d.id')
+      .limit(free * 4)
+      .execute()) as Due[]
+    for (const delivery of due) {
+      if (this.inFlight.size >= this.settings.concurrency) break
+      if ((this.perEndpoint.get(delivery.endpoint_id) ?? 0) >= this.settings.perEndpoint) continue
+      const token = await this.claim(delivery)
+      if (!token) continue
+      result.claimed++
+      this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1)
+      const send: Promise<void> = this.deliver(delivery, token)
+        .catch((err) => this.log.error({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'))
+        .finally(() => {
+          this.inFlight.delete(send)
+          const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1
+          if (left > 0) this.perEndpoint.set(delivery.endpoint_id, left)
+          else this.perEndpoint.delete(delivery.endpoint_id)
+          this.kick()
+        })
+      this.inFlight.add(send)
+    }
+    return result
+  }
+
+  private async claim(delivery: Due): Promise<string | null> {
+    const token = randomUUID()
+    const now = this.clock.now()
+    const claimed = await retryOnConflict(() =>
+      this.db
+        .updateTable('webhook_deliveries')
+        .set({
+          status: 'processing',
+          claim_token: token,
+          lease_until: now + this.settings.leaseMs,
+          attempts: delivery.attempts + 1,
+          updated_at: now,
+        })
+        .where('id', '=', delivery.id)
+        .where('status', '=', 'pending')
+        .where('attempts', '=', delivery.attempts)
+        .where('next_attempt_at', '<=', now)
+        .executeTakeFirst(),
+    )
+    return affected(claimed) === 1 ? token : null
+  }
+
+  private async deliver(delivery: Due, token: string): Promise<void> {
+    const attempt = Number(delivery.attempts) + 1
+    const event = JSON.parse(delivery.payload) as StoredEvent
+    const body = formatBody(event, delivery.format, this.settings.publicUrl)
+    const headers = signatureHeaders(delivery.secret, delivery.id, Math.floor(this.clock.now() / 1000), body)
+    const sent = await this.sender.send(delivery.url, headers, body, this.settings.timeoutMs)
+    const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300
+    const gone = sent.statusCode === 410
+    const outcome: DeliveryOutcome = ok
+      ? 'delivered'
+      : !gone && attempt < this.settings.maxAttempts
+        ? 'retry'
+        : 'failed'
+    const now = this.clock.now()
+    const nextAttemptAt =
+      outcome === 'retry' ? now + backoffMs(attempt, this.settings.backoffBaseMs, this.settings.backoffMaxMs) : null
+    const error = gone ? 'The receiver answered 410 Gone: the webhook was disabled' : sent.error
+    await inTransaction(this.db, async (trx) => {
+      const finished = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: outcome === 'retry' ? 'pending' : outcome,
+          next_attempt_at: nextAttemptAt ?? now,
+          claim_token: null,
+          lease_until: null,
+          response_code: sent.statusCode,
+          duration_ms: sent.durationMs,
+          error,
+          updated_at: now,
+        })
+        .where('id', '=', delivery.id)
+        .where('claim_token', '=', token)
+        .executeTakeFirst()
+      // The lease ran out and another process took the delivery back: its attempt is the one recorded.
+      if (affected(finished) === 0) return
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: delivery.id,
+          attempt,
+          at: now,
+          outcome,
+          response_code: sent.statusCode,
+          duration_ms: sent.durationMs,
+          error,
+          next_attempt_at: nextAttemptAt,
+        })
+        .execute()
+      await recordAttemptHealth(trx, delivery.endpoint_id, { outcome, responseCode: sent.statusCode, at: now })
+      if (gone) {
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({
+            enabled: 0,
+            disabled_reason: `The receiver answered 410 Gone at ${new Date(now).toISOString()}`,
+            updated_at: now,
+          })
+          .where('id', '=', delivery.endpoint_id)
+          .execute()
+      }
+    })
+    this.onDelivery(event.type, delivery.endpoint_id, outcome)
+    if (outcome !== 'delivered') {
+      this.log.warn(
+        { deliveryId: delivery.id, webhookId: delivery.endpoint_id, attempt, statusCode: sent.statusCode, outcome },
+        'webhook delivery attempt failed',
+      )
+    }
+  }
+
+  /** Claims whose lease ran out: their attempt counts; with attempts left they are due at once. */
+  private async releaseLapsed(): Promise<number> {
+    const now = this.clock.now()
+    const lapsed = await this.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'attempts', 'claim_token', 'endpoint_id', 'event_type'])
+      .where('status', '=', 'processing')
+      .where('lease_until', '<=', now)
+      .limit(100)
+      .execute()
+    let released = 0
+    for (const row of lapsed) {
+      const outcome: DeliveryOutcome = Number(row.attempts) < this.settings.maxAttempts ? 'retry' : 'failed'
+      const error = 'The attempt did not finish (the sending process stopped); its claim was taken back'
+      const done = await inTransaction(this.db, async (trx) => {
+        const result = await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            status: outcome === 'retry' ? 'pending' : 'failed',
+            claim_token: null,
+            lease_until: null,
+            next_attempt_at: now,
+            error,
+            updated_at: now,
+          })
+          .where('id', '=', row.id)
+          .where('status', '=', 'processing')
+          .where('claim_token', '=', row.claim_token)
+          .executeTakeFirst()
+        if (affected(result) === 0) return false
+        await trx
+          .insertInto('webhook_attempts')
+          .values({
+            delivery_id: row.id,
+            attempt: Number(row.attempts),
+            at: now,
+            outcome,
+            response_code: null,
+            duration_ms: 0,
+            error,
+            next_attempt_at: outcome === 'retry' ? now : null,
+          })
+          .execute()
+        await recordAttemptHealth(trx, row.endpoint_id, { outcome, responseCode: null, at: now })
+        return true
+      })
+      if (done) {
+        released++
+        this.onDelivery(row.event_type, row.endpoint_id, outcome)
+      }
+    }
+    return released
+  }
+}
