@@ -13,6 +13,7 @@ export const manifest: FeatureManifest = {
   name: 'analytics',
   tag: 'Analytics',
   adminRights: { read: 'viewer', write: 'owner' },
+  tables: ['player_activity', 'analytics_daily', 'analytics_days'],
 }
 
 declare module 'fastify' {

@@ -15,6 +15,7 @@ export const manifest: FeatureManifest = {
   name: 'authentication',
   tag: 'Authentication',
   adminRights: GAME_RIGHTS,
+  tables: ['account_tokens', 'google_codes'],
   counters: {
     signups: {
       name: 'outpost_signups_total',

@@ -13,6 +13,7 @@ export const manifest: FeatureManifest = {
   name: 'cloud-save',
   tag: 'Cloud Save',
   adminRights: GAME_RIGHTS,
+  tables: ['cloud_saves'],
 }
 
 export default defineFeature(

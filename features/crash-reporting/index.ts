@@ -13,6 +13,7 @@ export const manifest: FeatureManifest = {
   name: 'crash-reporting',
   tag: 'Crash Reporting',
   adminRights: GAME_RIGHTS,
+  tables: ['crash_sessions', 'crash_groups', 'crash_group_versions', 'crash_group_users', 'crash_reports'],
   counters: {
     reports: {
       name: 'outpost_crash_reports_total',

@@ -14,6 +14,7 @@ export const manifest: FeatureManifest = {
   name: 'email-sending',
   tag: 'Email Sending',
   adminRights: GAME_RIGHTS,
+  tables: ['email_templates', 'emails'],
   counters: {
     sent: {
       name: 'outpost_emails_sent_total',

@@ -13,6 +13,7 @@ export const manifest: FeatureManifest = {
   name: 'gift-codes',
   tag: 'Gift Codes',
   adminRights: GAME_RIGHTS,
+  tables: ['gift_codes', 'gift_code_redemptions'],
 }
 
 export default defineFeature(

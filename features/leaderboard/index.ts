@@ -14,6 +14,7 @@ export const manifest: FeatureManifest = {
   name: 'leaderboard',
   tag: 'Leaderboard',
   adminRights: GAME_RIGHTS,
+  tables: ['leaderboards', 'leaderboard_entries', 'leaderboard_counts', 'leaderboard_bans'],
   counters: {
     scoreSubmits: {
       name: 'outpost_score_submits_total',

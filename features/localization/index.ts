@@ -15,6 +15,7 @@ export const manifest: FeatureManifest = {
   name: 'localization',
   tag: 'Localization',
   adminRights: GAME_RIGHTS,
+  tables: ['localizations'],
   caches: ['localization'],
 }
 

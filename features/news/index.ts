@@ -14,6 +14,7 @@ export const manifest: FeatureManifest = {
   name: 'news',
   tag: 'News',
   adminRights: GAME_RIGHTS,
+  tables: ['news'],
   caches: ['news'],
 }
 

@@ -23,6 +23,7 @@ export const manifest: FeatureManifest = {
   name: 'operators',
   tag: 'Operators',
   adminRights: OWNER_RIGHTS,
+  tables: ['operators', 'operator_sessions'],
 }
 
 declare module 'fastify' {

@@ -13,6 +13,7 @@ export const manifest: FeatureManifest = {
   name: 'player-profile',
   tag: 'Player Profile',
   adminRights: GAME_RIGHTS,
+  tables: ['cosmetics', 'player_profiles', 'player_unlocks'],
 }
 
 export default defineFeature(

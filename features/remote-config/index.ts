@@ -14,6 +14,7 @@ export const manifest: FeatureManifest = {
   name: 'remote-config',
   tag: 'Remote Config',
   adminRights: GAME_RIGHTS,
+  tables: ['remote_configs'],
   caches: ['remote-config'],
 }
 

@@ -7,7 +7,7 @@ import { SettingListSchema } from './schemas.js'
 import admin from './admin.js'
 import { settingsDocs } from './docs.js'
 
-export const manifest: FeatureManifest = { name: 'settings', tag: 'Settings', adminRights: OWNER_RIGHTS }
+export const manifest: FeatureManifest = { name: 'settings', tag: 'Settings', adminRights: OWNER_RIGHTS, tables: [] }
 
 export default defineFeature(
   manifest,

@@ -13,6 +13,7 @@ export const manifest: FeatureManifest = {
   name: 'user-feedback',
   tag: 'User Feedback',
   adminRights: GAME_RIGHTS,
+  tables: ['user_feedback'],
 }
 
 export default defineFeature(

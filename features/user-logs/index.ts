@@ -12,6 +12,7 @@ export const manifest: FeatureManifest = {
   name: 'user-logs',
   tag: 'User Logs',
   adminRights: GAME_RIGHTS,
+  tables: ['user_logs'],
 }
 
 export default defineFeature(

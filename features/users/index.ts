@@ -11,6 +11,7 @@ export const manifest: FeatureManifest = {
   name: 'users',
   tag: 'Users',
   adminRights: GAME_RIGHTS,
+  tables: ['users', 'user_identities'],
 }
 
 export default defineFeature(

@@ -13,6 +13,16 @@ export const manifest: FeatureManifest = {
   name: 'validated-actions',
   tag: 'Validated Actions',
   adminRights: GAME_RIGHTS,
+  tables: [
+    'validated_rules',
+    'validated_values',
+    'validated_runs',
+    'validated_evidence',
+    'validated_submissions',
+    'validated_players',
+    'validated_balances',
+    'validated_adjustments',
+  ],
   counters: {
     runs: {
       name: 'outpost_validated_runs_total',

@@ -16,6 +16,7 @@ export const manifest: FeatureManifest = {
   name: 'webhooks',
   tag: 'Webhooks',
   adminRights: OWNER_RIGHTS,
+  tables: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
   counters: {
     byOutcome: {
       name: 'outpost_webhook_deliveries_total',

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { OperatorRole } from '../../db/types.js'
+import type { Database, OperatorRole } from '../../db/types.js'
 
 /** The least role that may read (GET) and write (every other method) through a feature's admin routes. */
 export interface AdminRights {
@@ -33,6 +33,11 @@ export interface FeatureManifest {
   readonly name: string
   /** The OpenAPI tag of its operations; its admin operations are listed under `Admin · <tag>`. */
   readonly tag: string
+  /**
+   * The tables it owns: only its code writes them (test/house/table-ownership.test.ts); another
+   * feature changes them through its service.
+   */
+  readonly tables: readonly (keyof Database)[]
   /** Who may call its admin routes (a route listed in security/admin-access.ts ROUTE_RIGHTS is decided there). */
   readonly adminRights: AdminRights
   /** Its counters, exposed on /metrics from the start. */

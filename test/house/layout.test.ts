@@ -97,6 +97,7 @@ const demoManifest: FeatureManifest = {
   name: 'demo',
   tag: 'Demo',
   adminRights: GAME_RIGHTS,
+  tables: [],
   counters: {
     pings: { name: 'outpost_demo_pings_total', help: 'Pings, by kind', label: { name: 'kind', values: ['a', 'b'] } },
   },
