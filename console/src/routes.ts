@@ -1,87 +1,29 @@
-import type { ComponentType } from 'preact'
-import type { PageProps } from './page'
+import type { ConsoleRoute, FeatureConsole, MenuEntry } from './page'
 import type { Role } from './types'
 
-interface Route {
-  pattern: string
-  load: () => Promise<{ default: ComponentType<PageProps> }>
-  owner?: boolean
+/** The shell's own page: the overview heads both lists. */
+const SHELL: FeatureConsole = {
+  routes: [{ pattern: '/', load: () => import('./pages/overview') }],
+  menu: [{ path: '/', label: 'Overview', position: 0 }],
 }
 
-// Each page is its own chunk: the first load carries only the shell and the sign-in form.
-const overview = () => import('./pages/overview')
-const players = () => import('../../features/users/console/players')
-const player = () => import('../../features/users/console/player')
-const leaderboards = () => import('../../features/leaderboard/console/leaderboards')
-const leaderboard = () => import('../../features/leaderboard/console/leaderboard')
-const cosmetics = () => import('../../features/player-profile/console/cosmetics')
-const runs = () => import('../../features/validated-actions/console/runs')
-const run = () => import('../../features/validated-actions/console/run')
-const remoteConfig = () => import('../../features/remote-config/console/remote-config')
-const news = () => import('../../features/news/console/news')
-const giftCodes = () => import('../../features/gift-codes/console/gift-codes')
-const giftCode = () => import('../../features/gift-codes/console/gift-code')
-const email = () => import('../../features/email-sending/console/email')
-const crashes = () => import('../../features/crash-reporting/console/crashes')
-const crash = () => import('../../features/crash-reporting/console/crash')
-const feedback = () => import('../../features/user-feedback/console/feedback')
-const userLogs = () => import('../../features/user-logs/console/user-logs')
-const localization = () => import('../../features/localization/console/localization')
-const operators = () => import('../../features/operators/console/operators')
-const audit = () => import('../../features/operators/console/audit')
-const settings = () => import('../../features/settings/console/settings')
-const webhooks = () => import('../../features/webhooks/console/webhooks')
-const webhook = () => import('../../features/webhooks/console/webhook-deliveries')
+// Each feature with pages declares them in its console/index.ts; Vite inlines this list at build time.
+// The declarations load with the shell (a few hundred bytes); each page stays its own chunk.
+const FEATURES = Object.values(
+  import.meta.glob<FeatureConsole>('../../features/*/console/index.ts', { eager: true, import: 'default' }),
+)
 
-const ROUTES: Route[] = [
-  { pattern: '/', load: overview },
-  { pattern: '/players', load: players },
-  { pattern: '/players/:userId', load: player },
-  { pattern: '/leaderboards', load: leaderboards },
-  { pattern: '/leaderboards/:boardKey', load: leaderboard },
-  { pattern: '/cosmetics', load: cosmetics },
-  { pattern: '/runs', load: runs },
-  { pattern: '/runs/:runId', load: run },
-  { pattern: '/remote-config', load: remoteConfig },
-  { pattern: '/news', load: news },
-  { pattern: '/gift-codes', load: giftCodes },
-  { pattern: '/gift-codes/:code', load: giftCode },
-  { pattern: '/email', load: email },
-  { pattern: '/crashes', load: crashes },
-  { pattern: '/crashes/:groupId', load: crash },
-  { pattern: '/feedback', load: feedback },
-  { pattern: '/user-logs', load: userLogs },
-  { pattern: '/localization', load: localization },
-  // Owners only: the server answers other roles 403 on these routes anyway.
-  { pattern: '/operators', load: operators, owner: true },
-  { pattern: '/audit', load: audit, owner: true },
-  { pattern: '/settings', load: settings, owner: true },
-  { pattern: '/webhooks', load: webhooks, owner: true },
-  { pattern: '/webhooks/:id', load: webhook, owner: true },
-]
+/** The lowest menu position of a feature: its pages sit in ROUTES where its menu lines sit in NAV. */
+const first = (pages: FeatureConsole) => Math.min(...pages.menu.map((entry) => entry.position))
+const byPosition = [SHELL, ...FEATURES].sort((a, b) => first(a) - first(b))
+
+/** Every page, in menu order (no two patterns match the same path, so the order only reads well). */
+const ROUTES: ConsoleRoute[] = byPosition.flatMap((pages) => pages.routes)
 
 /** The navigation: only pages backed by admin routes that exist. */
-export const NAV: Array<{ path: string; label: string; owner?: boolean }> = [
-  { path: '/', label: 'Overview' },
-  { path: '/players', label: 'Players' },
-  { path: '/leaderboards', label: 'Leaderboards' },
-  { path: '/cosmetics', label: 'Cosmetics' },
-  { path: '/runs', label: 'Validated runs' },
-  { path: '/remote-config', label: 'Remote config' },
-  { path: '/localization', label: 'Localization' },
-  { path: '/news', label: 'News' },
-  { path: '/gift-codes', label: 'Gift codes' },
-  { path: '/email', label: 'E-mail' },
-  { path: '/crashes', label: 'Crashes' },
-  { path: '/feedback', label: 'Feedback' },
-  { path: '/user-logs', label: 'User logs' },
-  { path: '/operators', label: 'Operators', owner: true },
-  { path: '/audit', label: 'Audit log', owner: true },
-  { path: '/settings', label: 'Settings', owner: true },
-  { path: '/webhooks', label: 'Webhooks', owner: true },
-]
+export const NAV: MenuEntry[] = byPosition.flatMap((pages) => pages.menu).sort((a, b) => a.position - b.position)
 
-export function resolve(path: string, role: Role): { route: Route; params: Record<string, string> } | null {
+export function resolve(path: string, role: Role): { route: ConsoleRoute; params: Record<string, string> } | null {
   const parts = path.split('?')[0].split('/').filter(Boolean)
   for (const route of ROUTES) {
     if (route.owner && role !== 'owner') continue
