@@ -23,7 +23,11 @@ const ROOTS = [
   'scripts',
 ]
 
-function newest(path) {
+/** A feature's console pages are browser code: the server's build leaves them out (tsconfig.json's exclude). */
+const CONSOLE_PAGES = /^features\/[^/]+\/console(\/|$)/
+
+function newest(path, skip) {
+  if (skip?.test(path)) return 0
   let stats
   try {
     stats = statSync(path)
@@ -31,7 +35,7 @@ function newest(path) {
     return 0
   }
   if (!stats.isDirectory()) return /\.(ts|tsx|json|html|css|mjs)$/.test(path) ? stats.mtimeMs : 0
-  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), 0)
+  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name), skip)), 0)
 }
 
 function builtAt(output) {
@@ -43,13 +47,13 @@ function builtAt(output) {
 }
 
 let built = builtAt(OUTPUT)
-if (Math.max(...ROOTS.map(newest)) > built) {
+if (Math.max(...ROOTS.map((root) => newest(root, CONSOLE_PAGES))) > built) {
   process.stdout.write(built ? 'Sources changed since the last build: compiling\n' : 'No build yet: compiling\n')
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' })
 }
 
 built = builtAt(CONSOLE_OUTPUT)
-if (Math.max(...CONSOLE_ROOTS.map(newest)) > built) {
+if (Math.max(...CONSOLE_ROOTS.map((root) => newest(root))) > built) {
   process.stdout.write(built ? 'Console sources changed: building the console\n' : 'Building the console\n')
   execFileSync(process.execPath, ['scripts/build-console.mjs'], { stdio: 'inherit' })
 }
