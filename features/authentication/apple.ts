@@ -1,6 +1,6 @@
 import { present } from '../../platform/schemas/common.js'
 import type { SigninBody, SignupBody } from './schemas.js'
-import type { AuthDeps, AuthOutcome } from './service.js'
+import type { AuthDeps, AuthOutcome } from './outcome.js'
 import { ProviderUnavailableError } from './jwks.js'
 import {
   checkIdToken,

@@ -22,7 +22,7 @@ import { present } from '../../platform/schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from './schemas.js'
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../../platform/security/passwords.js'
 import { guardedAttempt, liftLockout, SIGN_IN_LOCKOUT } from '../../platform/security/login-lockout.js'
-import { authResponse, type AuthDeps } from './service.js'
+import { authResponse, type AuthDeps } from './outcome.js'
 
 /**
  * E-mail accounts: sign-up and sign-in with e-mail and password, verification and

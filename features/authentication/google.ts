@@ -3,7 +3,7 @@ import type { Db } from '../../db/types.js'
 import { hashToken } from '../../platform/security/secrets.js'
 import { present } from '../../platform/schemas/common.js'
 import type { SigninBody, SignupBody } from './schemas.js'
-import type { AuthDeps, AuthOutcome } from './service.js'
+import type { AuthDeps, AuthOutcome } from './outcome.js'
 import { ProviderUnavailableError } from './jwks.js'
 import {
   PROVIDER_TIMEOUT_MS,

@@ -15,7 +15,7 @@ import {
 import type { AuthResponse } from './schemas.js'
 import { withoutForbiddenNameCharacters } from '../../platform/schemas/common.js'
 import { KeySetCache, ProviderUnavailableError } from './jwks.js'
-import { authResponse, type AuthDeps, type AuthOutcome } from './service.js'
+import { authResponse, type AuthDeps, type AuthOutcome, type SocialSettings } from './outcome.js'
 
 /**
  * What sign-in with Apple and Google share: checking a provider's JWT, and finding or creating the
@@ -33,16 +33,6 @@ export const KEYS_COOLDOWN_MS = 10_000
 const CLOCK_TOLERANCE_S = 60
 /** What a client is told to wait before retrying when a provider is unreachable (seconds). */
 const RETRY_AFTER_S = 5
-
-export interface SocialSettings {
-  apple: { audiences: string[]; keys: KeySetCache }
-  google: {
-    clientId: string
-    clientSecret: string
-    tokenUrl: string
-    keys: KeySetCache
-  }
-}
 
 export function createSocialSettings(
   config: {
