@@ -115,4 +115,10 @@ export const AdminListQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 })
 
+/** An admin list's time range [from, to) on when a row was made (platform/http/pagination.ts recordsPage). */
+export const TimeRangeQuery = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, inclusive' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, exclusive' })),
+}
+
 export const SuccessSchema = Type.Object({ success: Type.Boolean() })
