@@ -18,6 +18,7 @@ export function clamp(value: number, bounds: { readonly min: number; readonly ma
 /** The sort key of a page's last row: one value per sort column, the unique column last. */
 export type KeyCursor = Array<number | string>
 
+/** Opaque to the client, so the sort key can change without breaking a client that keeps cursors. */
 export function encodeCursor(cursor: KeyCursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url')
 }
@@ -47,6 +48,7 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => KeyCursor) 
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null }
 }
 
+/** How a list pages: its cursor, its size and the sort keys that make a page's end unambiguous. */
 export interface KeysetOptions {
   cursor?: string
   limit: number
