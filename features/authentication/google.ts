@@ -159,6 +159,7 @@ async function resolveCode(deps: AuthDeps, code: string, redirectUri: string): P
   return identity
 }
 
+/** Sign-up and sign-in with Google: the code is exchanged once, and a retried code reuses its identity. */
 export async function signInWithGoogle(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> {
   const { clientId, clientSecret } = deps.social.google
   if (!clientId || !clientSecret) throw notConfigured('GOOGLE_NOT_CONFIGURED', 'Google')
