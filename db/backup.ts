@@ -10,6 +10,7 @@ import { PRIVATE_MODE } from './private-file.js'
 /** Pages per backup step: all of them, so the copy is read in one transaction (one consistent snapshot). */
 const ALL_PAGES = 0x7fffffff
 
+/** What the backup command reports: where the copy went and how large it is. */
 export interface BackupResult {
   path: string
   bytes: number
@@ -120,6 +121,7 @@ export interface Output {
   err: { write(text: string): unknown }
 }
 
+/** The backup command's entry point, taking argv and env so tests run it in process. */
 export async function main(
   argv: string[],
   env: Record<string, string | undefined>,

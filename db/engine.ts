@@ -13,6 +13,7 @@ export type DataTypeExpression = ColumnDataType | Expression<any>
 
 /** The engines `DB_DRIVER` names. */
 export const ENGINE_NAMES = ['sqlite', 'mysql', 'postgres'] as const
+/** An engine's name, typed so a switch over engines is checked to be complete. */
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
 /**
@@ -40,6 +41,7 @@ export interface ErrorClasses {
   refused(error: ErrorLike): boolean
 }
 
+/** The parts of a driver's error the engines classify by, whatever driver threw it. */
 export interface ErrorLike {
   code?: string
   errno?: number

@@ -9,8 +9,11 @@ import { guarded } from './savepoint.js'
  */
 export type ImportOutcome = { status: 'copied' } | { status: 'exists' } | { status: 'refused'; reason: string }
 
+/** The row was new and is now here. */
 export const COPIED: ImportOutcome = { status: 'copied' }
+/** The row was here already: importing twice copies nothing twice. */
 export const EXISTS: ImportOutcome = { status: 'exists' }
+/** The row could not be copied (its user is unknown here, …): reported, not fatal to the import. */
 export const refused = (reason: string): ImportOutcome => ({ status: 'refused', reason })
 
 /**

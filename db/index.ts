@@ -1,61 +1,22 @@
-import type { Config } from '../config.js'
 import type { Db } from './types.js'
 import { anyEngine } from './dialect.js'
 import { engineNamed, type EngineName } from './engines/index.js'
 import { queuedCallers, type PoolUsage } from './pool-bounds.js'
+import type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
 import { openMysql } from './open-mysql.js'
 import { openPostgres } from './open-postgres.js'
 import { openSqlite } from './open-sqlite.js'
-import { registerPooledDirect, type PooledDirect } from './prepared.js'
-import { registerStatementTap, type StatementTap } from './statements.js'
+import { registerPooledDirect } from './prepared.js'
+import { registerStatementTap } from './statements.js'
 import { setConflictBound } from './transaction.js'
 
 export { enableWal } from './open-sqlite.js'
-
-/**
- * What the metrics want to hear of the database (platform/observability/metrics.ts): failed queries, told
- * apart by whether a bound ran out. `db/` imports nothing from `plugins/`: the caller hands it in.
- */
-export interface DbObserver {
-  queryFailed(kind: DbFailure): void
-  /** SQLite's checkpoint thread failed (checkpointer.ts): worth a line in the log, nothing is lost. */
-  checkpointFailed?(problem: Error): void
-}
-
-/**
- * `conflict`: a unique key or a deadlock refused the statement, which is how races are settled here
- * (the caller expects it and retries or answers 409): counted apart so that real errors stand out.
- */
-export type DbFailure = 'error' | 'conflict' | 'query_timeout' | 'pool_timeout'
+export type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
 
 function failureKind(error: unknown): DbFailure {
   if (anyEngine(error, 'timeout')) return 'query_timeout'
   if (anyEngine(error, 'unique') || anyEngine(error, 'conflict')) return 'conflict'
   return 'error'
-}
-
-export type DbConfig = Pick<
-  Config,
-  | 'DB_DRIVER'
-  | 'DB_PATH'
-  | 'DB_HOST'
-  | 'DB_PORT'
-  | 'DB_NAME'
-  | 'DB_USER'
-  | 'DB_PASS'
-  | 'DB_POOL_SIZE'
-  | 'DB_QUERY_TIMEOUT_MS'
-  | 'DB_SSL'
-  | 'DB_SSL_CA'
->
-
-/** What a server engine's opener fills in and reports to (open-mysql.ts, open-postgres.ts). */
-export interface OpenedPool {
-  tap: StatementTap
-  usage: PoolUsage & { size: number }
-  onQueryFailed(error: unknown): void
-  /** The driver, for the direct path of prepared.ts. */
-  direct?: PooledDirect
 }
 
 const poolUsages = new WeakMap<Db, PoolUsage & { size: number }>()

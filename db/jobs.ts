@@ -19,6 +19,7 @@ export interface Job {
   run(db: Db, now: number): Promise<unknown>
 }
 
+/** The one log line a failed job writes, so db/ needs no logger type from platform/. */
 export interface JobLog {
   error(details: object, message: string): void
 }

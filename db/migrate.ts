@@ -12,6 +12,7 @@ import {
   type StepHook,
 } from './migration-steps.js'
 
+/** How a migration run may be watched: the hooks tests use to stop a run half way. */
 export interface MigrateOptions {
   /** Tests only: called at each statement a migration runs (test/db/migrations-killed.test.ts kills there). */
   onStep?: StepHook

@@ -1,7 +1,7 @@
 import { createPool } from 'mysql2'
 import { Kysely, MysqlAdapter, MysqlIntrospector, MysqlQueryCompiler } from 'kysely'
 import type { Database, Db } from './types.js'
-import type { DbConfig, DbObserver, OpenedPool } from './index.js'
+import type { DbConfig, DbObserver, OpenedPool } from './config.js'
 import { OutpostMysqlDriver } from './mysql-driver.js'
 import { mysqlTls } from './tls.js'
 

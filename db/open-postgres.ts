@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
 import type { Database, Db } from './types.js'
-import type { DbConfig, DbObserver, OpenedPool } from './index.js'
+import type { DbConfig, DbObserver, OpenedPool } from './config.js'
 import { OutpostPostgresDriver, postgresTypes } from './postgres-driver.js'
 import { postgresTls } from './tls.js'
 

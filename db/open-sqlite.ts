@@ -14,7 +14,7 @@ import {
   type QueryCompiler,
 } from 'kysely'
 import type { Database, Db } from './types.js'
-import type { DbConfig, DbObserver } from './index.js'
+import type { DbConfig, DbObserver } from './config.js'
 import { registerSqliteDirect } from './prepared.js'
 import { createPrivateFile } from './private-file.js'
 import { startCheckpointer } from './checkpointer.js'

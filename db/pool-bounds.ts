@@ -27,6 +27,7 @@ export function queuedCallers(usage: PoolUsage, size: number): number {
   return Math.max(0, usage.asking - Math.max(0, size - usage.inUse))
 }
 
+/** The bounds both pooled drivers take, so a slow server makes requests fail fast instead of queueing. */
 export interface PooledDriverOptions {
   /** The bound on every wait on the server: for a pool connection, and for each statement. */
   timeoutMs: number

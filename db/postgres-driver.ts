@@ -22,6 +22,7 @@ function exactNumber(text: string): number {
 const INT8 = 20
 const NUMERIC = 1700
 
+/** Big integers and numerics parsed to numbers, as the other engines' drivers return them, so services see one type. */
 export const postgresTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     (oid === INT8 || oid === NUMERIC) && format !== 'binary'

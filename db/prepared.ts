@@ -44,10 +44,12 @@ interface DirectConnection {
 const direct = new WeakMap<Db, SqliteDirect>()
 const pooledDirect = new WeakMap<Db, PooledDirect>()
 
+/** Tells prepared() the embedded driver behind a handle, so its statements run without Kysely's compile step. */
 export function registerSqliteDirect(db: Db, sqlite: SqliteDirect): void {
   direct.set(db, sqlite)
 }
 
+/** Tells prepared() the pooled driver behind a handle, for the same direct path on server engines. */
 export function registerPooledDirect(db: Db, driver: PooledDirect): void {
   pooledDirect.set(db, driver)
 }
@@ -83,12 +85,14 @@ interface Compiled {
   slots: readonly unknown[]
 }
 
+/** A query compiled once per engine and run with new values: the hot paths skip Kysely's per-call compile. */
 export interface PreparedQuery<P, R> {
   execute(db: Db, values: P): Promise<QueryResult<R>>
   all(db: Db, values: P): Promise<R[]>
   first(db: Db, values: P): Promise<R | undefined>
 }
 
+/** Compiles `build` once per engine, with placeholders for its values, for queries run on every request. */
 export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): PreparedQuery<P, R> {
   const placeholders = new Proxy({} as P, { get: (_target, name) => new Placeholder(String(name)) })
   const compiled = new Map<EngineName, Compiled>()

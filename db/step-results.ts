@@ -29,6 +29,8 @@ function decode(value: unknown): unknown {
   return Object.fromEntries(entries.map(([key, inner]) => [key, decode(inner)]))
 }
 
+/** A statement's answer as journal text, so a migration resumed after a crash replays it without running it again. */
 export const encodeResult = (result: QueryResult<unknown>): string => JSON.stringify(encode(result))
 
+/** The journal's text back to the answer it recorded (encodeResult's inverse). */
 export const decodeResult = (text: string): QueryResult<any> => decode(JSON.parse(text)) as QueryResult<any>

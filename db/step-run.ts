@@ -10,6 +10,7 @@ export const STEPS_TABLE = 'migration_steps'
 /** Where to read what to do when a migration cannot go on. */
 export const RECOVERY_DOC = 'docs/troubleshooting.md#a-migration-that-stopped-half-way'
 
+/** What the migration journal needs to know of an engine, so step-run.ts names none. */
 export interface JournalEngine {
   /** The column type of a statement's recorded answer (a read's rows can be long). */
   resultType: RawBuilder<unknown> | 'text'

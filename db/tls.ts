@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { ConnectionOptions } from 'node:tls'
 import type { SslOptions } from 'mysql2'
-import type { DbConfig } from './index.js'
+import type { DbConfig } from './config.js'
 
 /**
  * TLS to a database server (DB_SSL, DB_SSL_CA):

@@ -54,6 +54,7 @@ import type { PlayerActivityTable, AnalyticsDailyTable, AnalyticsDaysTable } fro
  * - tokens are stored only as SHA-256 hex digests.
  */
 
+/** Every table and its row type: what makes each Kysely query checked against the schema. */
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -108,31 +109,56 @@ export interface Database {
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */
 export type Db = Kysely<Database>
 
+/** A users row as read (services map it to the API's shapes; never answered as is). */
 export type User = Selectable<UsersTable>
+/** A users row as inserted: defaulted columns optional. */
 export type NewUser = Insertable<UsersTable>
+/** A player's binding to a sign-in provider's subject, as read. */
 export type UserIdentity = Selectable<UserIdentitiesTable>
+/** The columns an update of users may set. */
 export type UserUpdate = Updateable<UsersTable>
+/** A sessions row as read: only token hashes, never a token. */
 export type Session = Selectable<SessionsTable>
+/** A sessions row as inserted by issueSession. */
 export type NewSession = Insertable<SessionsTable>
+/** A cosmetics row as read. */
 export type Cosmetic = Selectable<CosmeticsTable>
+/** A player_profiles row as read. */
 export type PlayerProfile = Selectable<PlayerProfilesTable>
+/** A leaderboards row as read: a board's settings, its scores apart. */
 export type Leaderboard = Selectable<LeaderboardsTable>
+/** One player's score on a board, as read. */
 export type LeaderboardEntry = Selectable<LeaderboardEntriesTable>
 
+/** A cloud_saves row as read: a player's save under one key. */
 export type CloudSave = Selectable<CloudSavesTable>
+/** A remote_configs row as read. */
 export type RemoteConfig = Selectable<RemoteConfigsTable>
+/** A localizations row as read. */
 export type Localization = Selectable<LocalizationsTable>
+/** A news row as read. */
 export type News = Selectable<NewsTable>
+/** A gift_codes row as read. */
 export type GiftCode = Selectable<GiftCodesTable>
+/** An email_templates row as read (Row: the feature's own EmailTemplate is the API shape). */
 export type EmailTemplateRow = Selectable<EmailTemplatesTable>
+/** A queued e-mail as the sending worker reads it. */
 export type EmailRow = Selectable<EmailsTable>
+/** A queued e-mail as inserted. */
 export type NewEmail = Insertable<EmailsTable>
+/** A crash_groups row as read: reports grouped by fingerprint. */
 export type CrashGroup = Selectable<CrashGroupsTable>
+/** One crash_reports row as read. */
 export type CrashReport = Selectable<CrashReportsTable>
+/** A user_feedback row as read. */
 export type UserFeedback = Selectable<UserFeedbackTable>
+/** A user_logs row as read. */
 export type UserLog = Selectable<UserLogsTable>
+/** A validated action's rules as read. */
 export type ValidatedRules = Selectable<ValidatedRulesTable>
+/** A validated value's definition as read. */
 export type ValidatedValue = Selectable<ValidatedValuesTable>
+/** One validated run as read. */
 export type ValidatedRun = Selectable<ValidatedRunsTable>
 
 // Generated<> is re-exported for later tables with auto-increment or defaulted columns.

@@ -23,6 +23,7 @@ export const MAX_PLAYERS_PER_DAY = 100_000
 /** Ids per INSERT: well inside SQLite's bound-parameter limit and MySQL's packet. */
 const CHUNK = 500
 
+/** The one log line a failed flush writes, so the recorder needs no logger type. */
 export interface FlushLog {
   warn(details: object, message: string): void
 }
@@ -30,6 +31,7 @@ export interface FlushLog {
 /** Submits per day per board key, written as increments of the `submits` rollups. */
 type SubmitCounts = Map<number, Map<string, number>>
 
+/** Collects active players in memory per app and writes them in batches, so a request never waits on it. */
 export class ActivityRecorder {
   /** Per day, the players already written or waiting (the day before today is kept for late answers). */
   private readonly seen = new Map<number, Set<string>>()

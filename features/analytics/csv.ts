@@ -4,6 +4,7 @@ import type { DailyResponse, RetentionResponse } from './schemas.js'
 
 const field = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value))
 
+/** The daily series as CSV for a spreadsheet: one row per day, one column per metric. */
 export function dailyCsv(data: DailyResponse): string {
   const metrics = Object.keys(data.series) as Array<keyof DailyResponse['series']>
   const lines = [['date', ...metrics].join(',')]
@@ -11,6 +12,7 @@ export function dailyCsv(data: DailyResponse): string {
   return lines.join('\r\n') + '\r\n'
 }
 
+/** The cohorts as CSV for a spreadsheet. */
 export function retentionCsv(data: RetentionResponse): string {
   const lines = ['date,size,d1,d7,d30']
   for (const c of data.cohorts) lines.push([c.date, c.size, field(c.d1), field(c.d7), field(c.d30)].join(','))

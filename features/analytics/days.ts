@@ -2,10 +2,14 @@
 import { badRequest } from '../../platform/core/errors.js'
 import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from './schemas.js'
 
+/** Analytics counts in UTC days: every instance buckets alike. */
 export const DAY_MS = 86_400_000
 
+/** A time's day number, the key analytics rows are stored under. */
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS)
+/** A day's first millisecond, for range queries. */
 export const dayStart = (day: number) => day * DAY_MS
+/** A day as the YYYY-MM-DD the API answers with. */
 export const dateOf = (day: number) => new Date(dayStart(day)).toISOString().slice(0, 10)
 
 /** A `YYYY-MM-DD` query value as a day, or 400 naming the parameter when it is no calendar date. */

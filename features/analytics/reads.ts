@@ -96,6 +96,7 @@ const FOLDED: Key[] = [
   { metric: 'crashes@other', dimension: '' },
 ]
 
+/** One series per metric over a range of days, zero-filled so every day has a value. */
 export async function dailySeries(
   db: Db,
   metrics: DailyMetric[],

@@ -1,6 +1,6 @@
 import { present } from '../../platform/schemas/common.js'
 import type { SigninBody, SignupBody } from './schemas.js'
-import type { AuthDeps, AuthOutcome } from './service.js'
+import type { AuthDeps, AuthOutcome } from './outcome.js'
 import { ProviderUnavailableError } from './jwks.js'
 import {
   checkIdToken,
@@ -25,6 +25,7 @@ import {
 const ISSUER = 'https://appleid.apple.com'
 const PRIVATE_RELAY = /@privaterelay\.appleid\.com$/i
 
+/** Sign-up and sign-in with Apple: the identity token is checked against Apple's keys, then the user found or made. */
 export async function signInWithApple(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> {
   const { audiences, keys } = deps.social.apple
   if (audiences.length === 0) throw notConfigured('APPLE_NOT_CONFIGURED', 'Apple')

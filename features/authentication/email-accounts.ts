@@ -22,7 +22,7 @@ import { present } from '../../platform/schemas/common.js'
 import type { AuthResponse, SigninBody, SignupBody } from './schemas.js'
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../../platform/security/passwords.js'
 import { guardedAttempt, liftLockout, SIGN_IN_LOCKOUT } from '../../platform/security/login-lockout.js'
-import { authResponse, type AuthDeps } from './service.js'
+import { authResponse, type AuthDeps } from './outcome.js'
 
 /**
  * E-mail accounts: sign-up and sign-in with e-mail and password, verification and
@@ -32,7 +32,9 @@ import { authResponse, type AuthDeps } from './service.js'
  */
 const VERIFY_TTL_MS = 24 * 3600_000
 const RESET_TTL_MS = 3600_000
+/** The players' lockout window (SIGN_IN_LOCKOUT's), named for the sweep that deletes failures older than it. */
 export const LOGIN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
+/** The failures that lock a player's address (SIGN_IN_LOCKOUT's), named for signinWithEmail's rule below. */
 export const LOGIN_MAX_FAILURES = SIGN_IN_LOCKOUT.maxFailures
 /** Reset mails one account can trigger per hour: forgot-password is open to anyone who knows the address. */
 const RESETS_PER_HOUR = 5
@@ -85,6 +87,7 @@ async function consumeAccountToken(db: Db, token: string, purpose: AccountTokenP
   return row.user_id
 }
 
+/** A new account with its password and first session; unverified until the mailed link is followed. */
 export async function signupWithEmail(deps: AuthDeps, body: SignupBody): Promise<AuthResponse> {
   const email = required(present(body.email), 'email')
   // 8–128 characters: the schema has checked the length.
@@ -169,6 +172,7 @@ export async function signinWithEmail(deps: AuthDeps, body: SigninBody): Promise
   return authResponse(user, session, null)
 }
 
+/** Spends a verification token once: a second use of the link finds it gone. */
 export async function verifyEmail(deps: AuthDeps, token: string) {
   const now = deps.now()
   await inTransaction(deps.db, async (trx) => {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/types.js'
 import { hashToken } from '../../platform/security/secrets.js'
 import { present } from '../../platform/schemas/common.js'
 import type { SigninBody, SignupBody } from './schemas.js'
-import type { AuthDeps, AuthOutcome } from './service.js'
+import type { AuthDeps, AuthOutcome } from './outcome.js'
 import { ProviderUnavailableError } from './jwks.js'
 import {
   PROVIDER_TIMEOUT_MS,
@@ -159,6 +159,7 @@ async function resolveCode(deps: AuthDeps, code: string, redirectUri: string): P
   return identity
 }
 
+/** Sign-up and sign-in with Google: the code is exchanged once, and a retried code reuses its identity. */
 export async function signInWithGoogle(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> {
   const { clientId, clientSecret } = deps.social.google
   if (!clientId || !clientSecret) throw notConfigured('GOOGLE_NOT_CONFIGURED', 'Google')

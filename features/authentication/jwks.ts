@@ -15,6 +15,7 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
+/** Where a provider's keys live and how often they may be fetched, so a flood of unknown kids cannot hammer it. */
 export interface KeySetOptions {
   url: string
   now: () => number
@@ -27,6 +28,7 @@ export interface KeySetOptions {
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>
 
+/** A provider's signing keys held per app: fetched again when stale or on an unknown kid, at most once per cooldown. */
 export class KeySetCache {
   private keys: LocalKeySet | undefined
   private fetchedAt = Number.NEGATIVE_INFINITY

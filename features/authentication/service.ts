@@ -1,15 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { inTransaction } from '../../db/transaction.js'
-import type { Db, User } from '../../db/types.js'
+import type { User } from '../../db/types.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
-import { toIso, toIsoOrNull } from '../../platform/core/clock.js'
 import { hashToken, randomToken } from '../../platform/security/secrets.js'
-import {
-  issueSession,
-  spendRefreshToken,
-  type IssuedSession,
-  type SessionLifetimes,
-} from '../../platform/security/session-store.js'
+import { issueSession, spendRefreshToken } from '../../platform/security/session-store.js'
 import {
   assertNotBanned,
   createUser,
@@ -23,48 +17,12 @@ import type { AuthResponse, SigninBody, SignupBody } from './schemas.js'
 import { signinWithEmail, signupWithEmail } from './email-accounts.js'
 import { signInWithApple } from './apple.js'
 import { signInWithGoogle } from './google.js'
-import type { SocialSettings } from './social.js'
+import { authResponse, type AuthDeps, type AuthOutcome } from './outcome.js'
 
-export interface AuthDeps {
-  db: Db
-  now: () => number
-  lifetimes: SessionLifetimes
-  /** E-mail accounts: whether SMTP is configured (account mails are queued), and the base of their links. */
-  email: { enabled: boolean; publicUrl: string }
-  /** Sign in with Apple and Google: the settings and each provider's key cache. */
-  social: SocialSettings
-}
-
-/** An auth response and its status: 201 for an account created, 200 for one found. */
-export interface AuthOutcome {
-  status: 200 | 201
-  body: AuthResponse
-}
+export type { AuthDeps, AuthOutcome } from './outcome.js'
 
 /** 24 random bytes in base64url: exactly 32 characters, the most the SDKs keep in their cache. */
 const issueAnonymousToken = () => randomToken(24)
-
-export function authResponse(user: User, session: IssuedSession, anonymousToken: string | null): AuthResponse {
-  return {
-    userId: user.id,
-    username: user.username,
-    displayName: user.username,
-    email: user.email,
-    isAnonymous: user.is_anonymous === 1,
-    isVerified: user.is_anonymous === 0 && user.is_verified === 1,
-    anonymousToken,
-    accessToken: session.accessToken,
-    expiresAt: toIso(session.expiresAt),
-    refreshToken: session.refreshToken,
-    refreshExpiresAt: toIsoOrNull(session.refreshExpiresAt),
-    authStatus: 'AUTHENTICATED',
-    googleId: null,
-    appleUserId: null,
-    isPrivateRelayEmail: false,
-    message: null,
-    createdAt: toIso(user.created_at),
-  }
-}
 
 /** Apple and Google: sign-up and sign-in do the same (find or create), so every SDK's flow works. */
 function social(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> | undefined {

@@ -15,7 +15,7 @@ import {
 import type { AuthResponse } from './schemas.js'
 import { withoutForbiddenNameCharacters } from '../../platform/schemas/common.js'
 import { KeySetCache, ProviderUnavailableError } from './jwks.js'
-import { authResponse, type AuthDeps, type AuthOutcome } from './service.js'
+import { authResponse, type AuthDeps, type AuthOutcome, type SocialSettings } from './outcome.js'
 
 /**
  * What sign-in with Apple and Google share: checking a provider's JWT, and finding or creating the
@@ -34,16 +34,7 @@ const CLOCK_TOLERANCE_S = 60
 /** What a client is told to wait before retrying when a provider is unreachable (seconds). */
 const RETRY_AFTER_S = 5
 
-export interface SocialSettings {
-  apple: { audiences: string[]; keys: KeySetCache }
-  google: {
-    clientId: string
-    clientSecret: string
-    tokenUrl: string
-    keys: KeySetCache
-  }
-}
-
+/** Built once per app, so each provider's keys are cached for the app's life, not per request. */
 export function createSocialSettings(
   config: {
     APPLE_BUNDLE_ID: string
@@ -82,20 +73,24 @@ export function createSocialSettings(
 
 // ---- errors: every failure carries authStatus and no userId (a `userId: null` crashes the Godot SDK)
 
+/** A 400 an SDK can show: the operator, not the player, must act. */
 export const notConfigured = (code: 'APPLE_NOT_CONFIGURED' | 'GOOGLE_NOT_CONFIGURED', provider: string) =>
   new AppError(400, code, `Sign-in with ${provider} is not configured on this server; ask its operator to set it up`, {
     authStatus: code,
   })
 
+/** A 401 that says INVALID_CREDENTIALS, which the SDKs treat as "sign in again". */
 export const invalidCredential = (code: 'INVALID_APPLE_TOKEN' | 'INVALID_GOOGLE_CODE', message: string) =>
   new AppError(401, code, message, { authStatus: 'INVALID_CREDENTIALS' })
 
+/** A validation error that also carries authStatus, as every auth failure must for the SDKs. */
 export const missingField = (field: string) =>
   new AppError(400, 'VALIDATION_ERROR', `body/${field} is required`, {
     details: [{ path: `/${field}`, message: 'is required' }],
     authStatus: 'INVALID_CREDENTIALS',
   })
 
+/** A 503 with Retry-After: the provider failed, not the player, so the client should try again. */
 export const providerUnavailable = (provider: string) =>
   new AppError(
     503,
@@ -105,6 +100,7 @@ export const providerUnavailable = (provider: string) =>
     { 'retry-after': String(RETRY_AFTER_S) },
   )
 
+/** A 409 when the provider's address belongs to an account that signs in another way: never merged silently. */
 export const emailConflict = (code: 'APPLE_EMAIL_CONFLICT' | 'USER_ALREADY_EXISTS') =>
   new AppError(409, code, 'Email already registered with a different authentication method', { authStatus: code })
 
@@ -113,6 +109,7 @@ export const emailConflict = (code: 'APPLE_EMAIL_CONFLICT' | 'USER_ALREADY_EXIST
 /** The longest provider subject stored (Apple's are ~44 characters, Google's ~21 digits). */
 const SUBJECT_MAX = 255
 
+/** A JWT's verdict: its claims, or the reason it was refused (logged, never shown to the client). */
 export type TokenCheck = { ok: true; claims: JWTPayload & { sub: string } } | { ok: false; reason: string }
 
 /**
@@ -179,6 +176,7 @@ export const chosenName = (username: string | undefined) =>
 
 // ---- find or create
 
+/** A provider's checked identity, whichever provider: what findOrCreateSocialUser binds a user to. */
 export interface SocialIdentity {
   provider: SocialProvider
   subject: string

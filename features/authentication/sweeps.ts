@@ -72,6 +72,7 @@ export async function sweepSignInRows(db: Db, now: number) {
   return { failures, locks, googleCodes }
 }
 
+/** Deletes expired sign-in rows in the background, so no sign-in request pays for the cleanup. */
 export const SIGN_IN_SWEEP: Job = {
   name: 'authentication.sign-in-sweep',
   everyMs: 5 * 60_000,

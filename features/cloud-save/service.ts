@@ -15,6 +15,7 @@ import { forExistingUser, userStanding } from '../../platform/security/session-s
  */
 export const REVISION_HEADER = 'x-cloud-save-revision'
 
+/** A save as the routes hand it over, whichever form (JSON text or raw bytes) the client sent. */
 export interface SaveInput {
   userId: string
   bytes: Buffer
@@ -24,14 +25,17 @@ export interface SaveInput {
   now: number
 }
 
+/** What a save answers with: the new version the client sends back to guard its next save. */
 export interface SaveResult {
   dataSizeBytes: number
   version: number
   updatedAt: number
 }
 
+/** The columns a load reads: the save and its version, not the size kept for analytics. */
 export type StoredSave = Pick<CloudSave, 'data' | 'is_binary' | 'version' | 'updated_at'>
 
+/** The 409 of a lost race, with the version now stored so the client can reload and merge. */
 export function conflict(currentVersion: number) {
   return new AppError(
     409,
@@ -48,6 +52,7 @@ const saveOf = prepared((db, p: { userId: string }) =>
   db.selectFrom('cloud_saves').select(['data', 'is_binary', 'version', 'updated_at']).where('user_id', '=', p.userId),
 )
 
+/** One prepared read: loading a save is the feature's hottest path. */
 export async function findSave(db: Db, userId: string): Promise<StoredSave | undefined> {
   return saveOf.first(db, { userId })
 }
@@ -59,6 +64,7 @@ const saveOverAnyVersion = preparedCounterUpsert<CloudSave>(
   { key: 'user_id', counter: 'version', keep: ['created_at'] },
 )
 
+/** A save guarded by its expected version, settled in the UPDATE's WHERE so concurrent saves cannot both win. */
 export async function writeSave(
   db: Db,
   { userId, bytes, binary, expectedVersion, now }: SaveInput,

@@ -71,6 +71,7 @@ function toGroupView(row: CrashGroup, extras: Awaited<ReturnType<typeof groupExt
   }
 }
 
+/** The console's crash groups, by last seen or by count, filtered by status. */
 export async function listGroups(db: Db, query: CrashGroupListQuery) {
   const column = query.sort === 'count' ? 'occurrences' : 'last_seen'
   let select = db.selectFrom('crash_groups').selectAll()
@@ -116,6 +117,7 @@ function toOccurrence(row: CrashReport): CrashOccurrence {
   }
 }
 
+/** One group with its versions and latest reports, for the console's group page. */
 export async function getGroup(db: Db, groupId: string) {
   const row = await findGroup(db, groupId)
   const extras = await groupExtras(db, [row.id])
@@ -168,6 +170,7 @@ export async function listGroupUsers(db: Db, groupId: string, query: { cursor?: 
   }
 }
 
+/** An operator's triage of a group (its status, the version that fixed it), which later reports may undo (REGRESSED). */
 export async function updateGroup(
   db: Db,
   groupId: string,

@@ -3,12 +3,14 @@
 // `crash_reports_created_idx`), and open groups.
 import type { Db } from '../../db/types.js'
 
+/** What analytics shows of crashes in a span: how many sessions crashed, out of how many. */
 export interface CrashCounts {
   sessions: number
   crashedSessions: number
   reports: number
 }
 
+/** The same per app version, to see whether a release made things worse. */
 export interface VersionCounts extends CrashCounts {
   appVersion: string
 }

@@ -26,6 +26,7 @@ const encodeText = (text: string) =>
     .replace(/[^\x21-\x7e]/g, '_')
 
 // Separators sort below every encoded character: ' ' (suffix follows) < '!' (end) < '.' (next segment).
+/** A key that sorts versions as people read them (1.10 after 1.9), so the database can order by it. */
 export function versionKey(version: string): string {
   const withoutBuild = version.trim().split('+', 1)[0]!
   const match = /^[vV]?(\d+(?:\.\d+)*)(.*)$/.exec(withoutBuild)
@@ -37,6 +38,7 @@ export function versionKey(version: string): string {
   return (suffix === '' ? `${core}!` : `${core} ${encodeText(suffix)}`).slice(0, MAX_KEY)
 }
 
+/** Orders versions by versionKey, the text itself breaking ties so the order is total. */
 export function compareVersions(a: string, b: string): number {
   const ka = versionKey(a)
   const kb = versionKey(b)

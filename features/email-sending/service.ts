@@ -29,6 +29,7 @@ export interface SendDeps {
 }
 
 const HOUR_MS = 3600_000
+/** A year and a day: a later date is a client's mistake more likely than a plan. */
 export const MAX_SCHEDULE_AHEAD_MS = 366 * 24 * HOUR_MS
 
 /** `scheduledAt` as epoch ms: past means now; more than a year ahead is a 400. */
@@ -180,6 +181,7 @@ function assertOwner(row: { user_id: string }, ownerId: string | undefined) {
   }
 }
 
+/** A queued e-mail's status, for the player who queued it only (ownerId) or for the API key. */
 export async function getEmailStatus(db: Db, emailId: string, ownerId?: string): Promise<EmailStatusResponse> {
   const row = await db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirst()
   if (!row) throw emailNotFound()
@@ -248,6 +250,7 @@ export async function listEmails(
   return { items: items.map(toAdminEmail), nextCursor }
 }
 
+/** The console's view of one e-mail: its status plus recipient, subject and next attempt, which players never see. */
 export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail> {
   const row = await db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirst()
   if (!row) throw emailNotFound()
@@ -257,6 +260,7 @@ export async function getAdminEmail(db: Db, emailId: string): Promise<AdminEmail
 /** The queue by status, every status present (0 when none): what the metrics report on each scrape. */
 const EMAIL_STATUSES: EmailStatus[] = ['pending', 'processing', 'sent', 'failed', 'cancelled']
 
+/** The queue's state at a glance: every status present, zero when none. */
 export async function countEmailsByStatus(db: Db): Promise<Record<EmailStatus, number>> {
   const rows = await db
     .selectFrom('emails')

@@ -25,6 +25,7 @@ interface Translation {
   text: string | null
 }
 
+/** A template as the services use it, times as numbers; toApiTemplate makes the API shape. */
 export interface Template {
   slug: string
   defaultLanguage: string
@@ -51,17 +52,20 @@ function fromRow(row: EmailTemplateRow): Template {
   }
 }
 
+/** The API shape of a template: times as ISO text. */
 export function toApiTemplate(template: Template): EmailTemplate {
   return { ...template, createdAt: toIso(template.createdAt), updatedAt: toIso(template.updatedAt) }
 }
 
 const templateNotFound = (slug: string) => notFound('TEMPLATE_NOT_FOUND', `No e-mail template '${slug}'`)
 
+/** undefined for an unknown slug, for callers that fall back (a system template's default). */
 export async function findTemplate(db: Db, slug: string): Promise<Template | undefined> {
   const row = await db.selectFrom('email_templates').selectAll().where('slug', '=', slug).executeTakeFirst()
   return row && fromRow(row)
 }
 
+/** A 404 for an unknown slug, for the routes that name one. */
 export async function getTemplate(db: Db, slug: string): Promise<Template> {
   const template = await findTemplate(db, slug)
   if (!template) throw templateNotFound(slug)
@@ -89,6 +93,7 @@ function fill(source: string, values: Record<string, string>, transform: (v: str
   return source.replace(PLACEHOLDER, (_match, name: string) => transform(values[name] ?? ''))
 }
 
+/** A template filled in for one language, as sent and as the preview shows it. */
 export interface Rendered {
   language: string
   subject: string
@@ -111,6 +116,7 @@ export function resolveVariables(template: Pick<Template, 'variables'>, given: R
   return { values, missing }
 }
 
+/** A 422 naming every missing variable at once, so a caller fixes them in one go. */
 export function missingVariablesError(missing: string[]) {
   return new AppError(422, 'MISSING_VARIABLES', `Missing template variables: ${missing.join(', ')}`, {
     missingVariables: missing,
@@ -202,6 +208,7 @@ export async function putTemplate(db: Db, slug: string, body: PutTemplateBody, n
   return getTemplate(db, slug)
 }
 
+/** System templates stay: e-mail accounts send them and would fail without them. */
 export async function deleteTemplate(db: Db, slug: string): Promise<void> {
   const template = await getTemplate(db, slug)
   if (template.system)
@@ -209,6 +216,7 @@ export async function deleteTemplate(db: Db, slug: string): Promise<void> {
   await db.deleteFrom('email_templates').where('slug', '=', slug).where('is_system', '=', 0).execute()
 }
 
+/** The console's template list, oldest first so the system templates lead. */
 export async function listTemplates(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('email_templates').selectAll(), {
     ...options,
@@ -218,6 +226,7 @@ export async function listTemplates(db: Db, options: { limit: number; cursor?: s
   return { items: items.map((row) => toApiTemplate(fromRow(row))), nextCursor }
 }
 
+/** Renders without sending, so an operator sees a template before players do. */
 export async function previewTemplate(
   db: Db,
   slug: string,

@@ -35,6 +35,7 @@ export function normalizeCode(typed: string): string | undefined {
   return CODE.test(trimmed) ? trimmed.toUpperCase() : undefined
 }
 
+/** The text of each refusal reason, one place for the redeem and validate answers. */
 export const MESSAGES: Record<GiftCodeReason, string> = {
   NOT_FOUND: 'Gift code not found',
   REVOKED: 'Gift code has been revoked',
@@ -62,6 +63,7 @@ function reasonOf(row: CodeState, redeemedByUser: boolean, now: number): GiftCod
   return windowOrCapacity(row, now)
 }
 
+/** A code's row by its exact text: callers normalize what the player typed first. */
 export function findByCode(db: Db, code: string) {
   return db.selectFrom('gift_codes').selectAll().where('code', '=', code).executeTakeFirst()
 }
@@ -84,6 +86,7 @@ async function reasonFor(
   return reasonOf(row, redemption !== undefined, now)
 }
 
+/** Whether a player could redeem a code now, without redeeming it. */
 export async function validateGiftCode(db: Db, userId: string, typed: string, now: number): Promise<ValidateResponse> {
   const reason = await reasonFor(db, normalizeCode(typed), userId, now)
   return reason === undefined ? { valid: true } : { valid: false, reason }

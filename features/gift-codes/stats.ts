@@ -2,6 +2,7 @@
 // (index `gift_code_redemptions_time_idx`).
 import type { Db } from '../../db/types.js'
 
+/** The all-time count analytics reports beside the counts of a span of time. */
 export async function giftCodeTotal(db: Db): Promise<number> {
   const row = await db
     .selectFrom('gift_codes')

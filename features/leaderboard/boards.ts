@@ -8,12 +8,14 @@ import { periodKey, previousPeriodKey } from './ranking.js'
 /** Boards: finding one, its periods, bans, and the board list with each board's count. */
 export type Period = 'current' | 'previous'
 
+/** A score's metadata is shown with every page of the board: a cap keeps pages small. */
 export const METADATA_MAX_BYTES = 2048
 
 const boardByKey = prepared((db, p: { boardKey: string }) =>
   db.selectFrom('leaderboards').selectAll().where('board_key', '=', p.boardKey),
 )
 
+/** Prepared: every score submit and read looks its board up. */
 export async function findBoard(db: Db, boardKey: string): Promise<Leaderboard | undefined> {
   return boardByKey.first(db, { boardKey })
 }
@@ -61,6 +63,7 @@ export async function isBannedFromBoard(db: Db, boardId: string, userId: string)
 
 // ---- the score write --------------------------------------------------------------------------
 
+/** The API shape of a board, with its score count. */
 export function toBoardSummary(board: Leaderboard, scoreCount: number): BoardSummary {
   return {
     id: board.id,
@@ -93,6 +96,7 @@ export async function scoreCounts(db: Db, boards: Leaderboard[], now: number): P
   return new Map(rows.filter((r) => periods.get(r.board_id) === r.period).map((r) => [r.board_id, Number(r.n)]))
 }
 
+/** The boards a client may list, for the SDKs' board list. */
 export async function listActiveBoards(db: Db, now: number) {
   const boards = await db
     .selectFrom('leaderboards')

@@ -81,6 +81,7 @@ async function rankScoresAt(db: Db, boardId: string, period: string, positions: 
   return walks.map((w) => Number(w.parent))
 }
 
+/** A board's score distribution, for the admin histogram. */
 export interface Histogram {
   boardKey: string
   period: string

@@ -22,12 +22,14 @@ import { prepared, preparedFamily } from '../../db/prepared.js'
  *   any number of instances keep the counts exact.
  */
 export const DIGIT_BITS = 9
+/** Levels of the count tree: DIGIT_BITS × LEVELS bits cover the whole score key. */
 export const LEVELS = 6
 const KEY_BITS = BigInt(DIGIT_BITS * LEVELS)
 const OFFSET = 1n << 53n
 
 type Values = Record<string, string | number>
 
+/** One count of the tree: the entries under a prefix at a level. */
 export interface CountRow {
   level: number
   prefix: number
@@ -84,6 +86,7 @@ const addToCounts = preparedFamily(
     ),
 )
 
+/** Adds a write's deltas in one upsert, in the caller's transaction, so concurrent writers keep the counts exact. */
 export async function applyCounts(db: Db, boardId: string, period: string, deltas: CountRow[]) {
   if (deltas.length === 0) return
   const values: Values = { boardId, period }
@@ -133,11 +136,13 @@ const total = prepared((db, p: { boardId: string; period: string }) =>
     .where('prefix', '=', 0),
 )
 
+/** A board period's entry count, read from the tree's root instead of counting rows. */
 export async function totalEntries(db: Db, boardId: string, period: string) {
   const row = await total.first(db, { boardId, period })
   return Number(row?.n ?? 0)
 }
 
+/** The columns an entry sorts by: score, then who reached it first, then the user id. */
 export interface SortKey {
   rank_score: number
   reached_at: number

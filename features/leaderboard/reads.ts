@@ -112,6 +112,7 @@ async function playerName(db: Db, userId: string): Promise<string> {
   return username
 }
 
+/** A player's rank with their name and profile, as the SDKs' rank call answers it. */
 export async function rankOf(db: Db, boardKey: string, userId: string, which: Period, now: number) {
   const { board, entry, total } = await playerStanding(db, boardKey, userId, which, now)
   const [username, profiles] = await Promise.all([playerName(db, userId), publicProfiles(db, [userId])])

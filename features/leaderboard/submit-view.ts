@@ -13,6 +13,7 @@ export interface ViewedEntry {
   position: number
 }
 
+/** All a score submit needs to decide, read in one prepared statement. */
 export interface SubmitView {
   /** The player's standing: null when no user has this id. */
   user: { banned_at: number | null } | null
@@ -74,6 +75,7 @@ const view = prepared((db, p: { userId: string; boardKey: string; daily: string;
     .where('u.id', '=', p.userId),
 )
 
+/** One round trip for the submit's checks: the user, the board, a board ban and the current entry. */
 export async function readSubmitView(db: Db, userId: string, boardKey: string, now: number): Promise<SubmitView> {
   const row = (await view.first(db, {
     userId,

@@ -19,6 +19,7 @@ import { boardForSubmit, boardNotFound, METADATA_MAX_BYTES } from './boards.js'
 import { assertActive, standingOf } from '../../platform/security/session-store.js'
 import { casEntry, insertFirstEntry, readSubmitView, type ViewedEntry } from './submit-view.js'
 
+/** A score submit as the route and validated-actions hand it over. */
 export interface SubmitInput {
   boardKey: string
   userId: string
@@ -34,6 +35,7 @@ export interface SubmitInput {
   checkUser?: boolean
 }
 
+/** What a submit answers: the score kept (the best, by the board's strategy) beside the one sent. */
 export interface SubmitResult {
   leaderboardKey: string
   score: number

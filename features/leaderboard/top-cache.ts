@@ -27,6 +27,7 @@ import type { CacheLookup } from '../../platform/observability/metrics/index.js'
  */
 const MAX_PAGES = 512
 
+/** A top page kept as its serialized answer, so a hit costs no serialization. */
 export interface TopPage {
   json: string
   boardId: string
@@ -42,18 +43,21 @@ interface Stored extends TopPage {
   expiresAt: number
 }
 
+/** A page from the cache and whether it is past its age. */
 export interface CachedPage {
   page: TopPage
   /** Past LEADERBOARD_CACHE_MS: to be read again, and answered only when that read fails or is slow. */
   stale: boolean
 }
 
+/** A read of a page in flight, shared by the requests that arrive while it runs. */
 export interface PageRead {
   json: Promise<string>
   /** `performance.now()` when the read began. */
   startedAt: number
 }
 
+/** The top pages per app, least recently used dropped first, so a popular board is read once per interval. */
 export class TopPageCache {
   /** In insertion order, refreshed on every hit: the first key is the least recently used. */
   private readonly pages = new Map<string, Stored>()

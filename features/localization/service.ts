@@ -22,6 +22,7 @@ interface Language {
   values: Map<string, string>
 }
 
+/** The translations held in memory per app, by language, so reads cost no query. */
 export interface LocalizationView {
   defaultLanguage: string
   /** By lower-cased tag. */
@@ -45,6 +46,7 @@ export function requestedLanguage(
   return tag
 }
 
+/** The loader of the view, sorted once so every instance answers in the same order. */
 export function loadLocalization(defaultLanguage: string) {
   return async (db: Db): Promise<LocalizationView> => {
     const rows = await db.selectFrom('localizations').select(['language', 'localization_key', 'value']).execute()
@@ -75,6 +77,7 @@ function presentChain(view: LocalizationView, language: string): Language[] {
     .filter((l): l is Language => l !== undefined)
 }
 
+/** A key's text in the asked language, else in its fallbacks, else in the default language. */
 export function translate(view: LocalizationView, key: string, language: string): LocalizationResponse {
   for (const candidate of presentChain(view, language)) {
     const value = candidate.values.get(key)
@@ -140,6 +143,7 @@ export async function upsertTranslations(
   return { language, upserted: entries.length, translations }
 }
 
+/** Sets one key's text in one language, bumping the change counter in the same transaction. */
 export async function putTranslation(
   db: Db,
   rawLanguage: string,
@@ -160,6 +164,7 @@ export async function putTranslation(
   return { language: row.language, key: row.localization_key, value: row.value, updatedAt: toIso(row.updated_at) }
 }
 
+/** Removes one key's text in one language, bumping the change counter in the same transaction. */
 export async function deleteTranslation(db: Db, rawLanguage: string, key: string) {
   const language = languageParam(rawLanguage)
   await inTransaction(db, async (trx) => {
@@ -177,6 +182,7 @@ export async function deleteTranslation(db: Db, rawLanguage: string, key: string
   return { language, key, deleted: true as const }
 }
 
+/** Removes a language with all its keys, bumping the change counter in the same transaction. */
 export async function deleteLanguage(db: Db, rawLanguage: string) {
   const language = languageParam(rawLanguage)
   const deleted = await inTransaction(db, async (trx) => {

@@ -23,6 +23,7 @@ interface CachedItem {
   item: NewsItem
 }
 
+/** The news held in memory per app, pre-sorted and per language, so reads cost no query. */
 export interface NewsView {
   /** Newest release first; scheduled items (at load time) lead. */
   all: CachedItem[]
@@ -141,6 +142,7 @@ export async function listNews(
   return { items: items.map((row) => toAdminNews(row, now)), nextCursor }
 }
 
+/** A news item, bumping the change counter so every instance reloads its view. */
 export async function createNews(
   db: Db,
   body: { title: string; message: string; languageCode: string; releaseDate?: string | null },
@@ -162,6 +164,7 @@ export async function createNews(
   return toAdminNews(row, now)
 }
 
+/** Changes the fields given, bumping the change counter in the same transaction. */
 export async function updateNews(db: Db, id: string, body: UpdateNewsBody, now: number): Promise<AdminNews> {
   const changes = {
     ...(body.title !== undefined && { title: body.title }),
@@ -179,6 +182,7 @@ export async function updateNews(db: Db, id: string, body: UpdateNewsBody, now: 
   return toAdminNews(row, now)
 }
 
+/** Deletes an item, bumping the change counter in the same transaction. */
 export async function deleteNews(db: Db, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     await bumpChangeCounter(trx, 'news')

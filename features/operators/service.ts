@@ -11,18 +11,26 @@ import { toIso } from '../../platform/core/clock.js'
 
 /** A console session ends after 2 h without a request, and 24 h after sign-in whatever happens. */
 export const SESSION_IDLE_MS = 2 * 3600 * 1000
+/** An absolute end, so a session kept alive by a script still has to sign in again daily. */
 export const SESSION_MAX_MS = 24 * 3600 * 1000
 /** A session's last use is written at most this often (a read per request, a write per minute). */
 const TOUCH_EVERY_MS = 60 * 1000
 /** Failed sign-ins for one name within the window that lock it (further attempts: 429). */
 export const MAX_SIGN_IN_FAILURES = SIGN_IN_LOCKOUT.maxFailures
+/** The operators' lockout window (SIGN_IN_LOCKOUT's), named for the sweep and the tests. */
 export const SIGN_IN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
+/** The period every authenticator app uses by default (RFC 6238). */
 export const TOTP_PERIOD_SECONDS = 30
+/** Operator names: plain enough to type on the command line (npm run operator) and to sign in with. */
 export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'
+/** Operators guard every player's data: a longer minimum than players get. */
 export const PASSWORD_MIN = 12
+/** A bound on what the hash is fed, so a huge body cannot cost a long derivation. */
 export const PASSWORD_MAX = 1024
+/** The audit log's actor for calls made with the admin key rather than an operator's session. */
 export const ADMIN_KEY_ACTOR = 'admin-key'
 
+/** An operator as the admin API shows one: never the password hash or the TOTP secret. */
 export interface Operator {
   username: string
   role: OperatorRole
@@ -62,18 +70,22 @@ const present = (row: OperatorRow): Operator => ({
 
 const COLUMNS = ['id', 'username', 'role', 'totp_secret', 'created_at', 'updated_at'] as const
 
+/** The 404 for an unknown name, saying how to list the names. */
 export const operatorNotFound = (username: string) =>
   notFound('NOT_FOUND', `No operator is named ${username}: list them with GET /api/v1/admin/operators`)
 
+/** Whether anyone can sign in to the console: with no operator, the start logs how to make the first. */
 export async function anyOperator(db: Db): Promise<boolean> {
   return (await db.selectFrom('operators').select('id').limit(1).executeTakeFirst()) !== undefined
 }
 
+/** The operators by name, for the console's operators page. */
 export async function listOperators(db: Db): Promise<Operator[]> {
   const rows = await db.selectFrom('operators').select(COLUMNS).orderBy('username').execute()
   return rows.map(present)
 }
 
+/** By the normalized name, so a name's case does not make a second account. */
 export async function findOperator(db: Db, username: string) {
   return db.selectFrom('operators').selectAll().where('username', '=', normalizeUsername(username)).executeTakeFirst()
 }
@@ -242,6 +254,7 @@ export async function resolveSession(db: Db, token: string, now: number) {
   return { sessionId: row.sessionId, operatorId: row.operatorId, username: row.username, role: row.role }
 }
 
+/** Sign-out: the row is deleted, so the cookie is worthless at once. */
 export async function endSession(db: Db, sessionId: string): Promise<void> {
   await db.deleteFrom('operator_sessions').where('id', '=', sessionId).execute()
 }

@@ -30,6 +30,7 @@ export const AUDITED_FAILURES_PER_ADDRESS: LockoutPolicy = { maxFailures: 20, wi
 /** The name's lockout key: its own scope, so no e-mail typed at the player sign-in shares it. */
 const nameKey = (name: string) => scopedLockoutKey('OPERATOR', name)
 
+/** A console sign-in's result: the cookie's token (shown once) and who signed in. */
 export interface SignIn {
   token: string
   sessionId: string

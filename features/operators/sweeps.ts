@@ -22,6 +22,7 @@ export async function sweepOperatorSessions(db: Db, now: number) {
   )
 }
 
+/** Deletes ended console sessions in the background, so no request pays for the cleanup. */
 export const OPERATOR_SESSION_SWEEP: Job = {
   name: 'operators.session-sweep',
   everyMs: 15 * 60_000,

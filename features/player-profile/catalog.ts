@@ -16,6 +16,7 @@ export type Cosmetic = { id: string; type: 'avatar' | 'frame' | 'badge'; locked:
 
 const COSMETIC_ID = new RegExp(COSMETIC_ID_PATTERN)
 
+/** Refuses malformed ids before any query, so a typo is a 400 and not a missing cosmetic. */
 export function assertWellFormed(ids: Iterable<string>) {
   for (const id of ids) {
     if (!COSMETIC_ID.test(id)) {
@@ -28,6 +29,7 @@ export function assertWellFormed(ids: Iterable<string>) {
   }
 }
 
+/** The catalog rows of the ids asked about, in one query, for checks against type and lock. */
 export async function catalogEntries(db: Db, ids: readonly string[]): Promise<Map<string, Cosmetic>> {
   if (ids.length === 0) return new Map()
   const rows = await db
@@ -43,6 +45,7 @@ export async function cosmeticsInCatalog(db: Db, ids: readonly string[]): Promis
   return [...(await catalogEntries(db, [...new Set(ids)])).keys()].sort()
 }
 
+/** Names the first id the catalog lacks, so the client knows which to fix. */
 export function assertInCatalog(ids: readonly string[], catalog: Map<string, Cosmetic>) {
   const missing = ids.find((id) => !catalog.has(id))
   if (missing !== undefined)
@@ -96,6 +99,7 @@ function toAdminCosmetic(row: {
   }
 }
 
+/** The console's catalog page, oldest first so new cosmetics land at the end. */
 export async function listCosmetics(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('cosmetics').selectAll(), {
     ...options,
@@ -105,6 +109,7 @@ export async function listCosmetics(db: Db, options: { limit: number; cursor?: s
   return { items: items.map(toAdminCosmetic), nextCursor }
 }
 
+/** Creates or changes a catalog entry by id, so an operator's script can run twice. */
 export async function putCosmetic(
   db: Db,
   id: string,

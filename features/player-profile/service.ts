@@ -19,11 +19,13 @@ export { cosmeticsInCatalog, deleteCosmetic, listCosmetics, putCosmetic } from '
  * is in catalog.ts.
  */
 
+/** The operator's bounds (environment), passed in so the service reads no config. */
 export interface ProfileLimits {
   maxBadges: number
   maxUnlocks: number
 }
 
+/** Profiles are read with every page of a board: a cap keeps one player from slowing them all. */
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024
 
 const EMPTY_PROFILE: PublicProfile = { avatarId: null, frameId: null, badges: [] }
@@ -94,6 +96,7 @@ async function ownedUnlocks(db: Db, userId: string, ids?: readonly string[]): Pr
 
 // ---- the player's document --------------------------------------------------------------------
 
+/** The player's own view: profile, unlocks and the limits, in one answer so the SDK needs one call. */
 export async function getProfileDocument(db: Db, userId: string, limits: ProfileLimits): Promise<ProfileDocument> {
   const [user, row, unlocks, catalog] = await Promise.all([
     findUser(db, userId),
@@ -276,6 +279,7 @@ export async function revokeUnlock(
   })
 }
 
+/** What the console shows after a grant or a revoke: the unlocks now, and what was just granted. */
 export async function adminUnlocks(db: Db, userId: string, maxUnlocks: number, granted?: string[]) {
   if (!(await findUser(db, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
   return { userId, unlocks: await ownedUnlocks(db, userId), maxUnlocks, ...(granted ? { granted } : {}) }

@@ -18,6 +18,7 @@ import { reservedKeyCheck } from '../../platform/content/reserved-keys.js'
  */
 export const RESERVED_KEYS = new Set(['all', 'filter'])
 
+/** The configs held in memory per app, so reads cost no query. */
 export interface RemoteConfigView {
   values: Map<string, string>
   /** Sorted by key, so /all and /filter answer in a stable order. */
@@ -27,6 +28,7 @@ export interface RemoteConfigView {
   etag: string
 }
 
+/** The loader of the view, sorted by code unit so every instance answers in the same order. */
 export async function loadRemoteConfig(db: Db): Promise<RemoteConfigView> {
   const rows = await db.selectFrom('remote_configs').select(['config_key', 'config_value']).execute()
   // Code-unit order, not locale order: the same on every instance and in every collation.
@@ -42,6 +44,7 @@ export async function loadRemoteConfig(db: Db): Promise<RemoteConfigView> {
 const PATTERN_TEXT = /^[A-Za-z0-9._*-]+$/
 const MAX_WILDCARDS = 10
 
+/** A parsed /filter pattern, compiled once per request. */
 export interface KeyPattern {
   pattern: string
   matchType: MatchType
@@ -89,6 +92,7 @@ function globMatch(segments: string[], key: string, anchoredEnd: boolean): boole
   return key.length - last.length >= at && key.endsWith(last)
 }
 
+/** The configs whose key the pattern matches, in key order. */
 export function filterConfigs(view: RemoteConfigView, pattern: KeyPattern): Record<string, string> {
   const configs: Record<string, string> = {}
   for (const key of view.keys) if (pattern.matches(key)) configs[key] = view.values.get(key)!
@@ -134,6 +138,7 @@ async function writeConfigs(db: Db, configs: Array<[string, string]>, now: numbe
   })
 }
 
+/** Sets one config, refusing the reserved keys that the read routes' paths use. */
 export async function putConfig(db: Db, key: string, value: string, now: number): Promise<AdminConfig> {
   assertWritableKey(key, '/configKey')
   await writeConfigs(db, [[key, value]], now)
@@ -150,6 +155,7 @@ export async function importConfigs(db: Db, configs: Record<string, string>, now
   return { imported: entries.length, configs }
 }
 
+/** Deletes one config, bumping the change counter in the same transaction. */
 export async function deleteConfig(db: Db, key: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     await bumpChangeCounter(trx, 'remote-config')

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import {
   AdminListQuerySchema,
   OptionalString,
+  TimeRangeQuery,
   TimestampSchema,
   UUID_OPTIONS,
   UuidSchema,
@@ -35,11 +36,6 @@ export type FeedbackBody = Static<typeof FeedbackBodySchema>
 export const FeedbackOkSchema = Type.Literal('ok', { description: 'compat: the JSON string "ok"' })
 
 // ---- admin ----------------------------------------------------------------------------------
-
-export const TimeRangeQuery = {
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, inclusive' })),
-  to: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, exclusive' })),
-}
 
 export const FeedbackListQuerySchema = Type.Composite([
   AdminListQuerySchema,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserFeedback } from '../../db/types.js'
-import { parseIsoTime, toIso } from '../../platform/core/clock.js'
+import { toIso } from '../../platform/core/clock.js'
 import type { RaisedEvents } from '../../platform/core/events.js'
 import { withTransaction } from '../../db/transaction.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
-import { keysetPage } from '../../platform/http/pagination.js'
+import { recordsPage } from '../../platform/http/pagination.js'
 import { forExistingUser } from '../../platform/security/session-store.js'
 import { userNames } from '../users/service.js'
 import { DEFAULT_CATEGORY, type AdminFeedback, type FeedbackListQuery } from './schemas.js'
@@ -71,17 +71,8 @@ function toFeedback(row: UserFeedback): Omit<AdminFeedback, 'playerName'> {
 
 /** Newest first, filtered by user, category and time range [from, to). */
 export async function listFeedback(db: Db, query: FeedbackListQuery) {
-  const from = parseIsoTime(query.from, 'querystring/from')
-  const to = parseIsoTime(query.to, 'querystring/to')
-  let select = db.selectFrom('user_feedback').selectAll()
-  if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
-  if (query.category !== undefined) select = select.where('category', '=', query.category)
-  if (from !== undefined) select = select.where('created_at', '>=', from)
-  if (to !== undefined) select = select.where('created_at', '<', to)
-  const { items, nextCursor } = await keysetPage(select, {
-    cursor: query.cursor,
-    limit: query.limit,
-    keys: ['created_at', 'id'],
+  const { items, nextCursor } = await recordsPage(db.selectFrom('user_feedback').selectAll(), query, {
+    category: query.category,
   })
   const names = await userNames(
     db,

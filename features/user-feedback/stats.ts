@@ -1,6 +1,7 @@
 // What analytics reads of feedback: the total, and what arrived in a span of time (index `user_feedback_created_idx`).
 import type { Db } from '../../db/types.js'
 
+/** The all-time count analytics reports beside the counts of a span of time. */
 export async function feedbackTotal(db: Db): Promise<number> {
   const row = await db
     .selectFrom('user_feedback')

@@ -3,10 +3,10 @@ import {
   AdminListQuerySchema,
   OptionalString,
   StringEnum,
+  TimeRangeQuery,
   TimestampSchema,
   UuidSchema,
 } from '../../platform/schemas/common.js'
-import { TimeRangeQuery } from '../user-feedback/schemas.js'
 
 export const LOG_TYPES = ['INFO', 'WARN', 'ERROR'] as const
 

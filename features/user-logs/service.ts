@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserLog } from '../../db/types.js'
-import { parseIsoTime, toIso } from '../../platform/core/clock.js'
+import { toIso } from '../../platform/core/clock.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
-import { keysetPage } from '../../platform/http/pagination.js'
+import { recordsPage } from '../../platform/http/pagination.js'
 import { forExistingUser } from '../../platform/security/session-store.js'
 import type { AdminUserLog, UserLogListQuery } from './schemas.js'
 
@@ -42,18 +42,7 @@ function toAdminLog(row: UserLog): AdminUserLog {
 
 /** Newest first, filtered by user, type and time range [from, to). */
 export async function listLogs(db: Db, query: UserLogListQuery) {
-  const from = parseIsoTime(query.from, 'querystring/from')
-  const to = parseIsoTime(query.to, 'querystring/to')
-  let select = db.selectFrom('user_logs').selectAll()
-  if (query.userId !== undefined) select = select.where('user_id', '=', query.userId)
-  if (query.type !== undefined) select = select.where('type', '=', query.type)
-  if (from !== undefined) select = select.where('created_at', '>=', from)
-  if (to !== undefined) select = select.where('created_at', '<', to)
-  const { items, nextCursor } = await keysetPage(select, {
-    cursor: query.cursor,
-    limit: query.limit,
-    keys: ['created_at', 'id'],
-  })
+  const { items, nextCursor } = await recordsPage(db.selectFrom('user_logs').selectAll(), query, { type: query.type })
   return { items: items.map(toAdminLog), nextCursor }
 }
 

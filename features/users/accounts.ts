@@ -24,10 +24,12 @@ export function normalizeName(raw: string, field: string): string {
   return name
 }
 
+/** The name an anonymous player starts with until they choose one (names need not be unique). */
 export function generatedName(): string {
   return `Player-${randomInt(1000, 10000)}`
 }
 
+/** Prepared: sign-up is a hot path, so its insert skips Kysely's compile. */
 export const insertUser = prepared((db, p: User) =>
   db.insertInto('users').values({
     id: p.id,
@@ -45,6 +47,7 @@ export const insertUser = prepared((db, p: User) =>
   }),
 )
 
+/** Every new player passes here, so every row starts with the same defaults whatever the sign-in way. */
 export async function createUser(
   db: Db,
   user: Pick<NewUser, 'id' | 'username' | 'is_anonymous' | 'anonymous_token_hash' | 'created_at'>,
@@ -184,10 +187,12 @@ export async function createSocialUser(
   return { user, identity }
 }
 
+/** By the address's normalized key, so case and spacing differences find the same account. */
 export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst()
 }
 
+/** A password reset's new hash; the caller hashes outside its transaction (a hash takes a quarter second). */
 export async function setPasswordHash(db: Db, userId: string, passwordHash: string, now: number) {
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute()
 }
@@ -207,6 +212,7 @@ export async function upgradePasswordHash(db: Db, userId: string, from: string, 
   return affected(result) === 1
 }
 
+/** The address is proven: by the mailed verification link, or by a reset mailed to it. */
 export async function markVerified(db: Db, userId: string, now: number) {
   await db.updateTable('users').set({ is_verified: 1, updated_at: now }).where('id', '=', userId).execute()
 }
@@ -227,6 +233,7 @@ export async function lockUser(trx: Db, userId: string): Promise<void> {
 
 const userById = prepared((db, p: { userId: string }) => db.selectFrom('users').selectAll().where('id', '=', p.userId))
 
+/** Prepared: the session check and many services read a user by id on every request. */
 export async function findUser(db: Db, userId: string): Promise<User | undefined> {
   return userById.first(db, { userId })
 }
@@ -252,10 +259,12 @@ export async function userNames(db: Db, userIds: readonly string[]): Promise<Map
   return new Map(rows.map((r) => [r.id, r.username]))
 }
 
+/** Anonymous sign-in: the device's token is stored only as its hash. */
 export async function findUserByAnonymousTokenHash(db: Db, tokenHash: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('anonymous_token_hash', '=', tokenHash).executeTakeFirst()
 }
 
+/** A name change, raising the public-player event so boards and profiles showing the name follow. */
 export async function renameUser(
   db: Db,
   events: PublicPlayerEvents,
@@ -270,6 +279,7 @@ export async function renameUser(
   return username
 }
 
+/** The one 403 for a banned player, so every sign-in way refuses them alike. */
 export function assertNotBanned(user: Pick<User, 'banned_at'>) {
   if (user.banned_at !== null) throw new AppError(403, 'USER_BANNED', 'This account is banned')
 }

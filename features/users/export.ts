@@ -8,6 +8,7 @@ import type { UserExportEvents } from '../../platform/core/events.js'
 import type { UserExport } from './schemas.js'
 import { exportAccount } from './service.js'
 
+/** A player's data export (GDPR): the account, its sessions and every feature's part, gathered through the event hub. */
 export async function exportUser(db: Db, events: UserExportEvents, userId: string, now: number): Promise<UserExport> {
   const account = await exportAccount(db, userId)
   if (!account) throw notFound('USER_NOT_FOUND', 'User not found: check the id with GET /api/v1/admin/users?query=')

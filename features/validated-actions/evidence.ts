@@ -11,6 +11,7 @@ import { isBase64, sha256Hex } from './service.js'
  * request open. The log is kept for the operator.
  */
 
+/** Accepts a run's input log once, only when its hash is the submit's, so the operator reviews what was really played. */
 export async function uploadEvidence(db: Db, runId: string, userId: string, log: string, now: number) {
   // Text that is not a UUID names no run; not even asked of the database, where MySQL's collation
   // would match a UUID followed by spaces.

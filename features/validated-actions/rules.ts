@@ -18,6 +18,7 @@ import {
  * 7200 s, evidence logs up to 32768 bytes.
  */
 
+/** The score bounds of one stage of a run. */
 export interface StageRule {
   minScore: number | null
   maxScore: number | null
@@ -42,6 +43,7 @@ export interface EffectiveRules {
   evidenceMaxBytes: number
 }
 
+/** Runs bound to no board keep their rules under a reserved key, since null cannot be a row's key. */
 export const rulesKey = (boardKey: string | null) => boardKey ?? UNBOUND
 
 function defaults(boardKey: string): EffectiveRules {
@@ -99,6 +101,7 @@ function toRules(rules: EffectiveRules, row?: Pick<ValidatedRules, 'created_at' 
   }
 }
 
+/** A board's rules, or the defaults when none were set, so the console always has a form to show. */
 export async function getRules(db: Db, boardKey: string): Promise<Rules> {
   const row = await db.selectFrom('validated_rules').selectAll().where('board_key', '=', boardKey).executeTakeFirst()
   return row ? toRules(fromRow(row), row) : toRules(defaults(boardKey))
@@ -149,6 +152,7 @@ export async function putRules(db: Db, boardKey: string, body: RulesBody, now: n
   return getRules(db, boardKey)
 }
 
+/** The console's list of rule sets, oldest first. */
 export async function listRules(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('validated_rules').selectAll(), {
     ...options,

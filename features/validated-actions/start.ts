@@ -12,13 +12,16 @@ import { lockPlayer } from './values.js'
 
 /** Validated runs: the run start (ticket, seed, start context, per-player limits). */
 const HOUR = 3600 * 1000
+/** The span of the per-day run limits. */
 export const DAY = 24 * HOUR
+/** How long a run's evidence may be uploaded after the submit: a day, then the request lapses. */
 export const EVIDENCE_WINDOW_MS = DAY
 const SEED_LIMIT = 2 ** 31
 
 /** Standard base64 with padding (what the SDKs send): length a multiple of 4, `=` only at the end. */
 export const isBase64 = (text: string) => text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text)
 
+/** The hash form the SDKs send inputLogHash in, to compare with the evidence. */
 export const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 /** `board_key = ?`, or `board_key is null` for unbound runs. */
@@ -34,6 +37,7 @@ const CONTEXT_FIELDS = [
   'contentDigest',
 ] as const
 
+/** A run start as the route hands it over: the player, the board and what the client says of the run. */
 export interface StartInput {
   userId: string
   boardKey?: string

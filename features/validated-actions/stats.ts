@@ -2,6 +2,7 @@
 // (index `validated_runs_review_idx`).
 import type { Db } from '../../db/types.js'
 
+/** Suspicious runs no operator has reviewed, for analytics, so a backlog of them is seen. */
 export async function pendingReviews(db: Db): Promise<number> {
   const row = await db
     .selectFrom('validated_runs')

@@ -18,6 +18,7 @@ import { DAY, EVIDENCE_WINDOW_MS, onBoard } from './start.js'
  * same transaction as the score write and the balance changes, so its effects happen at most once.
  */
 
+/** A submit as the route hands it over: the ticket to spend and what the run claims. */
 export interface SubmitInput {
   userId: string
   ticket: string

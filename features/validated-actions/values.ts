@@ -16,6 +16,7 @@ import type { Adjustment, PlayerState, ValueBody, ValueDefinition, ValueState } 
  * (`balance >= amount`) whose affected-row count decides.
  */
 
+/** The day a daily credit counts toward, in UTC so every instance and time zone agree. */
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /**
@@ -44,6 +45,7 @@ function toDefinition(row: ValidatedValue): ValueDefinition {
   }
 }
 
+/** Creates or changes a value's definition by key, refusing bounds that no run could meet. */
 export async function putValue(db: Db, key: string, body: ValueBody, now: number): Promise<ValueDefinition> {
   const minPerRun = body.minPerRun ?? null
   const maxPerRun = body.maxPerRun ?? null
@@ -60,6 +62,7 @@ export async function putValue(db: Db, key: string, body: ValueBody, now: number
   return toDefinition(row)
 }
 
+/** The console's list of values, oldest first. */
 export async function listValues(db: Db, options: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('validated_values').selectAll(), {
     ...options,
@@ -69,6 +72,7 @@ export async function listValues(db: Db, options: { limit: number; cursor?: stri
   return { items: items.map(toDefinition), nextCursor }
 }
 
+/** What a run asked for and what it got after the per-run and daily caps, reported back to the player. */
 export interface Credit {
   requested: number
   credited: number
@@ -100,11 +104,13 @@ export async function playerState(
   return { userId, day, values }
 }
 
+/** One value a run claims to have earned. */
 export interface EarnedEntry {
   key: string
   amount: number
 }
 
+/** The first refusal of a run's claims, or null: the submit answers with it before touching balances. */
 export type ValueCheck = { code: string; message: string } | null
 
 /** Step 7's request checks, before any balance is touched. */

@@ -78,6 +78,7 @@ function embeddedV4(address: string): string | null {
   return [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.')
 }
 
+/** Which receiver addresses may be called: private networks are refused unless allowed, so a webhook cannot probe the host's network. */
 export class AddressPolicy {
   private readonly blocked = blockList()
 

@@ -12,6 +12,7 @@ import type { AddressPolicy } from './address.js'
  */
 export const RESPONSE_READ_MAX = 4096
 
+/** What one delivery attempt got, recorded so an operator can see why a receiver fails. */
 export interface SendResult {
   /** The receiver's status code; null when no answer came (refused, network error, timeout). */
   statusCode: number | null
@@ -20,10 +21,12 @@ export interface SendResult {
   error: string | null
 }
 
+/** How a delivery is sent, an interface so tests can stand in for the network. */
 export interface Sender {
   send(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult>
 }
 
+/** Sends over HTTP, checking each address against the policy at connect time so DNS cannot swap it. */
 export class HttpSender implements Sender {
   constructor(private readonly policy: AddressPolicy) {}
 

@@ -62,6 +62,7 @@ async function endpointRow(db: Db, id: string): Promise<EndpointRow> {
   return row
 }
 
+/** The console's webhooks, oldest first, each with how many deliveries wait. */
 export async function listWebhooks(db: Db, query: { limit: number; cursor?: string }): Promise<WebhookList> {
   const q = db.selectFrom('webhook_endpoints').selectAll()
   const page = await keysetPage(q, { ...query, keys: ['created_at', 'id'], direction: 'asc' })
@@ -72,6 +73,7 @@ export async function listWebhooks(db: Db, query: { limit: number; cursor?: stri
   return { items: page.items.map((row) => toWebhook(row, waiting.get(row.id) ?? 0)), nextCursor: page.nextCursor }
 }
 
+/** One webhook with how many deliveries wait. */
 export async function getWebhook(db: Db, id: string): Promise<Webhook> {
   const row = await endpointRow(db, id)
   return toWebhook(row, (await waitingCounts(db, [id])).get(id) ?? 0)
@@ -113,6 +115,7 @@ export async function createWebhook(
   return toWebhook(row, 0, 'whole')
 }
 
+/** Changes a webhook, checking a new URL against the address policy as a new webhook's is. */
 export async function updateWebhook(
   db: Db,
   policy: AddressPolicy,
@@ -138,6 +141,7 @@ export async function updateWebhook(
   return getWebhook(db, id)
 }
 
+/** Deletes a webhook with its deliveries, sent or not. */
 export async function deleteWebhook(db: Db, id: string): Promise<void> {
   // The deliveries and their attempts go with it (ON DELETE CASCADE), sent or not.
   await db
@@ -258,6 +262,7 @@ export async function retryDelivery(db: Db, id: string, deliveryId: string, now:
   return { deliveryId, status: 'pending' as const }
 }
 
+/** A webhook's deliveries, newest first, optionally of one status. */
 export async function listDeliveries(
   db: Db,
   id: string,

@@ -17,6 +17,7 @@ export function maskSecret(secret: string): string {
   return `${SECRET_PREFIX}…${secret.slice(-4)}`
 }
 
+/** The delivery's signature over id, time and body, so a receiver can check the sender and refuse replays. */
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')

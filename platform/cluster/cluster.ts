@@ -19,6 +19,7 @@ type Envelope =
 
 type Handler = (body: any) => unknown
 
+/** A request to the primary that got no answer: a caller tells it apart from the primary's own refusal. */
 export class ChannelTimeoutError extends Error {
   constructor(kind: string, timeoutMs: number) {
     super(`no answer to ${kind} within ${timeoutMs} ms`)
@@ -26,6 +27,7 @@ export class ChannelTimeoutError extends Error {
   }
 }
 
+/** Request and answer over a worker's IPC link, so workers share what must be counted once (rate limits). */
 export class Channel {
   private nextId = 1
   private readonly pending = new Map<

@@ -29,4 +29,5 @@ export function fallbackChain(tag: string, defaultTag: string): string[] {
   return chain
 }
 
+/** Tags compare case-insensitively (BCP 47): the one key a tag is stored and looked up by. */
 export const languageKey = (tag: string) => tag.toLowerCase()

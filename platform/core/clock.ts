@@ -7,6 +7,7 @@ export interface Clock {
   now(): number
 }
 
+/** The real clock; tests hand in a clock they move by hand instead. */
 export const systemClock: Clock = { now: () => Date.now() }
 
 declare module 'fastify' {
@@ -27,6 +28,7 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString()
 }
 
+/** For the nullable times (a session without refresh, a user never banned) the API answers with null. */
 export function toIsoOrNull(ms: number | null): string | null {
   return ms === null ? null : toIso(ms)
 }

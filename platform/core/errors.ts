@@ -23,6 +23,7 @@ export class AppError extends Error {
   }
 }
 
+/** The 404 every service throws, so the code and message are the only parts a service chooses. */
 export const notFound = (code: string, message: string, extra?: Record<string, unknown>) =>
   new AppError(404, code, message, extra)
 
@@ -39,6 +40,7 @@ export class RateLimitedError extends Error {
   readonly statusCode = 429
 }
 
+/** The house error body from its parts: one builder for the handler, the hooks and the tests. */
 export function errorBody(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
   // Every VALIDATION_ERROR carries details, also one built without them (a Fastify error, a service).
   const details =
@@ -140,6 +142,7 @@ function appErrorHeaders(request: FastifyRequest, error: AppError): Record<strin
   return headers
 }
 
+/** Answers any error in the house shape, so a route never writes an error body by hand. */
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 
 /** Where the two APIs live. */
 export const APP_PREFIX = '/api/v1/app'
+/** The operators' API: its own prefix so a gate can tell admin from app calls by the URL alone. */
 export const ADMIN_PREFIX = '/api/v1/admin'
 
 /**

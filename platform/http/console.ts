@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static'
 
 /** Where `npm run build` writes the console (scripts/build-console.mjs), beside the compiled server. */
 export const CONSOLE_ROOT = fileURLToPath(new URL('../../console/', import.meta.url))
+/** Where the console is served, apart from both API prefixes so its pages never pass the API gates. */
 export const CONSOLE_PREFIX = '/console/'
 
 /**

@@ -44,6 +44,7 @@ function hex4(text: string, at: number): number {
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
 
+/** What one pass over the raw body found, so the parser need not look twice. */
 export interface ScanResult {
   /** Some `\uXXXX` escape spells a surrogate without its partner. */
   loneSurrogate: boolean
@@ -203,6 +204,7 @@ export function withoutNul(value: unknown): unknown {
   return out
 }
 
+/** How a route wants control characters treated: most refuse them, crash reports keep the report. */
 export interface TextRules {
   /** Take NUL characters out instead of refusing them (crash reports: never lose a report). */
   stripNul?: boolean

@@ -1,4 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely'
+import { parseIsoTime } from '../core/clock.js'
 import { badRequest } from '../core/errors.js'
 
 /**
@@ -17,6 +18,7 @@ export function clamp(value: number, bounds: { readonly min: number; readonly ma
 /** The sort key of a page's last row: one value per sort column, the unique column last. */
 export type KeyCursor = Array<number | string>
 
+/** Opaque to the client, so the sort key can change without breaking a client that keeps cursors. */
 export function encodeCursor(cursor: KeyCursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url')
 }
@@ -46,6 +48,7 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => KeyCursor) 
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null }
 }
 
+/** How a list pages: its cursor, its size and the sort keys that make a page's end unambiguous. */
 export interface KeysetOptions {
   cursor?: string
   limit: number
@@ -87,4 +90,33 @@ export async function keysetPage<O>(
     const r = row as Record<string, unknown>
     return names.map((name) => (typeof r[name] === 'string' ? (r[name] as string) : Number(r[name])))
   })
+}
+
+/** What every admin list of what players send (their logs, their feedback) may be filtered by. */
+export interface RecordListQuery {
+  userId?: string
+  from?: string
+  to?: string
+  cursor?: string
+  limit: number
+}
+
+/**
+ * One page of an admin list of what players send, newest first: by user, by each column of `equal`
+ * given a value, and by `created_at` in [from, to). The lists differ only in their table and columns.
+ */
+export async function recordsPage<O>(
+  query: SelectQueryBuilder<any, any, O>,
+  filters: RecordListQuery,
+  equal: Record<string, string | undefined> = {},
+): Promise<{ items: O[]; nextCursor: string | null }> {
+  const from = parseIsoTime(filters.from, 'querystring/from')
+  const to = parseIsoTime(filters.to, 'querystring/to')
+  let select = query
+  for (const [column, value] of Object.entries({ user_id: filters.userId, ...equal })) {
+    if (value !== undefined) select = select.where(column, '=', value)
+  }
+  if (from !== undefined) select = select.where('created_at', '>=', from)
+  if (to !== undefined) select = select.where('created_at', '<', to)
+  return keysetPage(select, { cursor: filters.cursor, limit: filters.limit, keys: ['created_at', 'id'] })
 }

@@ -12,6 +12,7 @@ export interface ReadinessState {
   ok: boolean
   state: string
 }
+/** What a feature adds to /health/ready: readiness says whether this instance should take traffic. */
 export type ReadinessCheck = () => ReadinessState | Promise<ReadinessState>
 
 declare module 'fastify' {

@@ -33,7 +33,9 @@ export interface OperationDoc {
 /** Operation docs keyed by `'<METHOD> <path as in the document>'`, e.g. `'GET /api/v1/app/leaderboard/top'`. */
 export type OperationDocs = Record<string, OperationDoc>
 
+/** The tag of the health routes, which belong to no feature. */
 export const HEALTH_TAG = 'Health'
+/** An admin feature's tag, kept apart from its app tag so the UI lists the game API first. */
 export const adminTag = (feature: string) => `Admin · ${feature}`
 const isAdminTag = (tag: string) => tag.startsWith('Admin · ')
 

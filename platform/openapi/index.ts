@@ -39,6 +39,7 @@ export function docsCsp(header: string): string {
  */
 export type NamedSchemas = Record<string, TSchema>
 
+/** Where features describe their operations, so the document is assembled from the manifests and names no feature. */
 export interface OpenApiRegistry {
   /** Adds a feature's operation docs and named shapes; a name or an operation is described once. */
   describe(operations: OperationDocs, components?: NamedSchemas): void

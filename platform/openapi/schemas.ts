@@ -1,6 +1,7 @@
 import { ErrorSchema } from '../schemas/common.js'
 /** What the document's pass does to the route schemas: walking them, naming shared shapes, OpenAPI 3.0's limits. */
 
+/** A JSON Schema or document node as the finishing passes walk it (untyped: any keyword may appear). */
 export type Json = Record<string, any>
 
 const SCHEMA_VALUE_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const'])
@@ -49,6 +50,7 @@ export function unrequireDefaults(schema: Json) {
   else delete schema.required
 }
 
+/** Narrows a node the passes walk into: arrays and objects are descended into, scalars are not. */
 export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null
 
 /** The text of a value with its keys sorted (symbol keys, TypeBox's, are not part of it). */
@@ -68,6 +70,7 @@ const ONE_SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'el
 const SUBSCHEMA_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
 const SUBSCHEMA_MAP = ['properties', 'patternProperties']
 
+/** A reference to a named shape, so a shape used by many operations is written once. */
 export const componentRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
 /**

@@ -15,6 +15,7 @@ export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 /** A UUID in any letter case (the text form the schemas accept). */
 export const isUuidText = (text: string) => UUID_TEXT.test(text)
 
+/** Ajv keyword behind UUID_OPTIONS: ids are stored lower-case, so an upper-case one would never match a row. */
 export const lowercaseUuidKeyword: FuncKeywordDefinition = {
   keyword: LOWERCASE_UUID,
   type: 'string',
@@ -33,7 +34,9 @@ export const lowercaseUuidKeyword: FuncKeywordDefinition = {
 /** A UUID option set for string schemas that are not plain UuidSchema (e.g. an optional one). */
 export const UUID_OPTIONS = { format: 'uuid', [LOWERCASE_UUID]: true } as const
 
+/** An id as the API takes it: one schema so every route refuses a malformed id the same way. */
 export const UuidSchema = Type.String({ ...UUID_OPTIONS, description: 'UUID' })
+/** Every time the API answers with, in the one form the SDKs parse. */
 export const TimestampSchema = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' })
 
 /** One of a fixed set of strings; a plain JSON Schema `enum`, so errors list the allowed values. */
@@ -93,6 +96,7 @@ export const DisplayNameSchema = (options: Parameters<typeof Type.String>[0] = {
  */
 export const NameSchema = DisplayNameSchema({ minLength: 1, maxLength: 200 })
 
+/** The house error body (contract §2): one shape every route's error responses point to. */
 export const ErrorSchema = Type.Object(
   {
     statusCode: Type.Integer(),
@@ -103,6 +107,7 @@ export const ErrorSchema = Type.Object(
   },
   { $id: 'Error', additionalProperties: true, description: 'Every error; some add context fields' },
 )
+/** The error body as services and the error handler build it. */
 export type ErrorBody = Static<typeof ErrorSchema>
 
 /** Response entries for the error statuses a route can produce. */
@@ -110,9 +115,17 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorSchema
   return Object.fromEntries(statuses.map((status) => [status, ErrorSchema]))
 }
 
+/** Every admin list's page size and cursor, so all lists page alike (platform/http/pagination.ts). */
 export const AdminListQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 })
 
+/** An admin list's time range [from, to) on when a row was made (platform/http/pagination.ts recordsPage). */
+export const TimeRangeQuery = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, inclusive' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, exclusive' })),
+}
+
+/** The `{ success }` answer the PHP server gave to writes that return nothing else (compat). */
 export const SuccessSchema = Type.Object({ success: Type.Boolean() })

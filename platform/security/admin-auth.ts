@@ -10,9 +10,11 @@ import { audited, type AdminActor } from './audit.js'
 
 /** The console's session cookie; sent back only to the admin API. */
 export const SESSION_COOKIE = 'outpost_session'
+/** The cookie is sent only to the admin API, never to the game API or the console's files. */
 export const SESSION_COOKIE_PATH = ADMIN_PREFIX
 /** The header a console write must carry (a cross-site form or image cannot set it). */
 export const CSRF_HEADER = 'x-requested-with'
+/** The value CSRF_HEADER must carry, named so the refusal can tell a script what to send. */
 export const CSRF_VALUE = 'outpost-console'
 /** How long "an operator exists" is believed once seen (an absent one is asked again every time). */
 const OPERATOR_EXISTS_TTL_MS = 5000

@@ -16,6 +16,7 @@ import { maskUrl } from './secrets.js'
 /** Longest `changes` kept, in characters of JSON; a longer summary is cut to a preview. */
 export const MAX_CHANGES_CHARS = 4000
 const PREVIEW_CHARS = 1000
+/** What a secret's value is written as, so the log shows a field was set without what it was. */
 export const REDACTED = '[redacted]'
 
 /** Property names (lower-cased, letters and digits only) whose values are never written down. */
@@ -38,6 +39,7 @@ const SECRET_PARTS = [
  */
 const SECRET_NAMES = new Set(['key', 'code', 'codes', 'otp', 'pin', 'currentcode'])
 
+/** Whether a field's value must stay out of the audit log: by name, since a secret's value looks like any string. */
 export function isSecretName(name: string): boolean {
   const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '')
   return SECRET_NAMES.has(flat) || SECRET_PARTS.some((part) => flat.includes(part))
@@ -89,6 +91,7 @@ export function summarizeChanges(body: unknown): string | null {
  */
 export const SIGN_IN_FAILED = 'sign-in-failed'
 
+/** One operator action as written down: who, as what role, did what to which target. */
 export interface AuditEntry {
   at: number
   actor: string
@@ -101,6 +104,7 @@ export interface AuditEntry {
   changes?: unknown
 }
 
+/** Writes an action in the caller's transaction, so a change and its record stand or fall together. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   const target = entry.target && Object.keys(entry.target).length > 0 ? JSON.stringify(entry.target) : null
   const row: Insertable<AuditLogTable> = {
@@ -117,6 +121,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   await db.insertInto('audit_log').values(row).execute()
 }
 
+/** The audit log's filters, as the console's audit page sends them. */
 export interface AuditQuery {
   actor?: string
   action?: string

@@ -22,6 +22,7 @@ export const BAN_POLL_MS = 250
 /** Errors of the poll are logged once when they start and then at most once a minute. */
 const ERROR_LOG_INTERVAL_MS = 60_000
 
+/** The two log lines the ban set writes, so it needs no Fastify logger type. */
 export interface BanLog {
   warn(details: object, message: string): void
   info(message: string): void
@@ -32,6 +33,7 @@ const readBannedIds = prepared((db, _p: Record<string, never>) =>
   db.selectFrom('users').select('id').where('is_anonymous', 'in', [0, 1]).where('banned_at', 'is not', null),
 )
 
+/** The banned players held per app: the session check asks it on every request instead of the database. */
 export class BannedPlayers {
   private banned = new Set<string>()
   private loaded = false

@@ -16,6 +16,7 @@ import { hashToken } from './secrets.js'
  * attempts that fail count toward the lock.
  */
 
+/** How many failures lock a key and for how long: players and operators each pass their own. */
 export interface LockoutPolicy {
   maxFailures: number
   /** At most SIGN_IN_LOCKOUT's: the sweep of expired rows deletes every failure older than that. */

@@ -77,6 +77,7 @@ class HashSlots {
   }
 }
 
+/** The process's hashing slots: scrypt is memory-hard, so unbounded parallel hashes would exhaust memory. */
 export const hashSlots = new HashSlots(MAX_CONCURRENT_HASHES, MAX_WAITING_HASHES)
 
 /**
@@ -98,6 +99,7 @@ function derive(password: string, salt: Buffer, params: Params, length: number):
   )
 }
 
+/** A new password's hash with today's parameters, salt and parameters in the string so they can change later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES)
   const { N, r, p } = PASSWORD_PARAMS
@@ -145,6 +147,7 @@ export function needsRehash(stored: string): boolean {
  * told apart.
  */
 export const DUMMY_HASH = 'scrypt$32768$8$3$Hgm3_nGlZQ9yrTWBVZ_RkQ$oJt0PFFQ0SqxE9Qs-LfDiu2WWECgNb9ZYoTfMYDelxA'
+/** Checked against when no account matches, so a sign-in for an unknown e-mail takes as long as a real one. */
 export function dummyHash(): Promise<string> {
   return Promise.resolve(DUMMY_HASH)
 }

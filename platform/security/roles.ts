@@ -6,6 +6,7 @@
  * server's type check all the same (the operators' session hands its role to admin-auth as a `Role`).
  */
 export const ROLES = ['owner', 'moderator', 'viewer'] as const
+/** An operator's role: what the console and the admin gate rank permissions by. */
 export type Role = (typeof ROLES)[number]
 
 const RANK: Readonly<Record<Role, number>> = { viewer: 1, moderator: 2, owner: 3 }

@@ -15,6 +15,7 @@ export interface SessionLifetimes {
   refreshTtlMs: number
 }
 
+/** What a new session hands back once: the tokens are stored only as hashes and cannot be read again. */
 export interface IssuedSession {
   sessionId: string
   accessToken: string
@@ -38,6 +39,7 @@ const insertSession = prepared((db, p: NewSession) =>
   }),
 )
 
+/** One place makes sessions, so players and their refresh families are issued alike for every sign-in way. */
 export async function issueSession(
   db: Db,
   userId: string,
@@ -69,8 +71,10 @@ export async function issueSession(
   }
 }
 
+/** Why a token was refused, told apart so the SDKs can re-authenticate or give up (contract). */
 export type SessionStatus = 'VALID' | 'UNKNOWN' | 'EXPIRED' | 'REVOKED'
 
+/** A token looked up: its status, and whose session it is when valid. */
 export interface ResolvedSession {
   status: SessionStatus
   sessionId?: string
@@ -105,6 +109,7 @@ export async function userStanding(db: Db, userId: string): Promise<Standing> {
   return standingOf(await banState.first(db, { userId }))
 }
 
+/** A user's standing as the session check needs it: a banned user's valid token is still refused. */
 export type Standing = 'UNKNOWN' | 'BANNED' | 'ACTIVE'
 
 /** The standing of a user from their row (absent: undefined), as `userStanding` reads it. */
@@ -131,6 +136,7 @@ export async function forExistingUser<T>(write: Promise<T>): Promise<T> {
   }
 }
 
+/** Sign-out: the row stays (revoked) so a reused token is told REVOKED rather than UNKNOWN. */
 export async function revokeSession(db: Db, sessionId: string, now: number): Promise<void> {
   await db
     .updateTable('sessions')
@@ -140,6 +146,7 @@ export async function revokeSession(db: Db, sessionId: string, now: number): Pro
     .execute()
 }
 
+/** Ends every session of a user (a password reset, an operator signing them out everywhere): a stolen token dies too. */
 export async function revokeAllSessions(db: Db, userId: string, now: number): Promise<void> {
   await db
     .updateTable('sessions')
@@ -167,6 +174,7 @@ export async function activeSessionCounts(
   return new Map(rows.map((r) => [r.user_id, Number(r.n)]))
 }
 
+/** A refresh either wins the token (the user and the family to continue) or loses it to a concurrent use. */
 export type RefreshOutcome = { ok: true; userId: string; familyId: string } | { ok: false }
 
 /**

@@ -16,6 +16,7 @@ import type { FastifyRateLimitStore } from '@fastify/rate-limit'
  * bucket is full again, or, when refused, until the next request may pass (Retry-After).
  */
 
+/** The answer in the rate-limit plugin's terms (above), so it reads every store's answer alike. */
 export interface BucketAnswer {
   current: number
   ttl: number

@@ -34,6 +34,7 @@ interface Step {
   write: (db: Db, row: Row) => Promise<ImportOutcome>
 }
 
+/** What the PHP data does not say and the import must be told. */
 export interface ImportSettings {
   /** The board PHP scores go to (the PHP server has one global board). */
   boardKey: string
@@ -225,6 +226,7 @@ export async function assertPhpSchema(source: PhpSource): Promise<Set<string>> {
   return present
 }
 
+/** Rows copied into one table, for the report. */
 export interface TableCount {
   table: string
   rows: number
@@ -233,12 +235,14 @@ export interface TableCount {
   refused: number
 }
 
+/** A row left behind and why, so the operator can fix it at the source and run again. */
 export interface RefusedRow {
   table: string
   row: string
   reason: string
 }
 
+/** What an import did, table by table, and what it refused. */
 export interface ImportReport {
   tables: TableCount[]
   refused: RefusedRow[]
@@ -246,6 +250,7 @@ export interface ImportReport {
   ignoredTables: string[]
 }
 
+/** Where the import tells of its progress; the command draws it, tests ignore it. */
 export interface Progress {
   start(table: string, total: number): void
   tick(done: number): void

@@ -29,11 +29,13 @@ Copies a horizOn Simple Server's users (with their ids, names and anonymous toke
 saves, remote config, news, gift codes and redemptions, feedback, logs and crash data into the
 Outpost database configured in .env. Running it again copies nothing twice. --dry-run writes nothing.`
 
+/** The import's arguments once parsed. */
 export interface ImportArgs {
   from: string
   dryRun: boolean
 }
 
+/** The arguments or the message saying what is wrong with them, kept apart from main for tests. */
 export function parseArgs(argv: string[]): ImportArgs | string {
   let from: string | undefined
   let dryRun = false
@@ -148,6 +150,7 @@ export interface Output {
   err: { write(text: string): unknown }
 }
 
+/** The import command's entry point, taking argv and env so tests run it in process. */
 export async function main(
   argv: string[],
   env: Record<string, string | undefined>,

@@ -33,6 +33,7 @@ export function phpTime(value: unknown): number | undefined {
   return Number.isFinite(ms) ? ms : undefined
 }
 
+/** A PHP value as nullable text: PHP columns hold numbers and strings alike. */
 export const str = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 const iso = (value: unknown) => {
   const ms = phpTime(value)
@@ -181,6 +182,7 @@ const RULES: Record<string, TableRules> = {
   crash_groups: { stripNul: true },
 }
 
+/** A PHP row made ready to insert, or why it cannot be. */
 export type Checked = { row: Row } | { reason: string }
 
 /**

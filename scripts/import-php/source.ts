@@ -14,6 +14,7 @@ export class NotUtf8 {
   }
 }
 
+/** A PHP row as its driver returns it, checked column by column before it is copied. */
 export type Row = Record<string, unknown>
 
 /** A PHP server's database, read page by page in a stable order. */
@@ -41,6 +42,7 @@ export function strictText(bytes: Buffer): string | NotUtf8 {
   }
 }
 
+/** Reads a PHP server's database file, refusing a path that does not exist rather than creating one. */
 export function openSqliteSource(path: string): PhpSource {
   const db = new SQLite(path, { fileMustExist: true })
   return {
@@ -76,6 +78,7 @@ export function openSqliteSource(path: string): PhpSource {
 
 const TEXT_TYPES = new Set(['VAR_STRING', 'STRING', 'VARCHAR', 'BLOB', 'TINY_BLOB', 'MEDIUM_BLOB', 'LONG_BLOB'])
 
+/** Reads a PHP server's database over its URL, text decoded strictly so a bad byte is refused, not garbled. */
 export async function openMysqlSource(url: string): Promise<PhpSource> {
   const parsed = new URL(url)
   const conn: Connection = await createConnection({
@@ -121,6 +124,7 @@ export async function openMysqlSource(url: string): Promise<PhpSource> {
   }
 }
 
+/** Whether --from names a server (a URL) rather than a file. */
 export function isMysqlUrl(from: string): boolean {
   return /^mysql:\/\//i.test(from)
 }

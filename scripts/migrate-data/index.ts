@@ -8,6 +8,7 @@ import { openMysql, openSqlite, type ServerTarget, type TargetStore } from './st
 import { openPostgres } from './postgres-store.js'
 import { checkSource, formatCounts, migrateTarget, moveData, refuseTarget, type MoveProgress } from './move.js'
 
+/** Printed for --help and with every argument error. */
 export const USAGE = `Usage: npm run migrate-data -- --from <database> --to <database>
 
   <database> is sqlite:PATH (an Outpost SQLite file), mysql://USER:PASS@HOST:3306/NAME
@@ -84,6 +85,7 @@ function serverEndpoint(url: string): Endpoint | string {
   return { kind: 'server', server, target, url }
 }
 
+/** The move's two databases once parsed. */
 export interface MoveArgs {
   from: Endpoint
   to: Endpoint
@@ -109,6 +111,7 @@ export async function openEndpoint(text: string, role: 'source' | 'target'): Pro
   return e.kind === 'sqlite' ? openSqlite(e.path, role) : e.server.open(e.target, role)
 }
 
+/** The arguments or the message saying what is wrong with them, kept apart from main for tests. */
 export function parseArgs(argv: string[]): MoveArgs | string {
   const given: Record<string, string | undefined> = {}
   for (let i = 0; i < argv.length; i++) {
@@ -135,6 +138,7 @@ const describe = (e: Endpoint) => {
   return `${url.protocol}//${url.host}${url.pathname}`
 }
 
+/** Where the command writes, handed in so tests read its output. */
 export interface Output {
   out: { write(text: string): unknown; isTTY?: boolean }
   err: { write(text: string): unknown }
@@ -182,6 +186,7 @@ async function openTarget(to: Endpoint): Promise<TargetStore> {
   return to.server.open(t, 'target')
 }
 
+/** The migrate-data command's entry point; its exit code says whether the move happened. */
 export async function main(argv: string[], io: Output = { out: process.stdout, err: process.stderr }): Promise<number> {
   const args = parseArgs(argv)
   if (typeof args === 'string') {

@@ -173,12 +173,14 @@ export async function checkMigrations(source: Store): Promise<void> {
   }
 }
 
+/** Rows counted in both databases after a table's move, to show nothing was lost. */
 export interface TableResult {
   table: string
   source: number
   target: number
 }
 
+/** Where the move tells of its progress; the command draws it, tests ignore it. */
 export interface MoveProgress {
   table(name: string, rows: number): void
   rows(done: number): void
@@ -266,6 +268,7 @@ export async function checkSource(source: Store): Promise<void> {
   await checkMigrations(source)
 }
 
+/** Copies every table from source to target in one go, refusing a target that is not empty. */
 export async function moveData(source: Store, target: TargetStore, progress?: MoveProgress): Promise<TableResult[]> {
   await checkSource(source)
   checkTables(await target.tables(), target.description)
@@ -318,6 +321,7 @@ export async function moveData(source: Store, target: TargetStore, progress?: Mo
   return results
 }
 
+/** The table of counts printed at the end, so an operator sees source and target agree. */
 export function formatCounts(results: TableResult[]): string {
   const width = Math.max(...results.map((r) => r.table.length))
   const lines = [`${'table'.padEnd(width)}  ${'source'.padStart(9)}  ${'target'.padStart(9)}`]

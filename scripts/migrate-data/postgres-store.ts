@@ -25,6 +25,7 @@ const INSERT_BYTES = 4 * 1024 * 1024
 
 const q = (name: string) => `"${id(name)}"`
 
+/** A store over a server engine that quotes names with double quotes; kept apart for its catalog queries. */
 export async function openPostgres(target: ServerTarget, role: 'source' | 'target'): Promise<TargetStore> {
   const client = new pg.Client({
     host: target.host,

@@ -9,9 +9,12 @@ import { createPrivateFile } from '../../db/private-file.js'
 import type { DbConfig } from '../../db/index.js'
 import { mysqlTls } from '../../db/tls.js'
 
+/** A column value as every engine's driver can bind it. */
 export type Value = string | number | bigint | Buffer | null
+/** A row's values in the order of its table's columns, so rows copy without naming keys. */
 export type Row = Value[]
 
+/** A table's columns and key as the catalog reports them, compared across the two databases. */
 export interface TableShape {
   columns: string[]
   primaryKey: string[]
@@ -41,6 +44,7 @@ export interface Store {
   close(): Promise<void>
 }
 
+/** A store the move may write to: a source store that also inserts and clears. */
 export interface TargetStore extends Store {
   /** Writes the rows; `columns` in the order of each row's values. */
   insert(table: string, columns: string[], rows: Row[]): Promise<void>
@@ -53,6 +57,7 @@ export interface TargetStore extends Store {
   rollback(): Promise<void>
 }
 
+/** The migration bookkeeping and engine tables: the target makes its own, they are never copied. */
 export const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|sqlite_.*)$/
 
 const NAME = /^[a-z_][a-z0-9_]*$/
@@ -76,6 +81,7 @@ const keyAfter = (pk: string[], quote: (n: string) => string) =>
 /** Thrown when the database is open in another process: the move must not run beside a server. */
 export class InUseError extends Error {}
 
+/** A store over a database file; a new target is created private, as the server creates its own. */
 export function openSqlite(path: string, role: 'source' | 'target'): TargetStore {
   // A new target is created private, as the server creates its database.
   if (role === 'target') createPrivateFile(path)
@@ -208,6 +214,7 @@ export interface ServerTarget {
   tls: Pick<DbConfig, 'DB_SSL' | 'DB_SSL_CA'>
 }
 
+/** A store over a server engine that quotes names with backticks. */
 export async function openMysql(target: ServerTarget, role: 'source' | 'target'): Promise<TargetStore> {
   const conn: Connection = await createConnection({
     host: target.host,

@@ -32,8 +32,10 @@ const USAGE = `Usage: npm run operator -- <command>
   reset-password NAME                      set a new password and end their sessions
   reset-totp NAME                          turn their second factor off`
 
+/** Wrong arguments: the command prints its usage rather than a stack. */
 export class UsageError extends Error {}
 
+/** What the command reads and writes, handed in so tests run it without a terminal. */
 export interface CliIo {
   env: Record<string, string | undefined>
   out(line: string): void

@@ -6,6 +6,7 @@ export const UNMATCHED_ROUTE = '(unmatched)'
 /** What a cache calls on each lookup: `true` when it answered from memory without a database read. */
 export type CacheLookup = (hit: boolean) => void
 
+/** Seconds, from a cache hit (1 ms) to a slow import (10 s): one set so latencies compare across families. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 type Family = MetricObjectWithValues<MetricValue<string>>

@@ -25,6 +25,7 @@ export type Count = (labelValue?: string) => void
 /** A gauge a feature reads from elsewhere (the database) when Prometheus scrapes: counts by label value. */
 export type GaugeSource = () => Promise<Record<string, number>>
 
+/** The app's metric families behind one object: the hooks and the database report here, /metrics reads it. */
 export class Metrics implements DbObserver {
   readonly registry = new Registry()
 
