@@ -160,3 +160,40 @@ export const AdminEmailListSchema = Type.Object({
   items: Type.Array(AdminEmailSchema),
   nextCursor: NullableString,
 })
+
+// ---- what e-mail sending announces ---------------------------------------------------------------
+
+/** `email.failed`: an e-mail failed for good (no attempt left, or refused for good). */
+export const EmailFailedEventSchema = Type.Object({
+  emailId: Type.String(),
+  recipient: Type.String(),
+  subject: Type.String(),
+  reason: Type.String(),
+  attempts: Type.Integer(),
+})
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'email.failed': Static<typeof EmailFailedEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The e-mails sent to the player (their bodies left out). */
+export const EmailExportSchema = {
+  emails: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      template: Type.String(),
+      language: Type.String(),
+      recipient: Type.String(),
+      subject: Type.String(),
+      account: Type.Boolean({ description: 'A verification or password-reset e-mail' }),
+      status: Type.String(),
+      scheduledAt: TimestampSchema,
+      processedAt: Type.Union([TimestampSchema, Type.Null()]),
+      createdAt: TimestampSchema,
+    }),
+  ),
+}

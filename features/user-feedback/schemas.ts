@@ -68,3 +68,38 @@ export const AdminFeedbackListSchema = Type.Object({
   items: Type.Array(AdminFeedbackSchema),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 })
+
+// ---- what user feedback announces ----------------------------------------------------------------
+
+/** `feedback.submitted`: a player filed feedback (its message cut at 1000 characters). */
+export const FeedbackSubmittedEventSchema = Type.Object({
+  feedbackId: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()]),
+  playerName: Type.Union([Type.String(), Type.Null()]),
+  category: Type.String(),
+  title: Type.String(),
+  message: Type.String(),
+})
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'feedback.submitted': Static<typeof FeedbackSubmittedEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The feedback the player filed. */
+export const FeedbackExportSchema = {
+  feedback: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      message: Type.String(),
+      category: Type.String(),
+      email: Type.Union([Type.String(), Type.Null()]),
+      deviceInfo: Type.Union([Type.String(), Type.Null()]),
+      createdAt: TimestampSchema,
+    }),
+  ),
+}
