@@ -202,6 +202,9 @@ export const CrashGroupEventSchema = Type.Object({
   userId: Type.Union([Type.String(), Type.Null()]),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'crash.group_created': Static<typeof CrashGroupEventSchema>

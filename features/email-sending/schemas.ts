@@ -172,6 +172,9 @@ export const EmailFailedEventSchema = Type.Object({
   attempts: Type.Integer(),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'email.failed': Static<typeof EmailFailedEventSchema>

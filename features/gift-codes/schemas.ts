@@ -168,6 +168,9 @@ export const GiftCodeExhaustedEventSchema = Type.Object({
   userId: Type.String(),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'gift_code.exhausted': Static<typeof GiftCodeExhaustedEventSchema>

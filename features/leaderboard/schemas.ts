@@ -202,6 +202,9 @@ export const NewLeaderEventSchema = Type.Object({
   score: Type.Number(),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'leaderboard.new_leader': Static<typeof NewLeaderEventSchema>

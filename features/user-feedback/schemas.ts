@@ -81,6 +81,9 @@ export const FeedbackSubmittedEventSchema = Type.Object({
   message: Type.String(),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'feedback.submitted': Static<typeof FeedbackSubmittedEventSchema>

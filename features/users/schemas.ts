@@ -148,6 +148,9 @@ export const PlayerBannedEventSchema = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'player.banned': Static<typeof PlayerBannedEventSchema>

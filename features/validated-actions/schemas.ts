@@ -347,6 +347,9 @@ export const RunFlaggedEventSchema = Type.Object({
   reason: Type.String(),
 })
 
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
 declare module '../../platform/core/events.js' {
   interface RaisedEvents {
     'run.flagged': Static<typeof RunFlaggedEventSchema>
