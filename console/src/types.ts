@@ -1,9 +1,34 @@
 // The admin API's answers, as the server's schemas define them: type-only imports, so a change of a
 // shape that the console reads fails `npm run typecheck`, and no server code reaches the bundle.
-import type { Static } from '@sinclair/typebox'
+import type { Static, TObject } from '@sinclair/typebox'
 import type { HistogramResponseSchema } from '../../features/analytics/schemas'
+import type { UserExportHeadSchema } from '../../features/users/schemas'
+import type { ProfileExportSchema } from '../../features/player-profile/schemas'
+import type { LeaderboardExportSchema } from '../../features/leaderboard/schemas'
+import type { CloudSaveExportSchema } from '../../features/cloud-save/schemas'
+import type { ValidatedExportSchema } from '../../features/validated-actions/schemas'
+import type { GiftCodeExportSchema } from '../../features/gift-codes/schemas'
+import type { EmailExportSchema } from '../../features/email-sending/schemas'
+import type { FeedbackExportSchema } from '../../features/user-feedback/schemas'
+import type { LogsExportSchema } from '../../features/user-logs/schemas'
+import type { CrashExportSchema } from '../../features/crash-reporting/schemas'
 
-export type { AdminUser, UserExport } from '../../features/users/schemas'
+export type { AdminUser } from '../../features/users/schemas'
+/** A player's export as the player page reads it: the users' head and the parts the page shows. */
+export type UserExport = Static<
+  TObject<
+    typeof UserExportHeadSchema &
+      typeof ProfileExportSchema &
+      typeof LeaderboardExportSchema &
+      typeof CloudSaveExportSchema &
+      typeof ValidatedExportSchema &
+      typeof GiftCodeExportSchema &
+      typeof EmailExportSchema &
+      typeof FeedbackExportSchema &
+      typeof LogsExportSchema &
+      typeof CrashExportSchema
+  >
+>
 export type { AdminBoard, AdminEntry } from '../../features/leaderboard/schemas'
 export type {
   AdminRun,

@@ -38,7 +38,7 @@ export default defineFeature(
       if (request.identity !== null && reply.statusCode < 400) recorder.mark(request.identity.userId, app.clock.now())
       done()
     })
-    app.events.onScoreSubmitted((boardKey, now) => recorder.submitted(boardKey, now))
+    app.events.on('scoreSubmitted', (boardKey, now) => recorder.submitted(boardKey, now))
     app.jobs.add({ name: 'analytics-rollup', everyMs: ROLLUP_EVERY_MS, run: (db, now) => runRollup(db, now) })
     app.addHook('onReady', async () => recorder.start())
     app.addHook('onClose', async () => recorder.stop())

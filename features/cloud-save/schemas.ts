@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, TimestampSchema, UuidSchema } from '../../platform/schemas/common.js'
+import { Nullable, StringEnum, TimestampSchema, UuidSchema } from '../../platform/schemas/common.js'
 
 const VersionSchema = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 
@@ -59,3 +59,20 @@ export const RawBytesSchema = Type.String({
   format: 'binary',
   description: 'The raw save bytes (a text save: its UTF-8 bytes)',
 })
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's save, whole. */
+export const CloudSaveExportSchema = {
+  cloudSave: Type.Union([
+    Type.Object({
+      encoding: StringEnum(['utf8', 'base64'] as const, { description: 'base64 for a save stored as binary' }),
+      data: Type.String(),
+      sizeBytes: Type.Integer(),
+      version: Type.Integer(),
+      createdAt: TimestampSchema,
+      updatedAt: TimestampSchema,
+    }),
+    Type.Null(),
+  ]),
+}

@@ -5,7 +5,7 @@ import { flag, forUpdate, isForeignKeyViolation, isUniqueViolation, upsert } fro
 import { withTransaction } from '../../db/transaction.js'
 import { guarded } from '../../db/savepoint.js'
 import { toIso } from '../../platform/core/clock.js'
-import type { RaisedEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { findUser } from '../users/service.js'
 import type { CrashReportBody, CrashReportCreated, CrashSessionBody } from './schemas.js'
 import { versionKey } from './versions.js'
@@ -201,7 +201,7 @@ export async function createReport(
   db: Db,
   body: CrashReportBody,
   now: number,
-  options: { id?: string; events?: RaisedEvents } = {},
+  options: { id?: string; events?: EventSender } = {},
 ): Promise<CrashReportCreated> {
   const events = options.events?.raising ? options.events : undefined
   const { row, truncated } = normalizeReport(body)

@@ -189,3 +189,60 @@ export const CrashStatsSchema = Type.Composite([
   }),
 ])
 export type CrashStats = Static<typeof CrashStatsSchema>
+
+// ---- what crash reporting announces --------------------------------------------------------------
+
+/** `crash.group_created` (a crash never seen before) and `crash.group_regressed` (a resolved one is back). */
+export const CrashGroupEventSchema = Type.Object({
+  groupId: Type.String(),
+  type: Type.String(),
+  message: Type.String(),
+  appVersion: Type.String(),
+  platform: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()]),
+})
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'crash.group_created': Static<typeof CrashGroupEventSchema>
+    'crash.group_regressed': Static<typeof CrashGroupEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's sessions and crash reports. */
+export const CrashExportSchema = {
+  crashSessions: Type.Array(
+    Type.Object({
+      sessionId: Type.String(),
+      appVersion: Type.String(),
+      platform: Type.String(),
+      crashed: Type.Boolean(),
+      createdAt: TimestampSchema,
+    }),
+  ),
+  crashReports: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      groupId: Type.String(),
+      sessionId: Type.String(),
+      type: Type.String(),
+      message: Type.String(),
+      stackTrace: Type.String(),
+      fingerprint: Type.String(),
+      appVersion: Type.String(),
+      sdkVersion: Type.String(),
+      platform: Type.String(),
+      os: Type.String(),
+      deviceModel: Type.String(),
+      deviceMemoryMb: Type.Union([Type.Integer(), Type.Null()]),
+      breadcrumbs: Type.Array(Type.Object({ timestamp: Type.String(), type: Type.String(), message: Type.String() })),
+      customKeys: Type.Record(Type.String(), Type.String()),
+      createdAt: TimestampSchema,
+    }),
+  ),
+}

@@ -1,7 +1,7 @@
 // E-mail sending: a player's game mails that player, at their account address, from
 // an operator's client-callable template. Sends are checked in the order of contract §6.2 and counted
 // against an hourly quota in SQL; the worker (worker.ts) delivers them; status and cancel need no SMTP.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
+import { adminRoutes, defineFeature, exportPart, type FeatureManifest } from '../../platform/core/features.js'
 import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
@@ -9,6 +9,7 @@ import routes from './routes.js'
 import admin from './admin.js'
 import worker from './worker.js'
 import { components, docs } from './docs.js'
+import { EmailExportSchema, EmailFailedEventSchema } from './schemas.js'
 
 export const manifest: FeatureManifest = {
   name: 'email-sending',
@@ -33,13 +34,17 @@ export const manifest: FeatureManifest = {
       label: 'status',
     },
   },
+  events: [{ type: 'email.failed', title: 'E-mail failed', payload: EmailFailedEventSchema, after: 'player.banned' }],
+  playerExport: exportPart({
+    schema: EmailExportSchema,
+    read: async (db, userId) => ({ emails: await exportForUser(db, userId) }),
+  }),
 }
 
 export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
-    app.events.onUserExport(async (db, userId) => ({ emails: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
     // Decorates the app with `emailWorker` (fastify-plugin), which tests drive by hand.

@@ -160,3 +160,43 @@ export const AdminEmailListSchema = Type.Object({
   items: Type.Array(AdminEmailSchema),
   nextCursor: NullableString,
 })
+
+// ---- what e-mail sending announces ---------------------------------------------------------------
+
+/** `email.failed`: an e-mail failed for good (no attempt left, or refused for good). */
+export const EmailFailedEventSchema = Type.Object({
+  emailId: Type.String(),
+  recipient: Type.String(),
+  subject: Type.String(),
+  reason: Type.String(),
+  attempts: Type.Integer(),
+})
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'email.failed': Static<typeof EmailFailedEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The e-mails sent to the player (their bodies left out). */
+export const EmailExportSchema = {
+  emails: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      template: Type.String(),
+      language: Type.String(),
+      recipient: Type.String(),
+      subject: Type.String(),
+      account: Type.Boolean({ description: 'A verification or password-reset e-mail' }),
+      status: Type.String(),
+      scheduledAt: TimestampSchema,
+      processedAt: Type.Union([TimestampSchema, Type.Null()]),
+      createdAt: TimestampSchema,
+    }),
+  ),
+}

@@ -7,7 +7,7 @@ import type { Database, Db, EmailRow } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { inTransaction, retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../../platform/core/clock.js'
-import type { RaisedEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { countEmailsByStatus, scrubAccountBody } from './service.js'
 
 /**
@@ -97,7 +97,7 @@ export class EmailWorker {
     /** Told the outcome of every delivery attempt (the metrics count them). */
     private readonly onDelivery: (outcome: 'sent' | 'retried' | 'failed') => void = () => {},
     /** Told of an e-mail that failed for good (`email.failed`), in the transaction that marks it. */
-    private readonly events?: RaisedEvents,
+    private readonly events?: EventSender,
   ) {}
 
   /** False when SMTP_URL is empty: nothing is ever sent, `runOnce` does nothing. */

@@ -158,3 +158,35 @@ export const RedemptionListQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 })
+
+// ---- what gift codes announce --------------------------------------------------------------------
+
+/** `gift_code.exhausted`: a redemption took a code's last one. */
+export const GiftCodeExhaustedEventSchema = Type.Object({
+  code: Type.String(),
+  maxRedemptions: Type.Integer(),
+  userId: Type.String(),
+})
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'gift_code.exhausted': Static<typeof GiftCodeExhaustedEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's redemptions. */
+export const GiftCodeExportSchema = {
+  giftCodeRedemptions: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      giftData: Type.String(),
+      grantedUnlocks: Type.Array(Type.String()),
+      redeemedAt: TimestampSchema,
+    }),
+  ),
+}

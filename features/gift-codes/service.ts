@@ -6,7 +6,7 @@ import { guarded } from '../../db/savepoint.js'
 import { COPIED, EXISTS, refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
-import type { RaisedEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { cosmeticsInCatalog, grantUnlocks } from '../player-profile/service.js'
 import type { GiftCodeReason, RedeemResponse, ValidateResponse } from './schemas.js'
 
@@ -117,7 +117,7 @@ export async function redeemGiftCode(
   typed: string,
   maxUnlocks: number,
   now: number,
-  events?: RaisedEvents,
+  events?: EventSender,
 ): Promise<RedeemResponse> {
   const code = normalizeCode(typed)
   if (code === undefined) return failure('NOT_FOUND')

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { keysetPage } from '../../platform/http/pagination.js'
-import type { BoardEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { findUser, userNames } from '../users/service.js'
 import { MAX_SCORE, type AdminBoard, type AdminEntry, type BoardBan, type BoardPutBody } from './schemas.js'
 import { applyCounts, countDeltas, periodKey, positionOf, rebuildCounts } from './ranking.js'
@@ -49,7 +49,7 @@ export async function listBoards(db: Db, options: { limit: number; cursor?: stri
  */
 export async function putBoard(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   boardKey: string,
   body: BoardPutBody,
   now: number,
@@ -93,7 +93,7 @@ export async function putBoard(
       return
     }
     await trx.updateTable('leaderboards').set(fields).where('id', '=', existing.id).execute()
-    events.boardChanged(trx, existing.id)
+    events.notify(trx, 'boardChanged', existing.id, 1)
     if (body.sortOrder !== undefined && body.sortOrder !== existing.sort_order) {
       await trx
         .updateTable('leaderboard_entries')
@@ -106,22 +106,22 @@ export async function putBoard(
   return adminBoard(db, boardKey, now)
 }
 
-export async function deleteBoard(db: Db, events: BoardEvents, boardKey: string) {
+export async function deleteBoard(db: Db, events: EventSender, boardKey: string) {
   if (boardKey === DEFAULT_BOARD) throw new AppError(409, 'CONFLICT', "The 'default' leaderboard cannot be deleted")
   const board = await boardOrThrow(db, boardKey)
   // Entries, counts and bans go with the board (ON DELETE CASCADE).
   await db.deleteFrom('leaderboards').where('id', '=', board.id).execute()
-  events.boardChanged(db, board.id)
+  events.notify(db, 'boardChanged', board.id, 1)
 }
 
 /** Empties the board's current period (finished periods stay readable). */
-export async function resetBoard(db: Db, events: BoardEvents, boardKey: string, now: number): Promise<AdminBoard> {
+export async function resetBoard(db: Db, events: EventSender, boardKey: string, now: number): Promise<AdminBoard> {
   const board = await boardOrThrow(db, boardKey)
   const period = periodKey(board.reset_schedule, now)
   await inTransaction(db, async (trx) => {
     await trx.deleteFrom('leaderboard_entries').where('board_id', '=', board.id).where('period', '=', period).execute()
     await trx.deleteFrom('leaderboard_counts').where('board_id', '=', board.id).where('period', '=', period).execute()
-    events.boardChanged(trx, board.id)
+    events.notify(trx, 'boardChanged', board.id, 1)
   })
   return adminBoard(db, boardKey, now)
 }
@@ -160,7 +160,7 @@ export async function listEntries(
   return { items: entries, nextCursor }
 }
 
-export async function deleteEntry(db: Db, events: BoardEvents, boardKey: string, userId: string, now: number) {
+export async function deleteEntry(db: Db, events: EventSender, boardKey: string, userId: string, now: number) {
   const board = await boardOrThrow(db, boardKey)
   const period = periodKey(board.reset_schedule, now)
   const removed = await inTransaction(db, (trx) => removeEntries(trx, events, { boardId: board.id, period, userId }))
@@ -168,8 +168,8 @@ export async function deleteEntry(db: Db, events: BoardEvents, boardKey: string,
 }
 
 /** Hides (or shows again) the player's entries of every period, moving them out of (into) the counts. */
-async function setHidden(trx: Db, events: BoardEvents, boardId: string, userId: string, hidden: 0 | 1) {
-  events.boardChanged(trx, boardId)
+async function setHidden(trx: Db, events: EventSender, boardId: string, userId: string, hidden: 0 | 1) {
+  events.notify(trx, 'boardChanged', boardId, 1)
   const rows = await forUpdate(
     trx,
     trx
@@ -194,7 +194,7 @@ async function setHidden(trx: Db, events: BoardEvents, boardId: string, userId: 
 
 export async function banPlayer(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   boardKey: string,
   userId: string,
   reason: string | undefined,
@@ -228,7 +228,7 @@ export async function banPlayer(
   return { leaderboardKey: board.board_key, userId, banned: true, reason: ban.reason, bannedAt: toIso(ban.created_at) }
 }
 
-export async function unbanPlayer(db: Db, events: BoardEvents, boardKey: string, userId: string): Promise<BoardBan> {
+export async function unbanPlayer(db: Db, events: EventSender, boardKey: string, userId: string): Promise<BoardBan> {
   const board = await boardOrThrow(db, boardKey)
   await inTransaction(db, async (trx) => {
     const removed = await trx

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { Database, Leaderboard } from '../../db/types.js'
 import { forUpdate } from '../../db/dialect.js'
-import type { BoardEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { applyCounts, countDeltas } from './ranking.js'
 
 /**
@@ -20,7 +20,7 @@ export const rankScoreOf = (board: Pick<Leaderboard, 'sort_order'>, score: numbe
  */
 export async function removeEntries(
   trx: Transaction<Database>,
-  events: BoardEvents,
+  events: EventSender,
   filter: { boardId?: string; period?: string; userId: string },
 ): Promise<number> {
   let select = trx
@@ -32,7 +32,7 @@ export async function removeEntries(
   const rows = await forUpdate(trx, select).execute()
   for (const row of rows) {
     if (row.hidden === 0) await applyCounts(trx, row.board_id, row.period, countDeltas(row.rank_score, null))
-    events.boardChanged(trx, row.board_id)
+    events.notify(trx, 'boardChanged', row.board_id, 1)
   }
   let remove = trx.deleteFrom('leaderboard_entries').where('user_id', '=', filter.userId)
   if (filter.boardId) remove = remove.where('board_id', '=', filter.boardId)

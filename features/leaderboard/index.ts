@@ -1,7 +1,7 @@
 // Leaderboards: submit, top, rank, around and the board list, on the self-hosted paths
 // (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
 // Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
+import { adminRoutes, defineFeature, exportPart, type FeatureManifest } from '../../platform/core/features.js'
 import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { removeDeletedUserEntries, exportForUser } from './service.js'
@@ -9,6 +9,7 @@ import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { LeaderboardExportSchema, NewLeaderEventSchema } from './schemas.js'
 
 export const manifest: FeatureManifest = {
   name: 'leaderboard',
@@ -22,6 +23,14 @@ export const manifest: FeatureManifest = {
     },
   },
   caches: ['leaderboard_top'],
+  events: [{ type: 'leaderboard.new_leader', title: 'New leader', payload: NewLeaderEventSchema }],
+  playerExport: exportPart({
+    schema: LeaderboardExportSchema,
+    read: async (db, userId) => {
+      const { entries, bans } = await exportForUser(db, userId)
+      return { leaderboardEntries: entries, leaderboardBans: bans }
+    },
+  }),
 }
 
 export default defineFeature(
@@ -33,16 +42,12 @@ export default defineFeature(
       undefined,
       app.metrics.cacheLookup('leaderboard_top'),
     )
-    app.events.onBoardChanged((boardId, fromPosition) => topPages.boardChanged(boardId, fromPosition))
+    app.events.on('boardChanged', (boardId, fromPosition) => topPages.boardChanged(boardId, fromPosition))
     // Pages show names and public profiles: a change to either on this instance shows on the next read.
-    app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
+    app.events.on('publicPlayerChanged', () => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
-    app.events.onUserDeleting((trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
+    app.events.onInTransaction('userDeleting', (trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
     app.openapi.describe(docs, components)
-    app.events.onUserExport(async (db, userId) => {
-      const { entries, bans } = await exportForUser(db, userId)
-      return { leaderboardEntries: entries, leaderboardBans: bans }
-    })
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

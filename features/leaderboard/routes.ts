@@ -40,7 +40,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       now,
     })
     scoreSubmitted()
-    app.events.scoreSubmitted(boardKey, now)
+    app.events.notify(app.db, 'scoreSubmitted', boardKey, now)
     return { success: true as const, ...result }
   }
   const submitSchema = {

@@ -189,3 +189,54 @@ export const BoardBanSchema = Type.Object({
   bannedAt: Type.Union([TimestampSchema, Type.Null()]),
 })
 export type BoardBan = Static<typeof BoardBanSchema>
+
+// ---- what the leaderboard announces --------------------------------------------------------------
+
+/** `leaderboard.new_leader`: a score took first place on a board from someone else (or is its first). */
+export const NewLeaderEventSchema = Type.Object({
+  board: Type.String({ description: "The board's key" }),
+  boardName: Type.String(),
+  period: Type.String(),
+  userId: Type.String(),
+  playerName: Type.Union([Type.String(), Type.Null()]),
+  score: Type.Number(),
+})
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'leaderboard.new_leader': Static<typeof NewLeaderEventSchema>
+  }
+  interface Notices {
+    /** What one board shows (entries, counts, settings) changed from `fromPosition` down (1: anywhere). */
+    boardChanged: [boardId: string, fromPosition: number]
+    /** A score submit was stored (sent after its transaction committed). */
+    scoreSubmitted: [boardKey: string, now: number]
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's entries and board bans. */
+export const LeaderboardExportSchema = {
+  leaderboardEntries: Type.Array(
+    Type.Object({
+      leaderboardKey: Type.String(),
+      period: Type.String(),
+      score: Type.Number(),
+      reachedAt: TimestampSchema,
+      hidden: Type.Boolean({ description: 'Hidden while the player is banned from the board' }),
+      metadata: Type.Unknown({ description: 'JSON as stored' }),
+      createdAt: TimestampSchema,
+    }),
+  ),
+  leaderboardBans: Type.Array(
+    Type.Object({
+      leaderboardKey: Type.String(),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      bannedAt: TimestampSchema,
+    }),
+  ),
+}

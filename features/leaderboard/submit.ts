@@ -11,7 +11,7 @@ import {
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { prepared } from '../../db/prepared.js'
 import { AppError, badRequest } from '../../platform/core/errors.js'
-import type { BoardEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { MAX_SCORE } from './schemas.js'
 import { rankScoreOf } from './entries.js'
 import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from './ranking.js'
@@ -111,7 +111,7 @@ export function serializedMetadata(metadata: SubmitInput['metadata']): string | 
  * see: hidden, reached_at −1). Each then compares against the committed score and writes the new one
  * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
  */
-export async function submitScore(db: Db, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
+export async function submitScore(db: Db, events: EventSender, input: SubmitInput): Promise<SubmitResult> {
   const metadata = serializedMetadata(input.metadata)
   if (!db.isTransaction || input.checkUser) {
     const seen = await readSubmitView(db, input.userId, input.boardKey, input.now)
@@ -159,7 +159,7 @@ function checkedBoard(
  */
 async function submitOverView(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   input: SubmitInput,
   metadata: string | null,
   board: Leaderboard,
@@ -205,7 +205,7 @@ async function submitOverView(
     const previous = { ...entry, rank_score: current.rank_score, reached_at: current.reached_at }
     const tookLead = await tookFirstPlace(trx, events, board.id, period, position, previous)
     await applyCounts(trx, board.id, period, countDeltas(current.rank_score, entry.rank_score))
-    events.boardChanged(trx, board.id, entry.rank_score < current.rank_score ? position : 1)
+    events.notify(trx, 'boardChanged', board.id, entry.rank_score < current.rank_score ? position : 1)
     if (tookLead) await raiseNewLeader(trx, events, board, period, input.userId, stored)
     return answer(position, true)
   })
@@ -222,7 +222,7 @@ class FirstEntryRefused extends Error {}
  */
 async function submitFirst(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   input: SubmitInput,
   metadata: string | null,
   board: Leaderboard,
@@ -256,7 +256,7 @@ async function submitFirst(
       })
       const tookLead = await tookFirstPlace(trx, events, board.id, period, position, null)
       await applyCounts(trx, board.id, period, countDeltas(null, rankScore))
-      events.boardChanged(trx, board.id, 1)
+      events.notify(trx, 'boardChanged', board.id, 1)
       if (tookLead) await raiseNewLeader(trx, events, board, period, userId, score)
       return { leaderboardKey: board.board_key, score, submittedScore: score, improved: true, position }
     })
@@ -272,7 +272,7 @@ async function submitFirst(
  */
 async function submitLocked(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   input: SubmitInput,
   metadata: string | null,
 ): Promise<SubmitResult> {
@@ -349,7 +349,7 @@ async function submitLocked(
     // at READ COMMITTED): a concurrent move up can only put the entry lower than that, never higher, so
     // the mark still covers it.
     const movedUp = wasCounted && entry.rank_score < current.rank_score
-    events.boardChanged(trx, board.id, movedUp ? position : 1)
+    events.notify(trx, 'boardChanged', board.id, movedUp ? position : 1)
     if (tookLead) await raiseNewLeader(trx, events, board, period, input.userId, stored)
     return { leaderboardKey: board.board_key, score: stored, submittedScore: score, improved, position }
   })
@@ -361,7 +361,7 @@ async function submitLocked(
  */
 async function tookFirstPlace(
   trx: Transaction<Database>,
-  events: BoardEvents,
+  events: EventSender,
   boardId: string,
   period: string,
   position: number,
@@ -373,7 +373,7 @@ async function tookFirstPlace(
 
 async function raiseNewLeader(
   trx: Transaction<Database>,
-  events: BoardEvents,
+  events: EventSender,
   board: Leaderboard,
   period: string,
   userId: string,

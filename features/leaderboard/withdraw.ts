@@ -2,7 +2,7 @@ import { type Transaction } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
 import { forUpdate } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
-import type { BoardEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { removeEntries } from './entries.js'
 import { periodKey } from './ranking.js'
 import { findBoard } from './boards.js'
@@ -13,7 +13,7 @@ import { submitScore } from './submit.js'
 /** A user is being deleted: the cascade removes their entries but cannot update the count tree. */
 export async function removeDeletedUserEntries(
   trx: Transaction<Database>,
-  events: BoardEvents,
+  events: EventSender,
   userId: string,
 ): Promise<void> {
   await removeEntries(trx, events, { userId })
@@ -27,7 +27,7 @@ export async function removeDeletedUserEntries(
  */
 export async function withdrawScore(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   input: { boardKey: string; userId: string; score: number; at: number },
 ): Promise<boolean> {
   return withTransaction(db, async (trx) => {
@@ -57,7 +57,7 @@ export async function withdrawScore(
  */
 export async function importScore(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   input: { boardKey: string; userId: string; score: number; reachedAt: number },
 ): Promise<boolean> {
   const result = await submitScore(db, events, {

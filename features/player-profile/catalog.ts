@@ -5,7 +5,7 @@ import { withTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { keysetPage } from '../../platform/http/pagination.js'
-import type { PublicPlayerEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { COSMETIC_ID_PATTERN, type AdminCosmetic } from './schemas.js'
 
 /**
@@ -55,12 +55,12 @@ export function assertInCatalog(ids: readonly string[], catalog: Map<string, Cos
 /** Removes a cosmetic from the slots of every profile showing it (or of one player's). */
 export async function takeOffProfiles(
   trx: Transaction<Database>,
-  events: PublicPlayerEvents,
+  events: EventSender,
   id: string,
   now: number,
   userId?: string,
 ) {
-  events.publicPlayerChanged(trx)
+  events.notify(trx, 'publicPlayerChanged')
   let slotQuery = trx.updateTable('player_profiles')
   for (const column of ['avatar_id', 'frame_id'] as const) {
     let query = slotQuery.set({ [column]: null, updated_at: now }).where(column, '=', id)
@@ -133,7 +133,7 @@ export async function putCosmetic(
 }
 
 /** Deletes a catalog entry, the unlocks of it and its place on every profile, in one transaction. */
-export async function deleteCosmetic(db: Db, events: PublicPlayerEvents, id: string, now: number): Promise<void> {
+export async function deleteCosmetic(db: Db, events: EventSender, id: string, now: number): Promise<void> {
   await withTransaction(db, async (trx) => {
     const owners = trx.selectFrom('player_unlocks').select('user_id').where('cosmetic_id', '=', id)
     await trx

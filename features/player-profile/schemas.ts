@@ -97,3 +97,21 @@ export const AdminUnlocksSchema = Type.Object({
   granted: Type.Optional(Type.Array(Type.String())),
 })
 export type AdminUnlocks = Static<typeof AdminUnlocksSchema>
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's profile and unlocks. */
+export const ProfileExportSchema = {
+  profile: Type.Union([
+    Type.Object({
+      avatarId: Type.Union([Type.String(), Type.Null()]),
+      frameId: Type.Union([Type.String(), Type.Null()]),
+      badges: Type.Array(Type.String()),
+      customData: Type.Unknown({ description: 'JSON as stored' }),
+      createdAt: TimestampSchema,
+      updatedAt: TimestampSchema,
+    }),
+    Type.Null(),
+  ]),
+  unlocks: Type.Array(Type.Object({ cosmeticId: Type.String(), unlockedAt: TimestampSchema })),
+}

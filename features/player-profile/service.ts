@@ -5,7 +5,7 @@ import { withTransaction } from '../../db/transaction.js'
 import { preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
-import type { PublicPlayerEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { present } from '../../platform/schemas/common.js'
 import { findUser, lockUser, normalizeName, renameUser } from '../users/service.js'
 import type { ProfileDocument, ProfileUpdateBody, PublicProfile } from './schemas.js'
@@ -164,7 +164,7 @@ export function checkProfileBody(body: ProfileUpdateBody, limits: ProfileLimits)
  */
 export async function updateProfile(
   db: Db,
-  events: PublicPlayerEvents,
+  events: EventSender,
   userId: string,
   body: ProfileUpdateBody,
   limits: ProfileLimits,
@@ -201,7 +201,7 @@ export async function updateProfile(
       })
       .where('user_id', '=', userId)
       .execute()
-    events.publicPlayerChanged(trx)
+    events.notify(trx, 'publicPlayerChanged')
     if (displayName !== undefined) await renameUser(trx, events, userId, displayName, now, 'displayName')
   })
   return getProfileDocument(db, userId, limits)
@@ -256,7 +256,7 @@ export async function grantUnlocks(
 /** Takes an unlock back; a locked cosmetic the player shows is taken off the profile with it. */
 export async function revokeUnlock(
   db: Db,
-  events: PublicPlayerEvents,
+  events: EventSender,
   userId: string,
   id: string,
   now: number,

@@ -64,3 +64,41 @@ export const AdminFeedbackListSchema = Type.Object({
   items: Type.Array(AdminFeedbackSchema),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 })
+
+// ---- what user feedback announces ----------------------------------------------------------------
+
+/** `feedback.submitted`: a player filed feedback (its message cut at 1000 characters). */
+export const FeedbackSubmittedEventSchema = Type.Object({
+  feedbackId: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()]),
+  playerName: Type.Union([Type.String(), Type.Null()]),
+  category: Type.String(),
+  title: Type.String(),
+  message: Type.String(),
+})
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'feedback.submitted': Static<typeof FeedbackSubmittedEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The feedback the player filed. */
+export const FeedbackExportSchema = {
+  feedback: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      message: Type.String(),
+      category: Type.String(),
+      email: Type.Union([Type.String(), Type.Null()]),
+      deviceInfo: Type.Union([Type.String(), Type.Null()]),
+      createdAt: TimestampSchema,
+    }),
+  ),
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, UserFeedback } from '../../db/types.js'
 import { toIso } from '../../platform/core/clock.js'
-import type { RaisedEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { withTransaction } from '../../db/transaction.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
 import { recordsPage } from '../../platform/http/pagination.js'
@@ -24,7 +24,7 @@ export async function submitFeedback(
     deviceInfo?: string
   },
   now: number,
-  events?: RaisedEvents,
+  events?: EventSender,
 ): Promise<void> {
   const row = {
     id: randomUUID(),

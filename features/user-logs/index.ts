@@ -1,25 +1,29 @@
 // User logs: short log lines a game sends for one player (INFO, WARN, ERROR), for the
 // operator to read. User-scoped; each line is one row, erased with the user.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
+import { adminRoutes, defineFeature, exportPart, type FeatureManifest } from '../../platform/core/features.js'
 import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { LogsExportSchema } from './schemas.js'
 
 export const manifest: FeatureManifest = {
   name: 'user-logs',
   tag: 'User Logs',
   adminRights: GAME_RIGHTS,
   tables: ['user_logs'],
+  playerExport: exportPart({
+    schema: LogsExportSchema,
+    read: async (db, userId) => ({ logs: await exportForUser(db, userId) }),
+  }),
 }
 
 export default defineFeature(
   manifest,
   async (app) => {
     app.openapi.describe(docs, components)
-    app.events.onUserExport(async (db, userId) => ({ logs: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

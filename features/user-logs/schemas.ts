@@ -46,3 +46,18 @@ export const AdminUserLogListSchema = Type.Object({
   items: Type.Array(AdminUserLogSchema),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 })
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's log lines. */
+export const LogsExportSchema = {
+  logs: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      message: Type.String(),
+      type: Type.String(),
+      errorCode: Type.Union([Type.String(), Type.Null()]),
+      createdAt: TimestampSchema,
+    }),
+  ),
+}

@@ -3,7 +3,7 @@ import type { Db, NewUser, SocialProvider, User, UserIdentity } from '../../db/t
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest } from '../../platform/core/errors.js'
-import type { PublicPlayerEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { resolveAccessToken } from '../../platform/security/session-store.js'
 import type { CheckAuthResponse } from './schemas.js'
 
@@ -267,7 +267,7 @@ export async function findUserByAnonymousTokenHash(db: Db, tokenHash: string): P
 /** A name change, raising the public-player event so boards and profiles showing the name follow. */
 export async function renameUser(
   db: Db,
-  events: PublicPlayerEvents,
+  events: EventSender,
   userId: string,
   rawName: string,
   now: number,
@@ -275,7 +275,7 @@ export async function renameUser(
 ) {
   const username = normalizeName(rawName, field)
   await db.updateTable('users').set({ username, updated_at: now }).where('id', '=', userId).execute()
-  events.publicPlayerChanged(db)
+  events.notify(db, 'publicPlayerChanged')
   return username
 }
 

@@ -5,7 +5,7 @@ import { affected, containsText } from '../../db/dialect.js'
 import { notFound } from '../../platform/core/errors.js'
 import { toIso, toIsoOrNull } from '../../platform/core/clock.js'
 import { keysetPage } from '../../platform/http/pagination.js'
-import type { RaisedEvents, UserDeletionEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { activeSessionCounts, revokeAllSessions } from '../../platform/security/session-store.js'
 import type { BannedPlayers } from '../../platform/security/banned-players.js'
 import type { AdminUser, LinkedProvider } from './schemas.js'
@@ -108,7 +108,7 @@ export async function setBan(
   userId: string,
   ban: { reason?: string } | null,
   now: number,
-  events?: RaisedEvents,
+  events?: EventSender,
 ) {
   return withTransaction(db, async (trx) => {
     if (ban && events?.raising) {
@@ -155,9 +155,9 @@ export async function revokeUserSessions(db: Db, userId: string, now: number): P
  * keep aggregates beside those rows (the leaderboard's count tree), which no cascade can update, hear
  * `userDeleting` first, in the same transaction.
  */
-export async function deleteUser(db: Db, events: UserDeletionEvents, bans: BannedPlayers, userId: string) {
+export async function deleteUser(db: Db, events: EventSender, bans: BannedPlayers, userId: string) {
   await inTransaction(db, async (trx) => {
-    await events.userDeleting(trx, userId)
+    await events.notifyInTransaction(trx, 'userDeleting', userId)
     const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst()
     if (affected(result) === 0) throw notFound('USER_NOT_FOUND', 'User not found')
     // A deleted player leaves the banned set (if banned): their requests answer USER_NOT_FOUND.

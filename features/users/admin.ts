@@ -7,17 +7,16 @@ import {
   AdminUserSearchQuerySchema,
   BanBodySchema,
   DeletedSchema,
-  UserExportSchema,
   UserIdParamsSchema,
 } from './schemas.js'
 import { deleteUser, getAdminUser, revokeUserSessions, searchUsers, setBan } from './service.js'
-import { exportUser } from './export.js'
+import { exportUser, type PlayerExport } from './export.js'
 
 const tags = ['Admin', 'Users']
 const security = [{ adminKey: [] }]
 const adminErrors = errors(400, 401, 404, 429)
 
-const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
+const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = async (app, { playerExport }) => {
   app.get(
     '/users',
     {
@@ -54,11 +53,11 @@ const usersAdmin: FastifyPluginAsyncTypebox = async (app) => {
         security,
         summary: 'Everything stored about a player, in one JSON document',
         params: UserIdParamsSchema,
-        response: { 200: UserExportSchema, ...adminErrors },
+        response: { 200: playerExport.schema, ...adminErrors },
       },
     },
     async (request, reply) => {
-      const document = await exportUser(app.db, app.events, request.params.userId, app.clock.now())
+      const document = await exportUser(app.db, playerExport, request.params.userId, app.clock.now())
       void reply.header('content-disposition', `attachment; filename="user-${request.params.userId}.json"`)
       return document
     },

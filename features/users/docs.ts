@@ -1,6 +1,6 @@
 import type { NamedSchemas, OperationDocs } from '../../platform/openapi/index.js'
 import { EX, page } from '../../platform/openapi/examples.js'
-import { AdminUserListSchema, AdminUserSchema, BanBodySchema, UserExportSchema } from './schemas.js'
+import { AdminUserListSchema, AdminUserSchema, BanBodySchema } from './schemas.js'
 import { APP_PREFIX, ADMIN_PREFIX } from '../../platform/core/paths.js'
 
 const APP = `${APP_PREFIX}/user-management`
@@ -35,7 +35,6 @@ export const components: NamedSchemas = {
   AdminUser: AdminUserSchema,
   AdminUserPage: AdminUserListSchema,
   BanRequest: BanBodySchema,
-  UserExport: UserExportSchema,
 }
 
 const exported = {

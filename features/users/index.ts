@@ -6,20 +6,27 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { playerExport } from './export.js'
+import { PlayerBannedEventSchema } from './schemas.js'
 
 export const manifest: FeatureManifest = {
   name: 'users',
   tag: 'Users',
   adminRights: GAME_RIGHTS,
   tables: ['users', 'user_identities'],
+  events: [
+    { type: 'player.banned', title: 'Player banned', payload: PlayerBannedEventSchema, after: 'gift_code.exhausted' },
+  ],
 }
 
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    // Every feature's part of the export, from the manifests (all known before any feature registers).
+    const exported = playerExport(app.features)
+    app.openapi.describe(docs, { ...components, UserExport: exported.schema })
     await app.register(routes, { prefix: APP_PREFIX })
-    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, playerExport: exported })
   },
   ['db', 'clock', 'sessions', 'events'],
 )

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TProperties } from '@sinclair/typebox'
 import {
   NameSchema,
   Nullable,
@@ -97,14 +97,9 @@ export const DeletedSchema = Type.Object({ userId: Type.String(), deleted: Type.
 const Str = Type.String()
 const NullableStr = Type.Union([Type.String(), Type.Null()])
 const NullableTime = Type.Union([TimestampSchema, Type.Null()])
-const NullableInt = Type.Union([Type.Integer(), Type.Null()])
-const AnyJson = Type.Unknown({ description: 'JSON as stored' })
 
-/**
- * Everything stored about one player, each part from the feature that owns it. Secrets are left out
- * by construction: only the fields below are ever written (no password, token or ticket digests).
- */
-export const UserExportSchema = Type.Object({
+/** The users feature's own fields of a player's export, which the document begins with. */
+export const UserExportHeadSchema = {
   exportedAt: TimestampSchema,
   account: Type.Object({
     userId: Str,
@@ -132,136 +127,40 @@ export const UserExportSchema = Type.Object({
       revokedAt: NullableTime,
     }),
   ),
-  profile: Type.Union([
-    Type.Object({
-      avatarId: NullableStr,
-      frameId: NullableStr,
-      badges: Type.Array(Str),
-      customData: AnyJson,
-      createdAt: TimestampSchema,
-      updatedAt: TimestampSchema,
-    }),
-    Type.Null(),
-  ]),
-  unlocks: Type.Array(Type.Object({ cosmeticId: Str, unlockedAt: TimestampSchema })),
-  leaderboardEntries: Type.Array(
-    Type.Object({
-      leaderboardKey: Str,
-      period: Str,
-      score: Type.Number(),
-      reachedAt: TimestampSchema,
-      hidden: Type.Boolean({ description: 'Hidden while the player is banned from the board' }),
-      metadata: AnyJson,
-      createdAt: TimestampSchema,
-    }),
-  ),
-  leaderboardBans: Type.Array(Type.Object({ leaderboardKey: Str, reason: NullableStr, bannedAt: TimestampSchema })),
-  cloudSave: Type.Union([
-    Type.Object({
-      encoding: StringEnum(['utf8', 'base64'] as const, { description: 'base64 for a save stored as binary' }),
-      data: Str,
-      sizeBytes: Type.Integer(),
-      version: Type.Integer(),
-      createdAt: TimestampSchema,
-      updatedAt: TimestampSchema,
-    }),
-    Type.Null(),
-  ]),
-  values: Type.Array(
-    Type.Object({
-      key: Str,
-      balance: Type.Number(),
-      earnedToday: Type.Number(),
-      earnedDay: Str,
-      updatedAt: TimestampSchema,
-    }),
-  ),
-  valueHistory: Type.Array(
-    Type.Object({
-      id: Str,
-      key: Str,
-      amount: Type.Number(),
-      balanceAfter: Type.Number(),
-      reason: NullableStr,
-      createdAt: TimestampSchema,
-    }),
-  ),
-  runs: Type.Array(
-    Type.Object({
-      runId: Str,
-      leaderboardKey: NullableStr,
-      context: AnyJson,
-      issuedAt: TimestampSchema,
-      consumedAt: NullableTime,
-      outcome: NullableStr,
-      reason: NullableStr,
-      score: Type.Union([Type.Number(), Type.Null()]),
-      stage: NullableStr,
-      earned: AnyJson,
-      durationMs: NullableInt,
-      evidenceStatus: NullableStr,
-      reviewVerdict: NullableStr,
-    }),
-  ),
-  giftCodeRedemptions: Type.Array(
-    Type.Object({ code: Str, giftData: Str, grantedUnlocks: Type.Array(Str), redeemedAt: TimestampSchema }),
-  ),
-  emails: Type.Array(
-    Type.Object({
-      id: Str,
-      template: Str,
-      language: Str,
-      recipient: Str,
-      subject: Str,
-      account: Type.Boolean({ description: 'A verification or password-reset e-mail' }),
-      status: Str,
-      scheduledAt: TimestampSchema,
-      processedAt: NullableTime,
-      createdAt: TimestampSchema,
-    }),
-  ),
-  feedback: Type.Array(
-    Type.Object({
-      id: Str,
-      title: Str,
-      message: Str,
-      category: Str,
-      email: NullableStr,
-      deviceInfo: NullableStr,
-      createdAt: TimestampSchema,
-    }),
-  ),
-  logs: Type.Array(
-    Type.Object({ id: Str, message: Str, type: Str, errorCode: NullableStr, createdAt: TimestampSchema }),
-  ),
-  crashSessions: Type.Array(
-    Type.Object({
-      sessionId: Str,
-      appVersion: Str,
-      platform: Str,
-      crashed: Type.Boolean(),
-      createdAt: TimestampSchema,
-    }),
-  ),
-  crashReports: Type.Array(
-    Type.Object({
-      id: Str,
-      groupId: Str,
-      sessionId: Str,
-      type: Str,
-      message: Str,
-      stackTrace: Str,
-      fingerprint: Str,
-      appVersion: Str,
-      sdkVersion: Str,
-      platform: Str,
-      os: Str,
-      deviceModel: Str,
-      deviceMemoryMb: NullableInt,
-      breadcrumbs: Type.Array(Type.Object({ timestamp: Str, type: Str, message: Str })),
-      customKeys: Type.Record(Type.String(), Type.String()),
-      createdAt: TimestampSchema,
-    }),
-  ),
+}
+
+/**
+ * Everything stored about one player: the head, then each feature's part (its manifest's
+ * `playerExport`, in `inListOrder`). Secrets are left out by construction: only the fields the parts
+ * declare are ever written (no password, token or ticket digests).
+ */
+export function userExportSchema(parts: readonly TProperties[]) {
+  return Type.Object(Object.assign({ ...UserExportHeadSchema }, ...parts) as typeof UserExportHeadSchema)
+}
+export type UserExport = Static<ReturnType<typeof userExportSchema>> & Record<string, unknown>
+
+// ---- what users announce -------------------------------------------------------------------------
+
+/** `player.banned`: an operator banned a player. */
+export const PlayerBannedEventSchema = Type.Object({
+  userId: Type.String(),
+  playerName: Type.String(),
+  reason: Type.Union([Type.String(), Type.Null()]),
 })
-export type UserExport = Static<typeof UserExportSchema>
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'player.banned': Static<typeof PlayerBannedEventSchema>
+  }
+  interface Notices {
+    /** What other players see of a player (the name, the public profile) changed. */
+    publicPlayerChanged: []
+  }
+  interface TransactionNotices {
+    /** A user is being deleted: what no ON DELETE CASCADE updates goes first, in the deleting transaction. */
+    userDeleting: [userId: string]
+  }
+}

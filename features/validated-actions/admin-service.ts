@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../../platform/core/errors.js'
 import { toIso, toIsoOrNull } from '../../platform/core/clock.js'
 import { keysetPage } from '../../platform/http/pagination.js'
-import type { BoardEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { withdrawScore } from '../leaderboard/service.js'
 import type { AdminRun, AdminRunDetail, RunListQuery } from './schemas.js'
 
@@ -151,7 +151,7 @@ export async function runDetail(db: Db, runId: string, now: number): Promise<Adm
  */
 export async function reviewRun(
   db: Db,
-  events: BoardEvents,
+  events: EventSender,
   runId: string,
   verdict: ReviewVerdict,
   now: number,

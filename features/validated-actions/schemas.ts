@@ -334,3 +334,66 @@ export const AdminRunListSchema = Type.Object({
 })
 
 export const ReviewBodySchema = Type.Object({ verdict: StringEnum(['APPROVED', 'REJECTED'] as const) })
+
+// ---- what validated actions announce -------------------------------------------------------------
+
+/** `run.flagged`: a validated run was marked suspicious or rejected. */
+export const RunFlaggedEventSchema = Type.Object({
+  runId: Type.String(),
+  userId: Type.String(),
+  board: Type.Union([Type.String(), Type.Null()]),
+  score: Type.Number(),
+  status: StringEnum(['sus', 'rejected'] as const),
+  reason: Type.String(),
+})
+
+// Loads the hub's module, which the maps below extend, in every program (the console's too).
+import type {} from '../../platform/core/events.js'
+
+declare module '../../platform/core/events.js' {
+  interface RaisedEvents {
+    'run.flagged': Static<typeof RunFlaggedEventSchema>
+  }
+}
+
+// ---- its part of a player's data export (features/users/export.ts) -------------------------------
+
+/** The player's values, their history and runs. */
+export const ValidatedExportSchema = {
+  values: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      balance: Type.Number(),
+      earnedToday: Type.Number(),
+      earnedDay: Type.String(),
+      updatedAt: TimestampSchema,
+    }),
+  ),
+  valueHistory: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      key: Type.String(),
+      amount: Type.Number(),
+      balanceAfter: Type.Number(),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      createdAt: TimestampSchema,
+    }),
+  ),
+  runs: Type.Array(
+    Type.Object({
+      runId: Type.String(),
+      leaderboardKey: Type.Union([Type.String(), Type.Null()]),
+      context: Type.Unknown({ description: 'JSON as stored' }),
+      issuedAt: TimestampSchema,
+      consumedAt: Type.Union([TimestampSchema, Type.Null()]),
+      outcome: Type.Union([Type.String(), Type.Null()]),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      score: Type.Union([Type.Number(), Type.Null()]),
+      stage: Type.Union([Type.String(), Type.Null()]),
+      earned: Type.Unknown({ description: 'JSON as stored' }),
+      durationMs: Type.Union([Type.Integer(), Type.Null()]),
+      evidenceStatus: Type.Union([Type.String(), Type.Null()]),
+      reviewVerdict: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+}

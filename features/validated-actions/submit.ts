@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { hashToken } from '../../platform/security/secrets.js'
-import type { BoardEvents } from '../../platform/core/events.js'
+import type { EventSender } from '../../platform/core/events.js'
 import { activeBoard, boardNotFound, findBoard, isBannedFromBoard, submitScore } from '../leaderboard/service.js'
 import type { SubmitResult } from './schemas.js'
 import { rulesFor, type EffectiveRules } from './rules.js'
@@ -132,7 +132,7 @@ export function checkEarnedAmounts(earned: ReadonlyArray<{ amount: number }>) {
  * PLAYER_BANNED, and a board gone since the start) leave the ticket as it was; every later outcome
  * consumes it: a rejection commits the consumption and its record, then answers the error.
  */
-export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput): Promise<SubmitResult> {
+export async function submitRun(db: Db, events: EventSender, input: SubmitInput): Promise<SubmitResult> {
   const { userId, now } = input
   checkEarnedAmounts(input.earned)
 
@@ -201,7 +201,7 @@ export async function submitRun(db: Db, events: BoardEvents, input: SubmitInput)
 
 async function consumeAndApply(
   trx: Transaction<Database>,
-  events: BoardEvents,
+  events: EventSender,
   run: ValidatedRun,
   input: SubmitInput,
 ): Promise<Outcome> {

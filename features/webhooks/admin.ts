@@ -2,8 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errors } from '../../platform/schemas/common.js'
 import {
-  CreateWebhookBodySchema,
-  UpdateWebhookBodySchema,
   WebhookDeletedSchema,
   WebhookDeliveryListQuerySchema,
   WebhookDeliveryListSchema,
@@ -13,6 +11,8 @@ import {
   WebhookParamsSchema,
   WebhookSchema,
   WebhookTestResultSchema,
+  createWebhookBodySchema,
+  updateWebhookBodySchema,
 } from './schemas.js'
 import type { AddressPolicy } from './address.js'
 import {
@@ -30,7 +30,12 @@ import {
 const tags = ['Admin', 'Webhooks']
 const security = [{ adminKey: [] }]
 
-const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy }> = async (app, { policy }) => {
+const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTypes: readonly string[] }> = async (
+  app,
+  { policy, eventTypes },
+) => {
+  const CreateWebhookBodySchema = createWebhookBodySchema(eventTypes)
+  const UpdateWebhookBodySchema = updateWebhookBodySchema(eventTypes)
   app.get(
     '/webhooks',
     {

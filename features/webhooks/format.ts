@@ -12,18 +12,6 @@ export interface StoredEvent {
   data: Record<string, unknown>
 }
 
-const TITLES: Record<WebhookEventType, string> = {
-  'leaderboard.new_leader': 'New leader',
-  'crash.group_created': 'New crash',
-  'crash.group_regressed': 'Crash regressed',
-  'feedback.submitted': 'Feedback submitted',
-  'run.flagged': 'Run flagged',
-  'gift_code.exhausted': 'Gift code used up',
-  'player.banned': 'Player banned',
-  'email.failed': 'E-mail failed',
-  'webhook.test': 'Test event',
-}
-
 const text = (value: unknown): string => (value === undefined || value === null ? '' : String(value))
 const seg = (value: unknown) => encodeURIComponent(text(value))
 
@@ -46,7 +34,7 @@ export function consolePath(event: StoredEvent): string {
       return `/players/${seg(d.userId)}`
     case 'email.failed':
       return '/email'
-    case 'webhook.test':
+    default:
       return '/webhooks'
   }
 }
@@ -59,9 +47,10 @@ const PIECE_MAX = 300
 
 /**
  * One line a person reads: what happened, to whom, where. Every value of `data` goes through `e`,
- * the chat tool's escaper; the words around them are ours.
+ * the chat tool's escaper; the words around them are ours. An event written no sentence for here
+ * shows its title (`heading`).
  */
-export function summary(event: StoredEvent, e: Escaper): string {
+export function summary(event: StoredEvent, e: Escaper, heading: string): string {
   const d = event.data
   const v = (value: unknown) => e(value, PIECE_MAX)
   const player = v(d.playerName || d.userId)
@@ -85,6 +74,8 @@ export function summary(event: StoredEvent, e: Escaper): string {
       return `An e-mail to ${v(d.recipient)} failed for good: ${v(d.reason)}`
     case 'webhook.test':
       return 'Outpost can reach this webhook'
+    default:
+      return heading
   }
 }
 
@@ -112,10 +103,9 @@ const FIELD_MAX = DISCORD_LIMITS.field / 2
 /** Slack shows up to 40,000 characters of `text` but asks for at most 4,000: a line and a message fit. */
 const SLACK_MESSAGE_MAX = 2000
 
-function discordBody(event: StoredEvent, link: string): object {
+function discordBody(event: StoredEvent, link: string, heading: string): object {
   const d = event.data
-  const heading = TITLES[event.type]
-  const line = summary(event, discordText)
+  const line = summary(event, discordText, heading)
   const feedback = event.type === 'feedback.submitted'
   const title = feedback ? `${heading}: ${discordText(d.title, DISCORD_LIMITS.title - heading.length - 2)}` : heading
   const footer = `Outpost · ${event.type}`
@@ -143,21 +133,29 @@ function discordBody(event: StoredEvent, link: string): object {
   }
 }
 
-function slackBody(event: StoredEvent, link: string): object {
-  const title = TITLES[event.type]
+function slackBody(event: StoredEvent, link: string, title: string): object {
   const message =
     event.type === 'feedback.submitted' && text(event.data.message)
       ? `\n>${slackText(event.data.message, SLACK_MESSAGE_MAX)}`
       : ''
-  const line = `*${title}* · ${summary(event, slackText)}${message}`
+  const line = `*${title}* · ${summary(event, slackText, title)}${message}`
   // The link is ours, so it may use Slack's link syntax.
   const open = `\n<${link}|Open in the Outpost console>`
   return { text: `${line}${open}` }
 }
 
-/** The request body for an endpoint's format, with the console link built on `publicUrl`. */
-export function formatBody(event: StoredEvent, format: WebhookFormat, publicUrl: string): string {
+/**
+ * The request body for an endpoint's format, with the console link built on `publicUrl` and the title
+ * from `titles` (the manifests' events), or the event's type.
+ */
+export function formatBody(
+  event: StoredEvent,
+  format: WebhookFormat,
+  publicUrl: string,
+  titles: ReadonlyMap<string, string>,
+): string {
   if (format === 'standard') return JSON.stringify(event)
   const link = `${publicUrl.replace(/\/+$/, '')}/console/#${consolePath(event)}`
-  return JSON.stringify(format === 'slack' ? slackBody(event, link) : discordBody(event, link))
+  const title = titles.get(event.type) ?? event.type
+  return JSON.stringify(format === 'slack' ? slackBody(event, link, title) : discordBody(event, link, title))
 }

@@ -4,7 +4,7 @@
 import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
 import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { OWNER_RIGHTS } from '../../platform/security/roles.js'
-import { WEBHOOK_EVENT_TYPES } from './schemas.js'
+import { webhookEvents } from './events.js'
 import { AddressPolicy } from './address.js'
 import { HttpSender } from './sender.js'
 import { countBacklog, recordEvent } from './service.js'
@@ -26,7 +26,8 @@ export const manifest: FeatureManifest = {
     byEvent: {
       name: 'outpost_webhook_deliveries_by_event_total',
       help: 'Webhook delivery attempts by event type',
-      label: { name: 'event', values: WEBHOOK_EVENT_TYPES },
+      // Every event type of the app, each from the start (webhookEvents, when the feature registers).
+      label: { name: 'event', values: [] },
     },
     byEndpoint: {
       name: 'outpost_webhook_deliveries_by_endpoint_total',
@@ -55,13 +56,15 @@ export default defineFeature(
     app.openapi.describe(docs, components)
     const { config } = app
     const policy = new AddressPolicy(config.WEBHOOK_ALLOW_PRIVATE)
+    const events = webhookEvents(app.features)
+    const eventTypes = events.map((event) => event.type)
     app.events.onRaised(async (trx, event) => {
       await recordEvent(trx, event, app.clock.now())
     })
-    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, policy })
+    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, policy, eventTypes })
 
     const byOutcome = app.metrics.counter('outpost_webhook_deliveries_total')
-    const byEvent = app.metrics.counter('outpost_webhook_deliveries_by_event_total')
+    const byEvent = app.metrics.counter('outpost_webhook_deliveries_by_event_total', eventTypes)
     const byEndpoint = app.metrics.counter('outpost_webhook_deliveries_by_endpoint_total')
     const worker = new WebhookWorker(
       app.db,
@@ -80,6 +83,7 @@ export default defineFeature(
         backoffBaseMs: 60_000,
         backoffMaxMs: 12 * 3600_000,
         publicUrl: config.PUBLIC_URL,
+        titles: new Map(events.map((event) => [event.type, event.title])),
       },
       (event, endpointId, outcome) => {
         byOutcome(outcome)

@@ -1,19 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { StringEnum, TimestampSchema, UuidSchema } from '../../platform/schemas/common.js'
 
-/** What an endpoint can subscribe to (contract §13); `webhook.test` is sent only by the test route. */
-export const WEBHOOK_EVENT_TYPES = [
-  'leaderboard.new_leader',
-  'crash.group_created',
-  'crash.group_regressed',
-  'feedback.submitted',
-  'run.flagged',
-  'gift_code.exhausted',
-  'player.banned',
-  'email.failed',
-  'webhook.test',
-] as const
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+/** The event only the test route sends (contract §13): the webhooks feature's own, last in the list. */
+export const TEST_EVENT = { type: 'webhook.test', title: 'Test event' } as const
+/**
+ * What an endpoint can subscribe to (contract §13): every event a feature's manifest declares, then
+ * `webhook.test`. Known when the app registers (webhooks/events.ts), so no type lists them.
+ */
+export type WebhookEventType = string
 
 export const WEBHOOK_FORMATS = ['standard', 'discord', 'slack'] as const
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number]
@@ -34,37 +28,43 @@ const UrlSchema = Type.String({
   pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
   description: 'http:// or https:// URL the events are POSTed to; its host must resolve to a public address',
 })
-const EventsSchema = Type.Array(StringEnum(WEBHOOK_EVENT_TYPES), {
-  minItems: 1,
-  maxItems: WEBHOOK_EVENT_TYPES.length,
-  uniqueItems: true,
-  description: 'The event types sent to this endpoint',
-})
+/** The endpoint's `events`, one of the app's event types each. */
+const eventsSchema = (types: readonly string[]) =>
+  Type.Array(StringEnum(types as [string, ...string[]]), {
+    minItems: 1,
+    maxItems: types.length,
+    uniqueItems: true,
+    description: 'The event types sent to this endpoint',
+  })
 const FormatSchema = StringEnum(WEBHOOK_FORMATS, {
   description: 'standard: signed JSON `{ type, timestamp, data }`; discord / slack: a message a person reads',
 })
 const DescriptionSchema = Type.String({ maxLength: WEBHOOK_DESCRIPTION_MAX })
 
-export const CreateWebhookBodySchema = Type.Object({
-  url: UrlSchema,
-  events: EventsSchema,
-  format: Type.Optional(FormatSchema),
-  enabled: Type.Optional(Type.Boolean({ default: true })),
-  description: Type.Optional(DescriptionSchema),
-})
-export type CreateWebhookBody = Static<typeof CreateWebhookBodySchema>
-
-export const UpdateWebhookBodySchema = Type.Object(
-  {
-    url: Type.Optional({ ...UrlSchema, description: `${UrlSchema.description}; left out, the stored URL stays` }),
-    events: Type.Optional(EventsSchema),
+/** The body that adds an endpoint, for the app's event types. */
+export const createWebhookBodySchema = (types: readonly string[]) =>
+  Type.Object({
+    url: UrlSchema,
+    events: eventsSchema(types),
     format: Type.Optional(FormatSchema),
-    enabled: Type.Optional(Type.Boolean()),
-    description: Type.Optional(Type.Union([DescriptionSchema, Type.Null()])),
-  },
-  { minProperties: 1 },
-)
-export type UpdateWebhookBody = Static<typeof UpdateWebhookBodySchema>
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+    description: Type.Optional(DescriptionSchema),
+  })
+export type CreateWebhookBody = Static<ReturnType<typeof createWebhookBodySchema>>
+
+/** The body that changes an endpoint, for the app's event types. */
+export const updateWebhookBodySchema = (types: readonly string[]) =>
+  Type.Object(
+    {
+      url: Type.Optional({ ...UrlSchema, description: `${UrlSchema.description}; left out, the stored URL stays` }),
+      events: Type.Optional(eventsSchema(types)),
+      format: Type.Optional(FormatSchema),
+      enabled: Type.Optional(Type.Boolean()),
+      description: Type.Optional(Type.Union([DescriptionSchema, Type.Null()])),
+    },
+    { minProperties: 1 },
+  )
+export type UpdateWebhookBody = Static<ReturnType<typeof updateWebhookBodySchema>>
 
 /** What the list shows of an endpoint's deliveries (added in contract revision 5). */
 export const WEBHOOK_HEALTH_STATES = ['healthy', 'failing', 'disabled', 'untried'] as const

@@ -12,7 +12,6 @@ import type {
   Webhook,
   WebhookDeliveryList,
   WebhookDeliveryStatus,
-  WebhookEventType,
   WebhookList,
 } from './schemas.js'
 import type { AddressPolicy } from './address.js'
@@ -20,6 +19,7 @@ import { maskUrl, URL_MASK, urlFingerprint } from '../../platform/security/secre
 import { maskSecret, newSecret } from './signing.js'
 import { healthOf, waitingCounts } from './health.js'
 import type { StoredEvent } from './format.js'
+import { TEST_EVENT } from './schemas.js'
 
 /**
  * Webhook endpoints (the admin API) and the outbox they are fed from: `recordEvent` writes one
@@ -218,7 +218,7 @@ export async function recordEvent(trx: Db, event: RaisedEvent, now: number): Pro
     .select(['id', 'events'])
     .where('enabled', '=', 1)
     .execute()
-  const stored: StoredEvent = { type: event.type as WebhookEventType, timestamp: toIso(now), data: event.data }
+  const stored: StoredEvent = { type: event.type, timestamp: toIso(now), data: event.data }
   const rows = endpoints
     .filter((endpoint) => (JSON.parse(endpoint.events) as string[]).includes(event.type))
     .map((endpoint) => deliveryRow(endpoint.id, stored, now))
@@ -230,7 +230,7 @@ export async function recordEvent(trx: Db, event: RaisedEvent, now: number): Pro
 export async function queueTest(db: Db, id: string, now: number) {
   const endpoint = await endpointRow(db, id)
   const event: StoredEvent = {
-    type: 'webhook.test' satisfies WebhookEventType,
+    type: TEST_EVENT.type,
     timestamp: toIso(now),
     data: { webhookId: endpoint.id, message: 'A test event sent from the Outpost console or admin API' },
   }

@@ -31,6 +31,8 @@ export interface WebhookWorkerSettings {
   backoffMaxMs: number
   /** The console's base URL, for the links in discord and slack messages. */
   publicUrl: string
+  /** The title a chat message shows, by event type. */
+  titles: ReadonlyMap<string, string>
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed'
@@ -201,7 +203,7 @@ export class WebhookWorker {
   private async deliver(delivery: Due, token: string): Promise<void> {
     const attempt = Number(delivery.attempts) + 1
     const event = JSON.parse(delivery.payload) as StoredEvent
-    const body = formatBody(event, delivery.format, this.settings.publicUrl)
+    const body = formatBody(event, delivery.format, this.settings.publicUrl, this.settings.titles)
     const headers = signatureHeaders(delivery.secret, delivery.id, Math.floor(this.clock.now() / 1000), body)
     const sent = await this.sender.send(delivery.url, headers, body, this.settings.timeoutMs)
     const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300

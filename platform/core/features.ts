@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { Database, OperatorRole } from '../../db/types.js'
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
+import type { Database, Db, OperatorRole } from '../../db/types.js'
+import type { RaisedEvents } from './events.js'
 
 /** The least role that may read (GET) and write (every other method) through a feature's admin routes. */
 export interface AdminRights {
@@ -21,6 +23,65 @@ export interface GaugeManifest {
   name: string
   help: string
   label: string
+}
+
+/**
+ * An event a feature raises for operators (sent by the webhooks): its type, the title a chat message
+ * and the docs show, and its payload's schema (what `data` holds; its type is the feature's entry in
+ * RaisedEvents, platform/core/events.ts).
+ */
+export interface EventManifest {
+  readonly type: keyof RaisedEvents & string
+  readonly title: string
+  readonly payload: TSchema
+  /** The event this one follows in the webhooks' list (whose order predates the manifests); see `inListOrder`. */
+  readonly after?: string
+}
+
+/**
+ * A feature's part of a player's data export (right of access and portability): the fields it owns,
+ * their schemas, and how they are read through its own service, so its secrets stay decided where its
+ * tables are. The users feature puts the parts together (features/users/export.ts).
+ */
+export interface ExportPart {
+  readonly schema: TProperties
+  readonly read: (db: Db, userId: string) => Promise<Record<string, unknown>>
+  /** The feature whose part this one follows in the document (whose order predates the manifests); see `inListOrder`. */
+  readonly after?: string
+}
+
+/** An export part whose reader is checked against its schema. */
+export function exportPart<P extends TProperties>(part: {
+  schema: P
+  read: (db: Db, userId: string) => Promise<Static<TObject<P>>>
+  after?: string
+}): ExportPart {
+  return part as ExportPart
+}
+
+/**
+ * Items the features declare, as one list: in the order of the features, except that an item with
+ * `after` stands right after the item of that key (when there is one; otherwise at the end). For the
+ * lists that had an order before each feature declared its own part (the webhooks' event types, the
+ * player export's fields), which clients and the OpenAPI document keep seeing.
+ */
+export function inListOrder<T extends { after?: string }>(items: readonly T[], key: (item: T) => string): T[] {
+  const list = items.filter((item) => item.after === undefined)
+  let waiting = items.filter((item) => item.after !== undefined)
+  while (waiting.length) {
+    const keys = new Set(items.map(key))
+    const next = waiting.filter((item) => {
+      const anchor = list.findIndex((placed) => key(placed) === item.after)
+      if (anchor >= 0) list.splice(anchor + 1, 0, item)
+      else if (!keys.has(item.after!)) list.push(item)
+      else return true
+      return false
+    })
+    // Anchors that wait on each other (a cycle) go at the end, in the order of the features.
+    if (next.length === waiting.length) return [...list, ...next]
+    waiting = next
+  }
+  return list
 }
 
 /**
@@ -46,6 +107,10 @@ export interface FeatureManifest {
   readonly gauges?: Readonly<Record<string, GaugeManifest>>
   /** Its in-memory caches, counted in `outpost_cache_lookups_total` by this name. */
   readonly caches?: readonly string[]
+  /** The events it raises for operators, in the order the webhooks list them. */
+  readonly events?: readonly EventManifest[]
+  /** Its part of a player's data export. */
+  readonly playerExport?: ExportPart
 }
 
 /** A feature: its manifest and its plugin. */

@@ -37,8 +37,8 @@ eachDialect(t, async (t, dialect) => {
       ['a', a],
       ['b', b],
     ] as const) {
-      ctx.app.events.onPublicPlayerChanged(() => heard[name].push('player'))
-      ctx.app.events.onBoardChanged(() => heard[name].push('board'))
+      ctx.app.events.on('publicPlayerChanged', () => heard[name].push('player'))
+      ctx.app.events.on('boardChanged', () => heard[name].push('board'))
     }
 
     // B keeps its top page; then another process renames B's player straight in B's database, which B

@@ -160,12 +160,14 @@ export class Metrics implements DbObserver {
   /**
    * The handle a feature counts on, for a counter its manifest declares; taken once, when its routes
    * register. A label value the manifest does not list gets its series on first use (a count is never
-   * refused), but only the listed ones are there from the start.
+   * refused), but only the listed ones are there from the start. `values`: label values known only
+   * when the feature registers (read from the other manifests), there from then on.
    */
-  counter(name: string): Count {
+  counter(name: string, values: readonly string[] = []): Count {
     const counter = this.counters.get(name)
     if (!counter) throw new Error(`No feature declares the counter '${name}' in its manifest`)
     const { family, label, series } = counter
+    for (const value of values) if (label && !series.has(value)) series.set(value, family.of({ [label]: value }))
     return (labelValue = '') => {
       let one = series.get(labelValue)
       if (!one) series.set(labelValue, (one = family.of(label ? { [label]: labelValue } : {})))

@@ -232,7 +232,7 @@ eachDialect(t, async (t, dialect) => {
     const before = await app.db.selectFrom('webhook_deliveries').select('id').execute()
     await t.rejects(
       inTransaction(app.db, async (trx) => {
-        await app.events.raise(trx, 'player.banned', { userId: 'x' })
+        await app.events.raise(trx, 'player.banned', { userId: 'x', playerName: 'x', reason: null })
         throw new Error('the change fails after raising')
       }),
     )
