@@ -41,6 +41,8 @@ eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
   // The background writers (jobs, activity marks, webhook deliveries) poll on timers: stopped, so the
   // counts are the requests' own.
+  // After ready: the workers start when the app is ready, which a first request would otherwise do.
+  await ctx.app.ready()
   await ctx.app.jobs.stop()
   await ctx.app.analytics.stop()
   await ctx.app.webhookWorker.stop()

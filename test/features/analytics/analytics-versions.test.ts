@@ -68,6 +68,8 @@ eachDialect(t, async (t, dialect) => {
   t.test(`${MANY} app versions in a day: bounded rows, bounded writes, exact totals`, async (t) => {
     const ctx = await buildTestApp(t, dialect, { clock: new TestClock(at('2026-11-20T08:00:00.000Z')) })
     // The test runs the rollup itself, with nothing else sending statements meanwhile.
+    // After ready: the workers start when the app is ready, which a first request would otherwise do.
+    await ctx.app.ready()
     await ctx.app.jobs.stop()
     await ctx.app.analytics.stop()
     await ctx.app.webhookWorker.stop()
