@@ -32,7 +32,6 @@ import { authResponse, type AuthDeps } from './service.js'
  */
 const VERIFY_TTL_MS = 24 * 3600_000
 const RESET_TTL_MS = 3600_000
-export const LOGIN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
 export const LOGIN_MAX_FAILURES = SIGN_IN_LOCKOUT.maxFailures
 /** Reset mails one account can trigger per hour: forgot-password is open to anyone who knows the address. */
 const RESETS_PER_HOUR = 5
