@@ -5,6 +5,7 @@ import { FEATURES } from '../../app.js'
 import { buildTestApp } from '../helpers/app.js'
 import {
   ROOT,
+  RUNNER_OWNER,
   belongs,
   owners,
   readSource,
@@ -76,8 +77,7 @@ t.test('every table of the migrated database has exactly one owner, and every ow
     t.equal(holders.length, 1, `${table} has exactly one owner (${holders.join(', ') || 'none'})`)
   }
   // The runner's journal exists only where the runner journals (its engine decides): not checked here.
-  const runner = new Set(['kysely_migration', 'kysely_migration_lock', 'migration_steps'])
-  for (const table of tables.filter((name) => !runner.has(name)))
+  for (const table of tables.filter((name) => !RUNNER_OWNER.tables.includes(name)))
     t.ok(present.includes(table), `${table}, listed by its owner, is a table of the database`)
   for (const { owner, code } of ownership)
     for (const path of code) t.ok(existsSync(join(ROOT, path)), `${owner}'s code ${path} exists`)
@@ -90,7 +90,7 @@ t.test("no file writes or reads another owner's tables, the listed crossings asi
   t.ok(writes.length > 150, `${writes.length} writes found, every one checked`)
   t.same(
     new Set(writes.map((use) => use.table)),
-    new Set(tables.filter((name) => !['kysely_migration', 'kysely_migration_lock', 'migration_steps'].includes(name))),
+    new Set(tables.filter((name) => !RUNNER_OWNER.tables.includes(name))),
     'each table is written somewhere the scan sees (the scan is not blind to a form the code uses)',
   )
   t.same(findings(uses, ownership, CROSSINGS, used), [], 'route the statement through the owner’s service.ts')
