@@ -9,7 +9,7 @@
 import type { Db } from '../../db/types.js'
 import { affected, insertOrIgnore, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
-import { signupsActiveOn, signupsBetween } from '../users/service.js'
+import { firstSignupAt, signupsActiveOn, signupsBetween } from '../users/service.js'
 import { crashCountsBetween } from '../crash-reporting/service.js'
 import { redemptionsBetween } from '../gift-codes/service.js'
 import { feedbackBetween } from '../user-feedback/service.js'
@@ -150,11 +150,8 @@ export async function writeDay(db: Db, day: number, rows: Row[], now: number, cl
 
 /** The first day anything happened: the oldest player's sign-up (nothing is counted before a player exists). */
 async function firstDay(db: Db): Promise<number | null> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.min<number>('created_at').as('first'))
-    .executeTakeFirst()
-  return row?.first === null || row?.first === undefined ? null : dayOf(Number(row.first))
+  const first = await firstSignupAt(db)
+  return first === null ? null : dayOf(first)
 }
 
 /** One run: rebuilds the open days, then builds up to PAST_DAYS_PER_RUN past days not yet built, oldest first. */

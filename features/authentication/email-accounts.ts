@@ -32,8 +32,6 @@ import { authResponse, type AuthDeps } from './outcome.js'
  */
 const VERIFY_TTL_MS = 24 * 3600_000
 const RESET_TTL_MS = 3600_000
-/** The players' lockout window (SIGN_IN_LOCKOUT's), named for the sweep that deletes failures older than it. */
-export const LOGIN_WINDOW_MS = SIGN_IN_LOCKOUT.windowMs
 /** The failures that lock a player's address (SIGN_IN_LOCKOUT's), named for signinWithEmail's rule below. */
 export const LOGIN_MAX_FAILURES = SIGN_IN_LOCKOUT.maxFailures
 /** Reset mails one account can trigger per hour: forgot-password is open to anyone who knows the address. */

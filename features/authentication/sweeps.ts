@@ -1,7 +1,7 @@
 import type { Db } from '../../db/types.js'
 import { affected } from '../../db/dialect.js'
 import { deleteInBatches, type Job } from '../../db/jobs.js'
-import { LOGIN_WINDOW_MS } from './email-accounts.js'
+import { sweepLockoutRows } from '../../platform/security/login-lockout.js'
 
 /**
  * Rows the sign-ins leave behind that no request reads any more: failures older than the lockout
@@ -11,45 +11,7 @@ import { LOGIN_WINDOW_MS } from './email-accounts.js'
  * sign-in, whose range locks deadlocked with the sign-ins beside it (a 500 on MySQL).
  */
 export async function sweepSignInRows(db: Db, now: number) {
-  const failuresBefore = now - LOGIN_WINDOW_MS
-  const failures = await deleteInBatches(
-    async (limit) => {
-      const rows = await db
-        .selectFrom('login_failures')
-        .select('id')
-        .where('failed_at', '<=', failuresBefore)
-        .limit(limit)
-        .execute()
-      return rows.map((r) => r.id)
-    },
-    async (ids) =>
-      affected(
-        await db
-          .deleteFrom('login_failures')
-          .where('id', 'in', ids)
-          .where('failed_at', '<=', failuresBefore)
-          .executeTakeFirst(),
-      ),
-  )
-  const locks = await deleteInBatches(
-    async (limit) => {
-      const rows = await db
-        .selectFrom('login_locks')
-        .select('key_hash')
-        .where('locked_until', '<=', now)
-        .limit(limit)
-        .execute()
-      return rows.map((r) => r.key_hash)
-    },
-    async (keys) =>
-      affected(
-        await db
-          .deleteFrom('login_locks')
-          .where('key_hash', 'in', keys)
-          .where('locked_until', '<=', now)
-          .executeTakeFirst(),
-      ),
-  )
+  const { failures, locks } = await sweepLockoutRows(db, now)
   const googleCodes = await deleteInBatches(
     async (limit) => {
       const rows = await db

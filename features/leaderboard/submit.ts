@@ -17,6 +17,7 @@ import { rankScoreOf } from './entries.js'
 import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from './ranking.js'
 import { boardForSubmit, boardNotFound, METADATA_MAX_BYTES } from './boards.js'
 import { assertActive, standingOf } from '../../platform/security/session-store.js'
+import { userNames } from '../users/service.js'
 import { casEntry, insertFirstEntry, readSubmitView, type ViewedEntry } from './submit-view.js'
 
 /** A score submit as the route and validated-actions hand it over. */
@@ -379,13 +380,13 @@ async function raiseNewLeader(
   userId: string,
   score: number,
 ): Promise<void> {
-  const player = await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst()
+  const playerName = (await userNames(trx, [userId])).get(userId) ?? null
   await events.raise(trx, 'leaderboard.new_leader', {
     board: board.board_key,
     boardName: board.name,
     period,
     userId,
-    playerName: player?.username ?? null,
+    playerName,
     score,
   })
 }

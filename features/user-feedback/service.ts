@@ -42,13 +42,11 @@ export async function submitFeedback(
   }
   await withTransaction(db, async (trx) => {
     await forExistingUser(trx.insertInto('user_feedback').values(row).execute())
-    const player = input.userId
-      ? await trx.selectFrom('users').select('username').where('id', '=', input.userId).executeTakeFirst()
-      : undefined
+    const playerName = input.userId ? ((await userNames(trx, [input.userId])).get(input.userId) ?? null) : null
     await events.raise(trx, 'feedback.submitted', {
       feedbackId: row.id,
       userId: row.user_id,
-      playerName: player?.username ?? null,
+      playerName,
       category: row.category,
       title: row.title,
       message: row.message.slice(0, 1000),

@@ -1,4 +1,4 @@
-// What analytics reads of the players: totals by kind, sign-ups in a span of time, and how many of the
+// What analytics reads of the players: totals by kind, the first sign-up, sign-ups in a span of time, and how many of the
 // players who signed up in one span were active on a day (each a COUNT over an index).
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
@@ -32,6 +32,15 @@ export async function playerTotals(db: Db) {
     google: byProvider.get('google') ?? 0,
     banned: count(banned),
   }
+}
+
+/** When the oldest player signed up (epoch ms), or null with no player: nothing is counted before it. */
+export async function firstSignupAt(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.min<number>('created_at').as('first'))
+    .executeTakeFirst()
+  return row?.first === null || row?.first === undefined ? null : Number(row.first)
 }
 
 /** Players created in [start, end). */

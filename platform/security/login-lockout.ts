@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { insertOrLock } from '../../db/dialect.js'
+import { affected, insertOrLock } from '../../db/dialect.js'
+import { deleteInBatches } from '../../db/jobs.js'
 import { AppError } from '../core/errors.js'
 import { hashToken } from './secrets.js'
 
@@ -203,4 +204,52 @@ export async function guardedAttempt<T>(
 export async function liftLockout(db: Db, keyHash: string): Promise<void> {
   await db.deleteFrom('login_failures').where('key_hash', '=', keyHash).execute()
   await db.deleteFrom('login_locks').where('key_hash', '=', keyHash).execute()
+}
+
+/**
+ * Deletes the lockout's rows no request reads any more: failures older than SIGN_IN_LOCKOUT's window
+ * (every policy's is at most that) and locks that have ended, in batches. The players' sign-in sweep
+ * runs it (features/authentication/sweeps.ts), out of the request path.
+ */
+export async function sweepLockoutRows(db: Db, now: number): Promise<{ failures: number; locks: number }> {
+  const failuresBefore = now - SIGN_IN_LOCKOUT.windowMs
+  const failures = await deleteInBatches(
+    async (limit) => {
+      const rows = await db
+        .selectFrom('login_failures')
+        .select('id')
+        .where('failed_at', '<=', failuresBefore)
+        .limit(limit)
+        .execute()
+      return rows.map((r) => r.id)
+    },
+    async (ids) =>
+      affected(
+        await db
+          .deleteFrom('login_failures')
+          .where('id', 'in', ids)
+          .where('failed_at', '<=', failuresBefore)
+          .executeTakeFirst(),
+      ),
+  )
+  const locks = await deleteInBatches(
+    async (limit) => {
+      const rows = await db
+        .selectFrom('login_locks')
+        .select('key_hash')
+        .where('locked_until', '<=', now)
+        .limit(limit)
+        .execute()
+      return rows.map((r) => r.key_hash)
+    },
+    async (keys) =>
+      affected(
+        await db
+          .deleteFrom('login_locks')
+          .where('key_hash', 'in', keys)
+          .where('locked_until', '<=', now)
+          .executeTakeFirst(),
+      ),
+  )
+  return { failures, locks }
 }
