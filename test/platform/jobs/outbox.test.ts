@@ -88,7 +88,7 @@ async function seed(db: Db) {
     .values({ id: 'user', ...user, ...unset, created_at: NOW, updated_at: NOW })
     .execute()
   const mail = { user_id: 'user', template_slug: 't', language: 'en', recipient: 'a@example.com', subject: 's' }
-  const body = { html: null, text_body: 'x', is_account: 0, status: 'pending' as const, attempts: 0 }
+  const body = { html: null, text_body: 'x', is_account: 0 as const, status: 'pending' as const, attempts: 0 }
   const times = { scheduled_at: NOW, next_attempt_at: NOW, created_at: NOW, updated_at: NOW }
   const unclaimed = { claim_token: null, claimed_at: null, processed_at: null, error_reason: null }
   await db
