@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import { createDb } from '../../../db/index.js'
+import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../../db/index.js'
 import { migrateToLatest } from '../../../db/migrate.js'
 import type { Db } from '../../../db/types.js'
 import { Leases, Outbox } from '../../../platform/jobs/outbox.js'
@@ -19,7 +19,10 @@ async function twoInstances(t: Test, dialect: Dialect): Promise<[Db, Db]> {
     await a.destroy()
     await b.destroy()
   })
-  await migrateToLatest(a)
+  // Migrated as the app does: one connection, with the migrations' own query bound.
+  const config = testConfig(env)
+  const migrations = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+  await migrateToLatest(migrations).finally(() => migrations.destroy())
   return [a, b]
 }
 
