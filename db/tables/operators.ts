@@ -29,7 +29,7 @@ export interface OperatorSessionsTable {
   expires_at: number
 }
 
-/** A background job's claim (db/jobs.ts): the instance that ran it last, and when. */
+/** A background job's run lease (platform/jobs/runner.ts): the instance that ran it last, and when. */
 export interface JobRunsTable {
   name: string
   claimed_at: number

@@ -1,29 +1,29 @@
-import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import nodemailer from 'nodemailer'
 import type { FastifyBaseLogger } from 'fastify'
 import type { UpdateObject } from 'kysely'
 import type { Database, Db, EmailRow } from '../../db/types.js'
-import { affected } from '../../db/dialect.js'
 import { inTransaction, retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../../platform/core/clock.js'
 import type { EventSender } from '../../platform/core/events.js'
+import { Outbox } from '../../platform/jobs/outbox.js'
 import { countEmailsByStatus, scrubAccountBody } from './service.js'
 
 /**
  * The delivery worker: runs inside every server process, polls for due e-mails and sends them over
- * SMTP. Each e-mail is claimed by a conditional UPDATE (pending → processing with a claim token),
- * so however many instances poll one database, one of them sends it. Transient failures (SMTP 4xx,
- * connection errors) go back to pending with exponential backoff until EMAIL_MAX_ATTEMPTS;
- * permanent ones (SMTP 5xx) end `failed` with the reason. A claim older than the claim timeout (a
- * process died mid-send) is released, so nothing stays `processing` forever.
+ * SMTP. Each e-mail is claimed from the outbox (platform/jobs/outbox.ts) by a conditional UPDATE
+ * (pending → processing under a lease), so however many instances poll one database, one of them
+ * sends it. Transient failures (SMTP 4xx, connection errors) go back to pending with exponential
+ * backoff until EMAIL_MAX_ATTEMPTS; permanent ones (SMTP 5xx) end `failed` with the reason. A lease
+ * that lapsed (a process died mid-send) is taken back, so nothing stays `processing` forever.
  */
 export interface WorkerSettings {
   from: string
   maxAttempts: number
   pollIntervalMs: number
   batchSize: number
-  claimTimeoutMs: number
+  /** How long a claim holds (from `claimed_at`); longer than a send can take. */
+  leaseMs: number
   backoffBaseMs: number
   backoffMaxMs: number
 }
@@ -87,6 +87,7 @@ export class EmailWorker {
   private timer: NodeJS.Timeout | undefined
   private chain: Promise<unknown> = Promise.resolve()
   private stopped = true
+  private readonly outbox: Outbox<'emails'>
 
   constructor(
     private readonly db: Db,
@@ -98,7 +99,20 @@ export class EmailWorker {
     private readonly onDelivery: (outcome: 'sent' | 'retried' | 'failed') => void = () => {},
     /** Told of an e-mail that failed for good (`email.failed`), in the transaction that marks it. */
     private readonly events?: EventSender,
-  ) {}
+  ) {
+    this.outbox = new Outbox({
+      table: 'emails',
+      key: 'id',
+      token: 'claim_token',
+      lease: { since: 'claimed_at' },
+      leaseMs: settings.leaseMs,
+      status: 'status',
+      attempts: 'attempts',
+      dueAt: 'next_attempt_at',
+      updatedAt: 'updated_at',
+      maxAttempts: settings.maxAttempts,
+    })
+  }
 
   /** False when SMTP_URL is empty: nothing is ever sent, `runOnce` does nothing. */
   get enabled(): boolean {
@@ -110,7 +124,7 @@ export class EmailWorker {
     return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** Math.max(0, attempt - 1))
   }
 
-  /** One pass: release stale claims, then claim and deliver up to a batch of due e-mails. Passes of one instance never overlap. */
+  /** One pass: take back lapsed leases, then claim and deliver up to a batch of due e-mails. Passes of one instance never overlap. */
   runOnce(): Promise<PassResult> {
     const next = this.chain.then(() => this.pass())
     this.chain = next.catch(() => undefined)
@@ -154,7 +168,7 @@ export class EmailWorker {
   private async pass(): Promise<PassResult> {
     const result: PassResult = { released: 0, claimed: 0, sent: 0, retried: 0, failed: 0 }
     if (!this.transport) return result
-    result.released = await this.releaseStaleClaims()
+    result.released = await this.reclaimLapsed()
     const due = await this.db
       .selectFrom('emails')
       .select(['id', 'attempts', 'recipient', 'subject', 'html', 'text_body', 'is_account'])
@@ -165,7 +179,7 @@ export class EmailWorker {
       .limit(this.settings.batchSize)
       .execute()
     for (const email of due) {
-      const claim = await this.claim(email)
+      const claim = await this.outbox.claim(this.db, { key: email.id, attempts: email.attempts }, this.clock.now())
       if (!claim) continue
       result.claimed++
       const outcome = await this.deliver(email, claim)
@@ -175,41 +189,11 @@ export class EmailWorker {
     return result
   }
 
-  /** Pending → processing, decided by the affected-row count: of several instances exactly one wins. */
-  private async claim(email: Candidate): Promise<string | null> {
-    const token = randomUUID()
-    const now = this.clock.now()
-    const claimed = await retryOnConflict(() =>
-      this.db
-        .updateTable('emails')
-        .set({
-          status: 'processing',
-          claim_token: token,
-          claimed_at: now,
-          attempts: email.attempts + 1,
-          updated_at: now,
-        })
-        .where('id', '=', email.id)
-        .where('status', '=', 'pending')
-        .where('attempts', '=', email.attempts)
-        .where('next_attempt_at', '<=', now)
-        .executeTakeFirst(),
-    )
-    return affected(claimed) === 1 ? token : null
-  }
-
   private async deliver(email: Candidate, token: string): Promise<'sent' | 'retried' | 'failed'> {
     const attempt = email.attempts + 1
     // Retried on a deadlock: an e-mail left `processing` after its send would be sent again later.
-    const finish = (values: UpdateObject<Database, 'emails'>) =>
-      retryOnConflict(() =>
-        this.db
-          .updateTable('emails')
-          .set({ ...values, claim_token: null, claimed_at: null, updated_at: this.clock.now() })
-          .where('id', '=', email.id)
-          .where('claim_token', '=', token)
-          .execute(),
-      )
+    const finish = (status: 'sent' | 'failed', values: UpdateObject<Database, 'emails'>) =>
+      retryOnConflict(() => this.outbox.finish(this.db, email.id, token, this.clock.now(), status, values))
     try {
       await this.transport!.sendMail({
         from: this.settings.from,
@@ -222,30 +206,20 @@ export class EmailWorker {
       const error = caught as SmtpError
       const reason = describe(error)
       if (isTransient(error) && attempt < this.settings.maxAttempts) {
-        await finish({
-          status: 'pending',
-          next_attempt_at: this.clock.now() + this.retryDelayMs(attempt),
-          error_reason: reason,
-        })
+        const now = this.clock.now()
+        await retryOnConflict(() =>
+          this.outbox.retryAt(this.db, email.id, token, now, now + this.retryDelayMs(attempt), {
+            error_reason: reason,
+          }),
+        )
         this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed, will retry')
         return 'retried'
       }
-      const failed = {
-        status: 'failed' as const,
-        processed_at: this.clock.now(),
-        error_reason: reason,
-        ...scrubAccountBody,
-      }
+      const failed = { processed_at: this.clock.now(), error_reason: reason, ...scrubAccountBody }
       if (this.events?.raising) {
         const events = this.events
         await inTransaction(this.db, async (trx) => {
-          const marked = await trx
-            .updateTable('emails')
-            .set({ ...failed, claim_token: null, claimed_at: null, updated_at: this.clock.now() })
-            .where('id', '=', email.id)
-            .where('claim_token', '=', token)
-            .executeTakeFirst()
-          if (affected(marked) === 1) {
+          if (await this.outbox.finish(trx, email.id, token, this.clock.now(), 'failed', failed)) {
             await events.raise(trx, 'email.failed', {
               emailId: email.id,
               recipient: email.recipient,
@@ -255,55 +229,25 @@ export class EmailWorker {
             })
           }
         })
-      } else await finish(failed)
+      } else await finish('failed', failed)
       this.log.warn({ emailId: email.id, attempt, reason }, 'e-mail delivery failed for good')
       return 'failed'
     }
-    await finish({ status: 'sent', processed_at: this.clock.now(), error_reason: null, ...scrubAccountBody })
+    await finish('sent', { processed_at: this.clock.now(), error_reason: null, ...scrubAccountBody })
     return 'sent'
   }
 
   /**
-   * A claim older than the timeout belongs to a process that died or hung mid-send. Its attempt
-   * counts; with attempts left the e-mail is due again at once, else it ends `failed`.
+   * A lapsed lease belongs to a process that died or hung mid-send. Its attempt counts; with attempts
+   * left the e-mail is due again at once, else it ends `failed`.
    */
-  private async releaseStaleClaims(): Promise<number> {
+  private reclaimLapsed(): Promise<number> {
     const now = this.clock.now()
-    const stale = now - this.settings.claimTimeoutMs
     const reason = 'The delivery attempt did not finish in time (claim released)'
-    const retried = await retryOnConflict(() =>
-      this.db
-        .updateTable('emails')
-        .set({
-          status: 'pending',
-          claim_token: null,
-          claimed_at: null,
-          next_attempt_at: now,
-          error_reason: reason,
-          updated_at: now,
-        })
-        .where('status', '=', 'processing')
-        .where('claimed_at', '<=', stale)
-        .where('attempts', '<', this.settings.maxAttempts)
-        .executeTakeFirst(),
-    )
-    const failed = await retryOnConflict(() =>
-      this.db
-        .updateTable('emails')
-        .set({
-          status: 'failed',
-          claim_token: null,
-          claimed_at: null,
-          processed_at: now,
-          error_reason: reason,
-          ...scrubAccountBody,
-          updated_at: now,
-        })
-        .where('status', '=', 'processing')
-        .where('claimed_at', '<=', stale)
-        .executeTakeFirst(),
-    )
-    return affected(retried) + affected(failed)
+    return this.outbox.reclaimLapsed(this.db, now, {
+      retry: { error_reason: reason },
+      fail: { processed_at: now, error_reason: reason, ...scrubAccountBody },
+    })
   }
 }
 
@@ -341,7 +285,7 @@ export default fp(
         pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
         batchSize: 20,
         // Longer than one SMTP conversation can last with the timeouts above.
-        claimTimeoutMs: 10 * 60_000,
+        leaseMs: 10 * 60_000,
         backoffBaseMs: 30_000,
         backoffMaxMs: 3600_000,
       },

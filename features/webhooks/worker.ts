@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../db/types.js'
-import { affected } from '../../db/dialect.js'
-import { inTransaction, retryOnConflict } from '../../db/transaction.js'
+import { inTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../platform/core/clock.js'
+import { Outbox } from '../../platform/jobs/outbox.js'
 import type { WebhookFormat } from './schemas.js'
 import { formatBody, type StoredEvent } from './format.js'
 import { recordAttemptHealth } from './health.js'
@@ -11,9 +10,10 @@ import type { Sender } from './sender.js'
 import { signatureHeaders } from './signing.js'
 
 /**
- * The delivery worker, in every server process. Each due delivery is claimed by a conditional UPDATE
- * (pending → processing, a claim token and a lease), so however many processes poll one database,
- * one sends it; a lease that ran out (the process died or hung mid-send) is taken back. Sends run in
+ * The delivery worker, in every server process. Each due delivery is claimed from the outbox
+ * (platform/jobs/outbox.ts) by a conditional UPDATE (pending → processing under a lease), so however
+ * many processes poll one database, one sends it; a lease that lapsed (the process died or hung
+ * mid-send) is taken back. Sends run in
  * the background of the poll, at most `concurrency` at once and `perEndpoint` per endpoint, so a slow
  * or dead receiver holds a slot of its own and never the other endpoints' deliveries, nor a request.
  */
@@ -66,6 +66,7 @@ export class WebhookWorker {
   private chain: Promise<unknown> = Promise.resolve()
   private readonly inFlight = new Set<Promise<void>>()
   private readonly perEndpoint = new Map<string, number>()
+  private readonly outbox: Outbox<'webhook_deliveries'>
 
   constructor(
     private readonly db: Db,
@@ -74,7 +75,20 @@ export class WebhookWorker {
     private readonly sender: Sender,
     readonly settings: WebhookWorkerSettings,
     private readonly onDelivery: (event: string, endpointId: string, outcome: DeliveryOutcome) => void = () => {},
-  ) {}
+  ) {
+    this.outbox = new Outbox({
+      table: 'webhook_deliveries',
+      key: 'id',
+      token: 'claim_token',
+      lease: { until: 'lease_until' },
+      leaseMs: settings.leaseMs,
+      status: 'status',
+      attempts: 'attempts',
+      dueAt: 'next_attempt_at',
+      updatedAt: 'updated_at',
+      maxAttempts: settings.maxAttempts,
+    })
+  }
 
   get running(): boolean {
     return !this.stopped
@@ -105,7 +119,7 @@ export class WebhookWorker {
     return result
   }
 
-  /** One poll: take back lapsed claims, claim due deliveries up to the free slots, start their sends. */
+  /** One poll: take back lapsed leases, claim due deliveries up to the free slots, start their sends. */
   poll(): Promise<PassResult> {
     const next = this.chain.then(() => this.pass())
     this.chain = next.catch(() => undefined)
@@ -139,7 +153,7 @@ export class WebhookWorker {
   }
 
   private async pass(): Promise<PassResult> {
-    const result: PassResult = { released: await this.releaseLapsed(), claimed: 0 }
+    const result: PassResult = { released: await this.reclaimLapsed(), claimed: 0 }
     const free = this.settings.concurrency - this.inFlight.size
     if (free <= 0) return result
     const busy = [...this.perEndpoint].filter(([, n]) => n >= this.settings.perEndpoint).map(([id]) => id)
@@ -160,7 +174,8 @@ export class WebhookWorker {
     for (const delivery of due) {
       if (this.inFlight.size >= this.settings.concurrency) break
       if ((this.perEndpoint.get(delivery.endpoint_id) ?? 0) >= this.settings.perEndpoint) continue
-      const token = await this.claim(delivery)
+      const candidate = { key: delivery.id, attempts: delivery.attempts }
+      const token = await this.outbox.claim(this.db, candidate, this.clock.now())
       if (!token) continue
       result.claimed++
       this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1)
@@ -176,28 +191,6 @@ export class WebhookWorker {
       this.inFlight.add(send)
     }
     return result
-  }
-
-  private async claim(delivery: Due): Promise<string | null> {
-    const token = randomUUID()
-    const now = this.clock.now()
-    const claimed = await retryOnConflict(() =>
-      this.db
-        .updateTable('webhook_deliveries')
-        .set({
-          status: 'processing',
-          claim_token: token,
-          lease_until: now + this.settings.leaseMs,
-          attempts: delivery.attempts + 1,
-          updated_at: now,
-        })
-        .where('id', '=', delivery.id)
-        .where('status', '=', 'pending')
-        .where('attempts', '=', delivery.attempts)
-        .where('next_attempt_at', '<=', now)
-        .executeTakeFirst(),
-    )
-    return affected(claimed) === 1 ? token : null
   }
 
   private async deliver(delivery: Due, token: string): Promise<void> {
@@ -218,23 +211,13 @@ export class WebhookWorker {
       outcome === 'retry' ? now + backoffMs(attempt, this.settings.backoffBaseMs, this.settings.backoffMaxMs) : null
     const error = gone ? 'The receiver answered 410 Gone: the webhook was disabled' : sent.error
     await inTransaction(this.db, async (trx) => {
-      const finished = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: outcome === 'retry' ? 'pending' : outcome,
-          next_attempt_at: nextAttemptAt ?? now,
-          claim_token: null,
-          lease_until: null,
-          response_code: sent.statusCode,
-          duration_ms: sent.durationMs,
-          error,
-          updated_at: now,
-        })
-        .where('id', '=', delivery.id)
-        .where('claim_token', '=', token)
-        .executeTakeFirst()
-      // The lease ran out and another process took the delivery back: its attempt is the one recorded.
-      if (affected(finished) === 0) return
+      const recorded = { response_code: sent.statusCode, duration_ms: sent.durationMs, error }
+      const finished =
+        nextAttemptAt !== null
+          ? await this.outbox.retryAt(trx, delivery.id, token, now, nextAttemptAt, recorded)
+          : await this.outbox.finish(trx, delivery.id, token, now, outcome, { ...recorded, next_attempt_at: now })
+      // The lease lapsed and another process took the delivery back: its attempt is the one recorded.
+      if (!finished) return
       await trx
         .insertInto('webhook_attempts')
         .values({
@@ -270,41 +253,23 @@ export class WebhookWorker {
     }
   }
 
-  /** Claims whose lease ran out: their attempt counts; with attempts left they are due at once. */
-  private async releaseLapsed(): Promise<number> {
+  /** Deliveries whose lease lapsed: their attempt counts; with attempts left they are due at once. */
+  private async reclaimLapsed(): Promise<number> {
     const now = this.clock.now()
-    const lapsed = await this.db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'attempts', 'claim_token', 'endpoint_id', 'event_type'])
-      .where('status', '=', 'processing')
-      .where('lease_until', '<=', now)
-      .limit(100)
-      .execute()
+    const columns = ['id', 'attempts', 'endpoint_id', 'event_type'] as const
+    const lapsed = await this.outbox.lapsedRows(this.db, now, columns, 100)
     let released = 0
     for (const row of lapsed) {
-      const outcome: DeliveryOutcome = Number(row.attempts) < this.settings.maxAttempts ? 'retry' : 'failed'
+      const attempts = Number(row.attempts)
+      const outcome: DeliveryOutcome = this.outbox.attemptsLeft(attempts) ? 'retry' : 'failed'
       const error = 'The attempt did not finish (the sending process stopped); its claim was taken back'
       const done = await inTransaction(this.db, async (trx) => {
-        const result = await trx
-          .updateTable('webhook_deliveries')
-          .set({
-            status: outcome === 'retry' ? 'pending' : 'failed',
-            claim_token: null,
-            lease_until: null,
-            next_attempt_at: now,
-            error,
-            updated_at: now,
-          })
-          .where('id', '=', row.id)
-          .where('status', '=', 'processing')
-          .where('claim_token', '=', row.claim_token)
-          .executeTakeFirst()
-        if (affected(result) === 0) return false
+        if (!(await this.outbox.reclaim(trx, { key: row.id, attempts, token: row.token }, now, { error }))) return false
         await trx
           .insertInto('webhook_attempts')
           .values({
             delivery_id: row.id,
-            attempt: Number(row.attempts),
+            attempt: attempts,
             at: now,
             outcome,
             response_code: null,

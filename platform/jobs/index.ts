@@ -1,8 +1,8 @@
 // Background jobs: the maintenance that must stay out of requests (sweeps of expired rows). Features
-// add their jobs while they register; each run is claimed in SQL (db/jobs.ts), so one instance runs
+// add their jobs while they register; each run is claimed in SQL (runner.ts, with the leases of outbox.ts), so one instance runs
 // it per period however many share the database. Started when the app is ready, stopped on close.
 import fp from 'fastify-plugin'
-import { JobRunner } from '../../db/jobs.js'
+import { JobRunner } from './runner.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -16,7 +16,7 @@ export const PLATFORM_OWNERS = {
   sessions: { owner: 'platform/security/session-store.ts', code: ['platform/security/session-store.ts'] },
   audit_log: { owner: 'platform/security/audit.ts', code: ['platform/security/audit.ts'] },
   content_versions: { owner: 'db/change-counters.ts', code: ['db/change-counters.ts'] },
-  job_runs: { owner: 'db/jobs.ts', code: ['db/jobs.ts', 'platform/jobs/'] },
+  job_runs: { owner: 'platform/jobs/runner.ts', code: ['platform/jobs/'] },
   login_failures: { owner: 'platform/security/login-lockout.ts', code: ['platform/security/login-lockout.ts'] },
   login_locks: { owner: 'platform/security/login-lockout.ts', code: ['platform/security/login-lockout.ts'] },
 } satisfies Partial<Record<keyof Database, { owner: string; code: string[] }>>
@@ -131,6 +131,10 @@ export function tableUses(file: string, source: string, tables: readonly string[
     if (/function\s*$/.test(text.slice(Math.max(0, m.index - 12), m.index))) continue
     add(m.index, 'write', m[3] ?? '?', m[1]!)
   }
+
+  // The lease helpers (platform/jobs/outbox.ts) write the table their caller names where it builds one.
+  for (const m of text.matchAll(/\bnew\s+(Outbox|Leases)\s*(?:<[^>()]*>)?\(\s*\{[^}]*?\btable:\s*(['"`])(\w+)\2/g))
+    add(m.index, 'write', m[3]!, `new ${m[1]}`)
 
   const raw = (keywords: string, kind: TableUse['kind']) => {
     // A DELETE's FROM names the table it writes, not one it reads.

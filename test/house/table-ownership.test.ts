@@ -24,6 +24,8 @@ const CROSSINGS: Record<string, string> = {
   // Writes whose table is a value: the helpers write what their caller names (and each call, which
   // names it, is checked where it is made); the runner writes its journal; the move copies everything.
   'db/dialect.ts write ?': 'upsert() writes the table its caller names; the call is checked in the caller',
+  'platform/jobs/outbox.ts write ?':
+    'Outbox and Leases write the table their caller names in `new Outbox({ table })`, checked where it is built',
   'db/prepared.ts write ?': 'preparedCounterUpsert() writes the table its caller names; checked in the caller',
   'db/migration-steps.ts write ?': "the migration runner's journal (STEPS_TABLE), its own table",
   'db/step-run.ts write ?': "the migration runner's journal (STEPS_TABLE), its own table",

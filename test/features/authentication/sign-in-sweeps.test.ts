@@ -4,7 +4,7 @@ import { createConnection } from 'mysql2/promise'
 import t from 'tap'
 import { buildTestApp, eachDialect, freshDatabase, TestClock, type TestApp } from '../../helpers/app.js'
 import { createEmailUser, type EmailUser } from '../../fixtures/email.js'
-import { JobRunner } from '../../../db/jobs.js'
+import { JobRunner } from '../../../platform/jobs/runner.js'
 
 /**
  * Expired sign-in rows are deleted by a background job, never inside a sign-in: the job runs once
