@@ -1,6 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { inTransaction } from '../../db/transaction.js'
-import type { Db, User } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { User } from '../users/service.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso, toIsoOrNull } from '../../platform/core/clock.js'
 import { hashToken, randomToken } from '../../platform/security/secrets.js'

@@ -1,8 +1,8 @@
+
 /**
  * Analytics (features/analytics): days are UTC days counted from the epoch (`Math.floor(ms / 86400000)`),
  * an integer that sorts, ranges and indexes better than a date string.
  */
-
 /** One row per player per UTC day on which one of their app requests succeeded. */
 export interface PlayerActivityTable {
   day: number
@@ -24,4 +24,13 @@ export interface AnalyticsDailyTable {
 export interface AnalyticsDaysTable {
   day: number
   built_at: number
+}
+
+// The tables join the one Database type (db/types.ts), so every query over them is typed.
+declare module '../../db/types.js' {
+  interface Database {
+    player_activity: PlayerActivityTable
+    analytics_daily: AnalyticsDailyTable
+    analytics_days: AnalyticsDaysTable
+  }
 }

@@ -53,3 +53,12 @@ export interface WebhookAttemptsTable {
   error: string | null
   next_attempt_at: number | null
 }
+
+// The tables join the one Database type (db/types.ts), so every query over them is typed.
+declare module '../../db/types.js' {
+  interface Database {
+    webhook_endpoints: WebhookEndpointsTable
+    webhook_deliveries: WebhookDeliveriesTable
+    webhook_attempts: WebhookAttemptsTable
+  }
+}

@@ -1,4 +1,5 @@
-import type { Flag } from './players.js'
+import type { Selectable } from 'kysely'
+import type { Flag } from '../../db/types.js'
 
 /** Rules of validated runs for one board, or for unbound runs under the key `_unbound`. */
 export interface ValidatedRulesTable {
@@ -33,7 +34,9 @@ export interface ValidatedValuesTable {
 }
 
 export type RunOutcome = 'ACCEPTED' | 'REJECTED'
+
 export type EvidenceStatus = 'REQUESTED' | 'UPLOADED'
+
 export type ReviewVerdict = 'APPROVED' | 'REJECTED'
 
 /**
@@ -119,3 +122,26 @@ export interface ValidatedAdjustmentsTable {
   reason: string | null
   created_at: number
 }
+
+// The tables join the one Database type (db/types.ts), so every query over them is typed.
+declare module '../../db/types.js' {
+  interface Database {
+    validated_rules: ValidatedRulesTable
+    validated_values: ValidatedValuesTable
+    validated_runs: ValidatedRunsTable
+    validated_evidence: ValidatedEvidenceTable
+    validated_submissions: ValidatedSubmissionsTable
+    validated_players: ValidatedPlayersTable
+    validated_balances: ValidatedBalancesTable
+    validated_adjustments: ValidatedAdjustmentsTable
+  }
+}
+
+/** A row of validated_rules as read. */
+export type ValidatedRules = Selectable<ValidatedRulesTable>
+
+/** A row of validated_values as read. */
+export type ValidatedValue = Selectable<ValidatedValuesTable>
+
+/** A row of validated_runs as read. */
+export type ValidatedRun = Selectable<ValidatedRunsTable>
