@@ -8,12 +8,14 @@ import { APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'cloud-save',
   tag: 'Cloud Save',
   adminRights: GAME_RIGHTS,
   tables: ['cloud_saves'],
+  migrations,
 }
 
 export default defineFeature(

@@ -8,12 +8,14 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'crash-reporting',
   tag: 'Crash Reporting',
   adminRights: GAME_RIGHTS,
   tables: ['crash_sessions', 'crash_groups', 'crash_group_versions', 'crash_group_users', 'crash_reports'],
+  migrations,
   counters: {
     reports: {
       name: 'outpost_crash_reports_total',

@@ -8,12 +8,14 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'gift-codes',
   tag: 'Gift Codes',
   adminRights: GAME_RIGHTS,
   tables: ['gift_codes', 'gift_code_redemptions'],
+  migrations,
 }
 
 export default defineFeature(

@@ -8,12 +8,14 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'player-profile',
   tag: 'Player Profile',
   adminRights: GAME_RIGHTS,
   tables: ['cosmetics', 'player_profiles', 'player_unlocks'],
+  migrations,
 }
 
 export default defineFeature(

@@ -8,12 +8,14 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'user-feedback',
   tag: 'User Feedback',
   adminRights: GAME_RIGHTS,
   tables: ['user_feedback'],
+  migrations,
 }
 
 export default defineFeature(

@@ -7,12 +7,14 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'user-logs',
   tag: 'User Logs',
   adminRights: GAME_RIGHTS,
   tables: ['user_logs'],
+  migrations,
 }
 
 export default defineFeature(

@@ -6,12 +6,14 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'users',
   tag: 'Users',
   adminRights: GAME_RIGHTS,
   tables: ['users', 'user_identities'],
+  migrations,
 }
 
 export default defineFeature(

@@ -8,6 +8,7 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'validated-actions',
@@ -23,6 +24,7 @@ export const manifest: FeatureManifest = {
     'validated_balances',
     'validated_adjustments',
   ],
+  migrations,
   counters: {
     runs: {
       name: 'outpost_validated_runs_total',

@@ -7,7 +7,7 @@ import type { Config } from '../../config.js'
 import type { Database } from '../../db/types.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
-import { migrations as knownMigrations } from '../../db/migrations/index.js'
+import { MIGRATIONS } from '../../app.js'
 import { openSqlite, type Row, type Store, type TableShape, type TargetStore, type Value } from './stores.js'
 
 /**
@@ -156,7 +156,7 @@ export async function nonEmptyTables(target: Store): Promise<{ data: string[]; s
 export async function checkMigrations(source: Store): Promise<void> {
   const applied = await source.migrations()
   if (applied.length === 0) throw new Error(`${source.description} is not an Outpost database (no migrations table)`)
-  const known = Object.keys(knownMigrations)
+  const known = Object.keys(MIGRATIONS)
   const unknown = applied.filter((m) => !known.includes(m))
   if (unknown.length > 0) {
     throw new Error(
@@ -229,7 +229,7 @@ async function copyTable(
 export async function migrateTarget(settings: Partial<Config>): Promise<string[]> {
   const db = createDb({ DB_POOL_SIZE: 2, ...settings, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS } as Config)
   try {
-    return await migrateToLatest(db)
+    return await migrateToLatest(db, MIGRATIONS)
   } finally {
     await db.destroy()
   }
@@ -240,7 +240,7 @@ export async function migrateTarget(settings: Partial<Config>): Promise<string[]
  * source or target whose tables differ from TABLES, a source not at this code's schema, a target
  * holding data; then copies every table and answers the row counts of both ends, table by table.
  */
-/** A target the move refuses, found before anything is written to it (not even the migrations). */
+/** A target the move refuses, found before anything is written to it (not even the MIGRATIONS). */
 export async function refuseTarget(target: Store): Promise<void> {
   const unknown = (await target.tables()).filter((t) => !(TABLES as readonly string[]).includes(t))
   if (unknown.length > 0) {
