@@ -26,6 +26,19 @@ export interface Database {
   job_runs: JobRunsTable
 }
 
+/**
+ * The platform's own tables (those above), by name: the features' tables are named in their manifests,
+ * so a command that works on every table (migrate-data) lists these and the manifests'.
+ */
+export const PLATFORM_TABLES = [
+  'sessions',
+  'content_versions',
+  'login_failures',
+  'login_locks',
+  'audit_log',
+  'job_runs',
+] as const satisfies readonly (keyof Database)[]
+
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */
 export type Db = Kysely<Database>
 
