@@ -16,10 +16,11 @@ export interface MigrateOptions {
 export type Migrations = Readonly<Record<string, Migration>>
 
 /**
- * Brings the schema to the latest of `migrations` (the platform's and every feature's, app.ts). Kysely's migrator holds a lock while it runs (on MySQL
- * `GET_LOCK`, held by its connection, so a killed run's lock goes with its connection; on SQLite the
- * write lock), so two instances starting at once against one database apply each migration once.
- * A migration interrupted half-way (a crash, a kill) is resumed where it stopped: migration-steps.ts.
+ * Brings the schema to the latest of `migrations` (the platform's and every feature's: app.ts
+ * MIGRATIONS). Kysely's migrator holds a lock while it runs (on MySQL `GET_LOCK`, held by its
+ * connection, so a killed run's lock goes with its connection; on SQLite the write lock), so two
+ * instances starting at once against one database apply each migration once. A migration
+ * interrupted half-way (a crash, a kill) is resumed where it stopped: migration-steps.ts.
  */
 export async function migrateToLatest(
   db: Kysely<any>,
