@@ -145,7 +145,7 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
       // A second move into the filled target is refused, and writes nothing.
       const again = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
       t.equal(again.status, 1, `${hop}: a target with data is refused`)
-      t.match(again.stderr, /is not empty: users \(\d+ rows\)/)
+      t.match(again.stderr, /is not empty: (.*, )?users \(\d+ rows\)/)
       t.match(again.stderr, /Nothing was written/)
       sameRows(t, await dump(targetEnv), target, `${hop}, after the refused move`)
       envs.push(targetEnv)

@@ -14,7 +14,7 @@ import { checkOrder, checkTables, inKeyOrder, migrateTarget, TABLES } from '../.
 import type { Store } from '../../../scripts/migrate-data/stores.js'
 import { endpoint, migrateData, moveAlong } from '../../helpers/migrate-data.js'
 
-const CLI = join(import.meta.dirname, '../scripts/migrate-data.js')
+const CLI = join(import.meta.dirname, '../../../scripts/migrate-data/index.js')
 
 moveAlong(t, ['sqlite', process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite', 'sqlite'])
 
