@@ -42,7 +42,7 @@ import operators from './features/operators/index.js'
 import settings from './features/settings/index.js'
 import webhooks from './features/webhooks/index.js'
 import analytics from './features/analytics/index.js'
-import featuresPlugin, { type Feature } from './platform/core/features.js'
+import featuresPlugin, { migrationsOf, type Feature } from './platform/core/features.js'
 
 /**
  * The features, the one list of them: each folder under plugins/ that is a feature is here once.
@@ -71,6 +71,13 @@ export const FEATURES: readonly Feature[] = [
   webhooks,
   analytics,
 ]
+
+/**
+ * Every migration the app runs: the platform's (db/migrations/) and each feature's (its manifest's
+ * `migrations`), gathered once here, where the features are listed. The server, `npm run migrate` and
+ * the other commands hand it to db/migrate.ts, which never names a feature.
+ */
+export const MIGRATIONS = migrationsOf(FEATURES.map((feature) => feature.manifest))
 
 export interface BuildOptions {
   config: Config
@@ -170,16 +177,19 @@ export async function buildApp({
   await app.register(clockPlugin, { clock })
   await app.register(eventsPlugin)
   await app.register(errorsPlugin)
-  await app.register(featuresPlugin, { features: features.map((feature) => feature.manifest) })
+  const manifests = features.map((feature) => feature.manifest)
+  // The migrations of the features this app registers (a test's extra feature brings its own).
+  const migrations = features === FEATURES ? MIGRATIONS : migrationsOf(manifests)
+  await app.register(featuresPlugin, { features: manifests })
   await app.register(metricsPlugin, { processRegistry: processMetrics })
-  await app.register(dbPlugin, { db })
+  await app.register(dbPlugin, { db, migrations })
   await app.register(httpPlugin)
   await app.register(rateLimitPlugin)
   await app.register(apiKeyPlugin)
   await app.register(adminAuthPlugin)
   await app.register(sessionsPlugin)
   await app.register(openapiPlugin)
-  await app.register(healthPlugin)
+  await app.register(healthPlugin, { migrations })
   await app.register(consolePlugin)
   // Maintenance out of the request path (sweeps of expired rows): the features add their jobs to it.
   await app.register(jobsPlugin)

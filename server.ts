@@ -122,19 +122,25 @@ async function startServer(config: Config, logStream: LogStream, channel?: Chann
  * share the port. It serves no request itself (cluster-primary.ts).
  */
 async function startPrimary(config: Config, logStream: LogStream, workers: number) {
-  const [{ pino }, { createDb, MIGRATION_QUERY_TIMEOUT_MS }, { migrateToLatest }, { checkDatabase, explainDbError }] =
-    await Promise.all([
-      import('pino'),
-      import('./db/index.js'),
-      import('./db/migrate.js'),
-      import('./db/startup-check.js'),
-    ])
+  const [
+    { pino },
+    { createDb, MIGRATION_QUERY_TIMEOUT_MS },
+    { migrateToLatest },
+    { checkDatabase, explainDbError },
+    { MIGRATIONS },
+  ] = await Promise.all([
+    import('pino'),
+    import('./db/index.js'),
+    import('./db/migrate.js'),
+    import('./db/startup-check.js'),
+    import('./app.js'),
+  ])
   const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)
   if (config.MIGRATE_ON_START) {
     await checkDatabase(config)
     const db = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
     try {
-      const applied = await migrateToLatest(db).catch((error) => {
+      const applied = await migrateToLatest(db, MIGRATIONS).catch((error) => {
         throw explainDbError(error, config)
       })
       if (applied.length) log.info({ applied }, 'migrations applied')

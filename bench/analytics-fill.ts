@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util'
 import type { Insertable } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { MIGRATIONS } from '../app.js'
 import type { Database, Db } from '../db/types.js'
 import { loadConfig } from '../config.js'
 import { buildApp } from '../app.js'
@@ -84,7 +85,7 @@ async function main() {
   })
   const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
   try {
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     const now = Date.now()
     const today = Math.floor(now / DAY)
     const first = today - DAYS + 1

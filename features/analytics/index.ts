@@ -8,12 +8,14 @@ import { ActivityRecorder } from './activity.js'
 import { ROLLUP_EVERY_MS, runRollup } from './rollup.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'analytics',
   tag: 'Analytics',
   adminRights: { read: 'viewer', write: 'owner' },
   tables: ['player_activity', 'analytics_daily', 'analytics_days'],
+  migrations,
 }
 
 declare module 'fastify' {

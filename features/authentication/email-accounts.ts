@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { AccountTokenPurpose, Db } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { AccountTokenPurpose } from './tables.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest } from '../../platform/core/errors.js'

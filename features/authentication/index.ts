@@ -10,12 +10,14 @@ import routes from './routes.js'
 import { components, docs } from './docs.js'
 import { createSocialSettings } from './social.js'
 import { SIGN_IN_SWEEP } from './sweeps.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'authentication',
   tag: 'Authentication',
   adminRights: GAME_RIGHTS,
   tables: ['account_tokens', 'google_codes'],
+  migrations,
   counters: {
     signups: {
       name: 'outpost_signups_total',

@@ -1,4 +1,5 @@
-import type { Db, User } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { User } from '../users/service.js'
 import { toIso, toIsoOrNull } from '../../platform/core/clock.js'
 import type { IssuedSession, SessionLifetimes } from '../../platform/security/session-store.js'
 import type { KeySetCache } from './jwks.js'

@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { inTransaction } from '../../db/transaction.js'
-import type { User } from '../../db/types.js'
+import type { User } from '../users/service.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { hashToken, randomToken } from '../../platform/security/secrets.js'
 import { issueSession, spendRefreshToken } from '../../platform/security/session-store.js'

@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import { errors, jwtVerify, type JWTPayload } from 'jose'
-import type { SocialProvider } from '../../db/types.js'
+import type { SocialProvider } from '../users/service.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError } from '../../platform/core/errors.js'
 import { issueSession } from '../../platform/security/session-store.js'

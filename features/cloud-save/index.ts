@@ -9,6 +9,7 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import { components, docs } from './docs.js'
 import { CloudSaveExportSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'cloud-save',
@@ -20,6 +21,7 @@ export const manifest: FeatureManifest = {
     read: async (db, userId) => ({ cloudSave: await exportForUser(db, userId) }),
     after: 'leaderboard',
   }),
+  migrations,
 }
 
 export default defineFeature(

@@ -1,4 +1,5 @@
-import type { CloudSave, Db } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { CloudSave } from './tables.js'
 import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
 import { refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'

@@ -9,12 +9,14 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { CrashExportSchema, CrashGroupEventSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'crash-reporting',
   tag: 'Crash Reporting',
   adminRights: GAME_RIGHTS,
   tables: ['crash_sessions', 'crash_groups', 'crash_group_versions', 'crash_group_users', 'crash_reports'],
+  migrations,
   counters: {
     reports: {
       name: 'outpost_crash_reports_total',

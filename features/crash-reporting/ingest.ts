@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { CrashReportsTable, Db } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { CrashReportsTable } from './tables.js'
 import { flag, forUpdate, isForeignKeyViolation, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { guarded } from '../../db/savepoint.js'

@@ -10,12 +10,14 @@ import admin from './admin.js'
 import worker from './worker.js'
 import { components, docs } from './docs.js'
 import { EmailExportSchema, EmailFailedEventSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'email-sending',
   tag: 'Email Sending',
   adminRights: GAME_RIGHTS,
   tables: ['email_templates', 'emails'],
+  migrations,
   counters: {
     sent: {
       name: 'outpost_emails_sent_total',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db, EmailRow, EmailStatus, NewEmail } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { EmailRow, EmailStatus, NewEmail } from './tables.js'
 import { inTransaction } from '../../db/transaction.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'

@@ -1,4 +1,5 @@
-import type { Db, EmailTemplateRow } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { EmailTemplateRow } from './tables.js'
 import { upsert } from '../../db/dialect.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'

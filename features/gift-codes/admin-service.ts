@@ -1,7 +1,8 @@
 // The operator's side of gift codes: create, generate, list, revoke, and who redeemed what.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Transaction } from 'kysely'
-import type { Database, Db, GiftCode } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
+import type { GiftCode } from './tables.js'
 import { affected, insertOrIgnore, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'

@@ -9,6 +9,7 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { GiftCodeExhaustedEventSchema, GiftCodeExportSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'gift-codes',
@@ -27,6 +28,7 @@ export const manifest: FeatureManifest = {
     schema: GiftCodeExportSchema,
     read: async (db, userId) => ({ giftCodeRedemptions: await exportForUser(db, userId) }),
   }),
+  migrations,
 }
 
 export default defineFeature(

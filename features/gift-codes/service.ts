@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely'
-import type { Database, Db, GiftCode } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
+import type { GiftCode } from './tables.js'
 import { affected, isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { guarded } from '../../db/savepoint.js'

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Db, Leaderboard } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { Leaderboard } from './tables.js'
 import { affected, flag, forUpdate, insertOrIgnore } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'

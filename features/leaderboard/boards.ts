@@ -1,4 +1,5 @@
-import type { Db, Leaderboard } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { Leaderboard } from './tables.js'
 import { prepared } from '../../db/prepared.js'
 import { notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely'
-import type { Database, Leaderboard } from '../../db/types.js'
+import type { Database } from '../../db/types.js'
+import type { Leaderboard } from './tables.js'
 import { forUpdate } from '../../db/dialect.js'
 import type { EventSender } from '../../platform/core/events.js'
 import { applyCounts, countDeltas } from './ranking.js'

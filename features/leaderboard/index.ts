@@ -10,12 +10,14 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { LeaderboardExportSchema, NewLeaderEventSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'leaderboard',
   tag: 'Leaderboard',
   adminRights: GAME_RIGHTS,
   tables: ['leaderboards', 'leaderboard_entries', 'leaderboard_counts', 'leaderboard_bans'],
+  migrations,
   counters: {
     scoreSubmits: {
       name: 'outpost_score_submits_total',

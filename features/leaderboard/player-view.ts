@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, Leaderboard } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { Leaderboard } from './tables.js'
 import { prepared } from '../../db/prepared.js'
 import { entryPositionSql, periodKey, previousPeriodKey } from './ranking.js'
 import { boardNotFound, type Period } from './boards.js'

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import type { Db, ResetSchedule } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { ResetSchedule } from './tables.js'
 import { addOnConflict, bitAnd, signedInteger } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { Leaderboard, LeaderboardEntry } from './tables.js'
 import { preparedFamily } from '../../db/prepared.js'
 import { notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'

@@ -9,6 +9,8 @@ export * from './boards.js'
 export * from './submit.js'
 export * from './withdraw.js'
 export * from './reads.js'
+/** A board as read, for validated runs that write scores to it (the columns stay in ./tables.ts). */
+export type { Leaderboard } from './tables.js'
 
 /** The player's entries on every board and their board bans, for their data export. */
 export async function exportForUser(db: Db, userId: string) {

@@ -1,5 +1,6 @@
 import { type Transaction } from 'kysely'
-import type { Database, Db, Leaderboard, LeaderboardEntry } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
+import type { Leaderboard, LeaderboardEntry } from './tables.js'
 import {
   affected,
   forUpdate,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import type { ResetSchedule } from '../../db/types.js'
+import type { ResetSchedule } from './tables.js'
 import type { CacheLookup } from '../../platform/observability/metrics/index.js'
 
 /**

@@ -10,12 +10,14 @@ import { loadLocalization } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'localization',
   tag: 'Localization',
   adminRights: GAME_RIGHTS,
   tables: ['localizations'],
+  migrations,
   caches: ['localization'],
 }
 

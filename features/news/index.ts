@@ -9,12 +9,14 @@ import { loadNews } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'news',
   tag: 'News',
   adminRights: GAME_RIGHTS,
   tables: ['news'],
+  migrations,
   caches: ['news'],
 }
 

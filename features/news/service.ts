@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { Db, News } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { News } from './tables.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
 import { guarded } from '../../db/savepoint.js'

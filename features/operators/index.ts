@@ -9,6 +9,7 @@ import sessionRoutes from './session.js'
 import admin from './admin.js'
 import { OPERATOR_SESSION_SWEEP } from './sweeps.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 const CREATE_OPERATOR =
   `\`npm run operator -- add NAME --role owner\` (it asks for a password of at least ${PASSWORD_MIN} characters, ` +
@@ -24,6 +25,7 @@ export const manifest: FeatureManifest = {
   tag: 'Operators',
   adminRights: OWNER_RIGHTS,
   tables: ['operators', 'operator_sessions'],
+  migrations,
 }
 
 declare module 'fastify' {

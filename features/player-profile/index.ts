@@ -9,6 +9,7 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { ProfileExportSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'player-profile',
@@ -22,6 +23,7 @@ export const manifest: FeatureManifest = {
       return { profile, unlocks }
     },
   }),
+  migrations,
 }
 
 export default defineFeature(

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely'
-import type { Database, Db, PlayerProfile } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
+import type { PlayerProfile } from './tables.js'
 import { affected, insertOrIgnore, insertOrLock } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
 import { preparedFamily } from '../../db/prepared.js'

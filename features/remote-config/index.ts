@@ -9,12 +9,14 @@ import { loadRemoteConfig } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'remote-config',
   tag: 'Remote Config',
   adminRights: GAME_RIGHTS,
   tables: ['remote_configs'],
+  migrations,
   caches: ['remote-config'],
 }
 

@@ -1,4 +1,5 @@
-import type { Db, RemoteConfig } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { RemoteConfig } from './tables.js'
 import { affected, isUniqueViolation, upsert } from '../../db/dialect.js'
 import { COPIED, EXISTS, refused, type ImportOutcome } from '../../db/import-outcome.js'
 import { guarded } from '../../db/savepoint.js'

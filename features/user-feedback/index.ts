@@ -9,6 +9,7 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { FeedbackExportSchema, FeedbackSubmittedEventSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'user-feedback',
@@ -20,6 +21,7 @@ export const manifest: FeatureManifest = {
     schema: FeedbackExportSchema,
     read: async (db, userId) => ({ feedback: await exportForUser(db, userId) }),
   }),
+  migrations,
 }
 
 export default defineFeature(

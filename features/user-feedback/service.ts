@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { Db, UserFeedback } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { UserFeedback } from './tables.js'
 import { toIso } from '../../platform/core/clock.js'
 import type { EventSender } from '../../platform/core/events.js'
 import { withTransaction } from '../../db/transaction.js'

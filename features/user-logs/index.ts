@@ -8,6 +8,7 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { LogsExportSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'user-logs',
@@ -18,6 +19,7 @@ export const manifest: FeatureManifest = {
     schema: LogsExportSchema,
     read: async (db, userId) => ({ logs: await exportForUser(db, userId) }),
   }),
+  migrations,
 }
 
 export default defineFeature(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { Db, UserLog } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { UserLog } from './tables.js'
 import { toIso } from '../../platform/core/clock.js'
 import { importRow, type ImportOutcome } from '../../db/import-outcome.js'
 import { recordsPage } from '../../platform/http/pagination.js'

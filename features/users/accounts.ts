@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto'
-import type { Db, NewUser, SocialProvider, User, UserIdentity } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { NewUser, SocialProvider, User, UserIdentity } from './tables.js'
 import { affected, isUniqueViolation } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest } from '../../platform/core/errors.js'

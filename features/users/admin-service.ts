@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, User } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { User } from './tables.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { affected, containsText } from '../../db/dialect.js'
 import { notFound } from '../../platform/core/errors.js'

@@ -8,6 +8,7 @@ import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { playerExport } from './export.js'
 import { PlayerBannedEventSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'users',
@@ -17,6 +18,7 @@ export const manifest: FeatureManifest = {
   events: [
     { type: 'player.banned', title: 'Player banned', payload: PlayerBannedEventSchema, after: 'gift_code.exhausted' },
   ],
+  migrations,
 }
 
 export default defineFeature(

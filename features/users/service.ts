@@ -6,3 +6,5 @@ export * from './accounts.js'
 export * from './admin-service.js'
 export * from './data.js'
 export * from './stats.js'
+/** The row types other features read users through (the columns stay this feature's: ./tables.ts). */
+export type { User, SocialProvider } from './tables.js'

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
-import type { Db, ReviewVerdict, ValidatedRun } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { ReviewVerdict, ValidatedRun } from './tables.js'
 import { affected, flag } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../../platform/core/errors.js'

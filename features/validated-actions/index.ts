@@ -9,6 +9,7 @@ import routes from './routes.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
 import { RunFlaggedEventSchema, ValidatedExportSchema } from './schemas.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'validated-actions',
@@ -24,6 +25,7 @@ export const manifest: FeatureManifest = {
     'validated_balances',
     'validated_adjustments',
   ],
+  migrations,
   counters: {
     runs: {
       name: 'outpost_validated_runs_total',

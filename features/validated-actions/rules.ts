@@ -1,4 +1,5 @@
-import type { Db, ValidatedRules } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { ValidatedRules } from './tables.js'
 import { flag, upsert } from '../../db/dialect.js'
 import { badRequest } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'

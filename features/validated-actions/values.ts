@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { Database, Db, ValidatedValue } from '../../db/types.js'
+import type { Database, Db } from '../../db/types.js'
+import type { ValidatedValue } from './tables.js'
 import { affected, forUpdate, insertOrLock, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
-import type { Db, WebhookEndpointsTable } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { WebhookEndpointsTable } from './tables.js'
 import { toIsoOrNull } from '../../platform/core/clock.js'
 import type { WebhookHealth } from './schemas.js'
 

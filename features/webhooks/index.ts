@@ -11,12 +11,14 @@ import { countBacklog, recordEvent } from './service.js'
 import { WebhookWorker } from './worker.js'
 import admin from './admin.js'
 import { components, docs } from './docs.js'
+import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
   name: 'webhooks',
   tag: 'Webhooks',
   adminRights: OWNER_RIGHTS,
   tables: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
+  migrations,
   counters: {
     byOutcome: {
       name: 'outpost_webhook_deliveries_total',

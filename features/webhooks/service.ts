@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Selectable } from 'kysely'
-import type { Db, WebhookEndpointsTable } from '../../db/types.js'
+import type { Db } from '../../db/types.js'
+import type { WebhookEndpointsTable } from './tables.js'
 import { affected } from '../../db/dialect.js'
 import { AppError, notFound } from '../../platform/core/errors.js'
 import { toIso, toIsoOrNull } from '../../platform/core/clock.js'

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { sql } from 'kysely'
 import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import type { Db } from '../../db/types.js'
-import { migrateToLatest } from '../../db/migrate.js'
+import { migrateToLatest, type Migrations } from '../../db/migrate.js'
 import { requestDb } from '../../db/transaction.js'
 import { checkDatabase, explainDbError } from '../../db/startup-check.js'
 
@@ -14,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export default fp<{ db?: Db }>(
+export default fp<{ db?: Db; migrations: Migrations }>(
   async (app, opts) => {
     // Tests may hand in a database they prepared; the server builds it from the config.
     let db: Db
@@ -40,7 +40,7 @@ export default fp<{ db?: Db }>(
           ? db
           : createDb({ ...app.config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
       try {
-        const applied = await migrateToLatest(migrationDb).catch((error) => {
+        const applied = await migrateToLatest(migrationDb, opts.migrations).catch((error) => {
           throw explainDbError(error, app.config)
         })
         if (applied.length) app.log.info({ applied }, 'migrations applied')

@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
+import type { Migration } from 'kysely'
+import { platformMigrations } from '../../db/migrations/index.js'
 import type { Database, Db, OperatorRole } from '../../db/types.js'
 import type { RaisedEvents } from './events.js'
 
@@ -99,6 +101,11 @@ export interface FeatureManifest {
    * feature changes them through its service.
    */
   readonly tables: readonly (keyof Database)[]
+  /**
+   * The migrations of its tables (its `migrations/index.ts`), by the names the database records: the
+   * app runs them with the platform's and every other feature's, in name order.
+   */
+  readonly migrations?: Readonly<Record<string, Migration>>
   /** Who may call its admin routes (a route listed in security/admin-access.ts ROUTE_RIGHTS is decided there). */
   readonly adminRights: AdminRights
   /** Its counters, exposed on /metrics from the start. */
@@ -111,6 +118,25 @@ export interface FeatureManifest {
   readonly events?: readonly EventManifest[]
   /** Its part of a player's data export. */
   readonly playerExport?: ExportPart
+}
+
+/**
+ * Every migration the app runs: the platform's and each feature's, one record. A name given twice is
+ * refused, since the database records a migration by its name alone and would run only one of them.
+ */
+export function migrationsOf(manifests: readonly FeatureManifest[]): Record<string, Migration> {
+  const all: Record<string, Migration> = { ...platformMigrations }
+  const owners = new Map(Object.keys(platformMigrations).map((name) => [name, 'the platform (db/migrations/)']))
+  for (const manifest of manifests) {
+    for (const [name, migration] of Object.entries(manifest.migrations ?? {})) {
+      const owner = owners.get(name)
+      if (owner) throw new Error(`Migration ${name} of ${manifest.name} has the name of one of ${owner}: rename it`)
+      owners.set(name, manifest.name)
+      all[name] = migration
+    }
+  }
+  // In name order, the order they run in (Kysely's migrator sorts by name too).
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 /** A feature: its manifest and its plugin. */

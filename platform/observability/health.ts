@@ -5,7 +5,7 @@ import { toIso } from '../core/clock.js'
 import { APP_PREFIX } from '../core/paths.js'
 import { StringEnum } from '../schemas/common.js'
 import { healthDocs } from './health-docs.js'
-import { pendingMigrations } from '../../db/migrate.js'
+import { pendingMigrations, type Migrations } from '../../db/migrate.js'
 
 /** One readiness condition: `ok`, and a word for its state that the 503 body shows. */
 export interface ReadinessState {
@@ -53,8 +53,8 @@ const ReadySchema = Type.Object({
  * Health: no API key, never rate limited, a real database round trip. The SDKs' connect
  * check searches the actuator body for the literal text `"status":"UP"`, so it stays compact JSON.
  */
-export default fp(
-  async (instance) => {
+export default fp<{ migrations: Migrations }>(
+  async (instance, opts) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>()
     const startedAt = Date.now()
     const common = { tags: ['Health'], security: [] }
@@ -152,7 +152,7 @@ export default fp(
         timer = setTimeout(() => resolve(null), Math.min(2000, app.config.DB_QUERY_TIMEOUT_MS))
       })
       try {
-        const pending = await Promise.race([pendingMigrations(app.db).catch(() => null), timeout])
+        const pending = await Promise.race([pendingMigrations(app.db, opts.migrations).catch(() => null), timeout])
         if (pending === null) return { ok: false, state: 'unknown' }
         migrated = pending.length === 0
         return { ok: migrated, state: migrated ? 'ok' : 'pending' }

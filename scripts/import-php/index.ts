@@ -9,7 +9,7 @@ import SQLite from 'better-sqlite3'
 import { describeConfigError, loadConfig, type Config } from '../../config.js'
 import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
-import { migrations } from '../../db/migrations/index.js'
+import { MIGRATIONS } from '../../app.js'
 import type { Db } from '../../db/types.js'
 import {
   assertPhpSchema,
@@ -84,7 +84,7 @@ function terminalProgress(stream: Output['out']): Progress | undefined {
 }
 
 async function pendingMigrations(db: Kysely<any>): Promise<number> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } })
   const all = await migrator.getMigrations()
   return all.filter((m) => m.executedAt === undefined).length
 }
@@ -114,7 +114,7 @@ async function target(config: Config, dry: boolean): Promise<{ db: Db; cleanup: 
   const settings = { ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS }
   if (!dry) {
     const db = createDb(settings)
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     return { db, cleanup: () => {} }
   }
   const server = isDatabaseServer(config)
@@ -140,7 +140,7 @@ async function scratchCopy(config: Config, from: string | undefined): Promise<{ 
     source.close()
   }
   const db = createDb({ ...config, DB_PATH: path })
-  await migrateToLatest(db)
+  await migrateToLatest(db, MIGRATIONS)
   return { db, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 

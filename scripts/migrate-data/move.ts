@@ -4,71 +4,21 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Config } from '../../config.js'
-import type { Database } from '../../db/types.js'
+import { PLATFORM_TABLES, type Database } from '../../db/types.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
-import { migrations as knownMigrations } from '../../db/migrations/index.js'
+import { FEATURES, MIGRATIONS } from '../../app.js'
 import { openSqlite, type Row, type Store, type TableShape, type TargetStore, type Value } from './stores.js'
 
 /**
- * Every table the move copies, each after the tables its foreign keys point to. A table that a later
- * migration adds must be added here too: the move refuses to run while the schema holds a table this
- * list lacks (and the compiler refuses a table of db/types.ts missing here).
+ * Every table the move copies: the platform's and those each feature's manifest names (app.ts
+ * FEATURES), so a new feature's table is moved with no edit here. The order comes from the database's
+ * own foreign keys (`inKeyOrder`), read when the move starts.
  */
-export const TABLES = [
-  'users',
-  'sessions',
-  'cosmetics',
-  'player_profiles',
-  'player_unlocks',
-  'leaderboards',
-  'leaderboard_entries',
-  'leaderboard_counts',
-  'leaderboard_bans',
-  'cloud_saves',
-  'content_versions',
-  'remote_configs',
-  'localizations',
-  'news',
-  'account_tokens',
-  'login_failures',
-  'login_locks',
-  'user_identities',
-  'google_codes',
-  'email_templates',
-  'emails',
-  'crash_sessions',
-  'crash_groups',
-  'crash_group_versions',
-  'crash_group_users',
-  'crash_reports',
-  'user_feedback',
-  'user_logs',
-  'validated_rules',
-  'validated_values',
-  'validated_runs',
-  'validated_evidence',
-  'validated_submissions',
-  'validated_players',
-  'validated_balances',
-  'validated_adjustments',
-  'gift_codes',
-  'gift_code_redemptions',
-  'operators',
-  'operator_sessions',
-  'audit_log',
-  'job_runs',
-  'webhook_endpoints',
-  'webhook_deliveries',
-  'webhook_attempts',
-  'player_activity',
-  'analytics_daily',
-  'analytics_days',
-] as const satisfies ReadonlyArray<keyof Database>
-
-type Listed = (typeof TABLES)[number]
-/** A compile error names any table of the Database type that TABLES leaves out. */
-export const EVERY_TABLE_LISTED: [Exclude<keyof Database, Listed>] extends [never] ? true : never = true
+export const TABLES: readonly (keyof Database)[] = [
+  ...PLATFORM_TABLES,
+  ...FEATURES.flatMap((feature) => feature.manifest.tables),
+]
 
 /** Holds a schema to the list: a table unknown to it or missing from the schema stops the move. */
 export function checkTables(present: string[], where: string, list: readonly string[] = TABLES): void {
@@ -76,7 +26,7 @@ export function checkTables(present: string[], where: string, list: readonly str
   if (unknown.length > 0) {
     throw new Error(
       `${where} has table(s) the move does not know: ${unknown.join(', ')}. Nothing was copied: ` +
-        'add each to TABLES in scripts/migrate-data/move.ts (after the tables its foreign keys point to)',
+        "name each in the `tables` of its feature's manifest (features/<name>/index.ts)",
     )
   }
   const missing = list.filter((t) => !present.includes(t))
@@ -87,11 +37,32 @@ export function checkTables(present: string[], where: string, list: readonly str
 export function checkOrder(foreignKeys: Array<[string, string]>, list: readonly string[] = TABLES): void {
   for (const [child, parent] of foreignKeys) {
     if (child !== parent && list.indexOf(parent) > list.indexOf(child)) {
-      throw new Error(
-        `TABLES in scripts/migrate-data/move.ts lists ${child} before ${parent}, which its foreign key needs`,
-      )
+      throw new Error(`the move would copy ${child} before ${parent}, which its foreign key needs`)
     }
   }
+}
+
+/**
+ * `tables` in an order the foreign keys allow, each after the tables it points to (and otherwise as
+ * listed), so the target takes every child row; a cycle of keys, which no order satisfies, is refused.
+ */
+export function inKeyOrder(tables: readonly string[], foreignKeys: Array<[string, string]>): string[] {
+  const parents = new Map(tables.map((table) => [table, new Set<string>()]))
+  for (const [child, parent] of foreignKeys) {
+    if (child !== parent && parents.has(parent)) parents.get(child)?.add(parent)
+  }
+  const ordered: string[] = []
+  const placed = new Set<string>()
+  while (ordered.length < tables.length) {
+    const next = tables.find((t) => !placed.has(t) && [...parents.get(t)!].every((p) => placed.has(p)))
+    if (next === undefined) {
+      const left = tables.filter((t) => !placed.has(t))
+      throw new Error(`the foreign keys of ${left.join(', ')} form a cycle: no order of the copy satisfies them`)
+    }
+    ordered.push(next)
+    placed.add(next)
+  }
+  return ordered
 }
 
 /** A value as text that compares equal across drivers (tests and the seed check use it). */
@@ -135,12 +106,15 @@ async function seedRows(): Promise<Map<string, Set<string>>> {
  * The target's tables that hold rows other than the migrations' seed: the move refuses such a target
  * (it would mix two databases). Seeded rows alone are replaced by the source's.
  */
-export async function nonEmptyTables(target: Store): Promise<{ data: string[]; seeded: string[] }> {
+export async function nonEmptyTables(
+  target: Store,
+  order: readonly string[] = TABLES,
+): Promise<{ data: string[]; seeded: string[] }> {
   const seeds = await seedRows()
   const data: string[] = []
   const seeded: string[] = []
   const present = await target.tables()
-  for (const table of TABLES.filter((t) => present.includes(t))) {
+  for (const table of order.filter((t) => present.includes(t))) {
     const n = await target.count(table)
     if (n === 0) continue
     const seed = seeds.get(table)
@@ -156,7 +130,7 @@ export async function nonEmptyTables(target: Store): Promise<{ data: string[]; s
 export async function checkMigrations(source: Store): Promise<void> {
   const applied = await source.migrations()
   if (applied.length === 0) throw new Error(`${source.description} is not an Outpost database (no migrations table)`)
-  const known = Object.keys(knownMigrations)
+  const known = Object.keys(MIGRATIONS)
   const unknown = applied.filter((m) => !known.includes(m))
   if (unknown.length > 0) {
     throw new Error(
@@ -231,7 +205,7 @@ async function copyTable(
 export async function migrateTarget(settings: Partial<Config>): Promise<string[]> {
   const db = createDb({ DB_POOL_SIZE: 2, ...settings, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS } as Config)
   try {
-    return await migrateToLatest(db)
+    return await migrateToLatest(db, MIGRATIONS)
   } finally {
     await db.destroy()
   }
@@ -261,22 +235,26 @@ const notEmpty = (target: Store, data: string[]) =>
       'database only: give it a new one (CREATE DATABASE, as docs/migrating.md shows, or a new file)',
   )
 
-/** The source is an Outpost database of this code's schema, every table of it known to the move. */
-export async function checkSource(source: Store): Promise<void> {
+/**
+ * The source is an Outpost database of this code's schema, every table of it known to the move: its
+ * tables in the order its foreign keys allow.
+ */
+export async function checkSource(source: Store): Promise<string[]> {
   checkTables(await source.tables(), source.description)
-  checkOrder(await source.foreignKeys())
+  const order = inKeyOrder(TABLES, await source.foreignKeys())
   await checkMigrations(source)
+  return order
 }
 
 /** Copies every table from source to target in one go, refusing a target that is not empty. */
 export async function moveData(source: Store, target: TargetStore, progress?: MoveProgress): Promise<TableResult[]> {
-  await checkSource(source)
+  const order = await checkSource(source)
   checkTables(await target.tables(), target.description)
-  checkOrder(await target.foreignKeys())
-  const { data, seeded } = await nonEmptyTables(target)
+  checkOrder(await target.foreignKeys(), order)
+  const { data, seeded } = await nonEmptyTables(target, order)
   if (data.length > 0) throw notEmpty(target, data)
   const shapes = new Map<string, TableShape>()
-  for (const table of TABLES) {
+  for (const table of order) {
     const from = await source.shape(table)
     const to = await target.shape(table)
     const missing = from.columns.filter((c) => !to.columns.includes(c))
@@ -296,7 +274,7 @@ export async function moveData(source: Store, target: TargetStore, progress?: Mo
   try {
     if (whole) await target.begin()
     for (const table of [...seeded].reverse()) await target.deleteAll(table)
-    for (const table of TABLES) {
+    for (const table of order) {
       progress?.table(table, await source.count(table))
       await copyTable(source, target, table, shapes.get(table)!, !whole, progress).catch((error: Error) => {
         // The database's own words, with the table they are about (a value one engine stores and
@@ -310,12 +288,12 @@ export async function moveData(source: Store, target: TargetStore, progress?: Mo
     if (whole) await target.rollback()
     else {
       await target.rollback().catch(() => {})
-      for (const table of [...TABLES].reverse()) await target.deleteAll(table).catch(() => {})
+      for (const table of [...order].reverse()) await target.deleteAll(table).catch(() => {})
     }
     throw error
   }
   const results: TableResult[] = []
-  for (const table of TABLES) {
+  for (const table of order) {
     results.push({ table, source: await source.count(table), target: await target.count(table) })
   }
   return results

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream'
 import { describeConfigError, loadConfig } from '../../config.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 import type { Db, OperatorRole } from '../../db/types.js'
 import { hashPassword } from '../../platform/security/passwords.js'
 import { ROLES } from '../../platform/security/roles.js'
@@ -141,7 +142,7 @@ async function main(): Promise<number> {
   }
   const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
   try {
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     await runCommand(db, process.argv.slice(2), {
       env: process.env,
       out: (line) => process.stdout.write(`${line}\n`),

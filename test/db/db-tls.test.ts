@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { sql } from 'kysely'
 import { createDb, type DbConfig } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 import { checkDatabase, explainDbError } from '../../db/startup-check.js'
 import { buildTestApp, DIALECTS, serverUrl, testConfig } from '../helpers/app.js'
 import {
@@ -168,7 +169,7 @@ async function postgresAccounts(t: Test, server: TlsServer) {
     const config = configFor('postgres', server, { ...over, DB_USER: 'outpost_guest', DB_NAME: 'outpost_foreign' })
     await t.resolves(checkDatabase(config), 'the account may connect')
     const db = open(t, config)
-    const failed = await migrateToLatest(db).then(
+    const failed = await migrateToLatest(db, MIGRATIONS).then(
       () => null,
       (error: unknown) => explainDbError(error, config) as Error,
     )
@@ -180,7 +181,7 @@ async function postgresAccounts(t: Test, server: TlsServer) {
     )
     // The statement it prints is the fix.
     await server.admin('ALTER DATABASE outpost_foreign OWNER TO outpost_guest')
-    await t.resolves(migrateToLatest(db), 'the migrations run once the user owns the database')
+    await t.resolves(migrateToLatest(db, MIGRATIONS), 'the migrations run once the user owns the database')
   })
 }
 

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 import { eachDialect, freshDatabase } from '../helpers/app.js'
 import { adminOf, endSessions, migratingDb, reference, snapshot } from '../helpers/migration-crash.js'
 
@@ -28,7 +29,7 @@ eachDialect(t, async (t, dialect) => {
         const db = migratingDb(env)
         let crash: string | null = null
         try {
-          await migrateToLatest(db, {
+          await migrateToLatest(db, MIGRATIONS, {
             // The first statement not crashed at yet: the run stops right after it has run. On MySQL
             // its session is ended as a crash ends it; SQLite undoes the migration (its savepoint).
             onStep: async ({ migration, step, phase }) => {

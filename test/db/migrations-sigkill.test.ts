@@ -4,6 +4,7 @@ import type { Connection } from 'mysql2/promise'
 import { sql } from 'kysely'
 import { createDb } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 import type { StepHook } from '../../db/migration-steps.js'
 import { ADMIN_KEY, API_KEY, eachDialect, freshDatabase, testConfig, type Dialect } from '../helpers/app.js'
 import { endpoint, migrateData } from '../helpers/migrate-data.js'
@@ -120,12 +121,12 @@ eachDialect(t, async (t, dialect) => {
     if (dialect === 'postgres') {
       // migrate-data takes no PostgreSQL address yet: the killed runs are finished by a plain run.
       const db = migratingDb(env)
-      const applied = await migrateToLatest(db).finally(() => db.destroy())
+      const applied = await migrateToLatest(db, MIGRATIONS).finally(() => db.destroy())
       t.equal(applied[0], '0001_create_users', 'it starts from the first migration: the killed runs left none applied')
     } else {
       const source = await freshDatabase(t, 'sqlite')
       const sourceDb = migratingDb(source)
-      await migrateToLatest(sourceDb).finally(() => sourceDb.destroy())
+      await migrateToLatest(sourceDb, MIGRATIONS).finally(() => sourceDb.destroy())
       const moved = await migrateData('--from', endpoint(source), '--to', endpoint(env))
       t.equal(moved.status, 0, `migrate-data finishes the target's migrations and moves: ${moved.stderr}`)
     }
@@ -140,7 +141,7 @@ eachDialect(t, async (t, dialect) => {
     const attempt = async (onStep?: StepHook) => {
       const db = migratingDb(env)
       try {
-        await migrateToLatest(db, { onStep })
+        await migrateToLatest(db, MIGRATIONS, { onStep })
         return null
       } catch (error) {
         return (error as Error).message

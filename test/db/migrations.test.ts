@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import type { Config } from '../../config.js'
 import { migrateToLatest } from '../../db/migrate.js'
-import { migrations } from '../../db/migrations/index.js'
+import { MIGRATIONS } from '../../app.js'
 import type { Flag } from '../../db/types.js'
 import { eachDialect, freshDatabase, testConfig } from '../helpers/app.js'
 
@@ -22,13 +22,13 @@ eachDialect(t, async (t, dialect) => {
       await a.destroy()
       await b.destroy()
     })
-    const [ranA, ranB] = await Promise.all([migrateToLatest(a), migrateToLatest(b)])
-    t.same([...ranA, ...ranB].sort(), Object.keys(migrations).sort(), 'each migration applied exactly once')
-    t.same(await migrateToLatest(a), [], 'a later start has nothing to do')
+    const [ranA, ranB] = await Promise.all([migrateToLatest(a, MIGRATIONS), migrateToLatest(b, MIGRATIONS)])
+    t.same([...ranA, ...ranB].sort(), Object.keys(MIGRATIONS).sort(), 'each migration applied exactly once')
+    t.same(await migrateToLatest(a, MIGRATIONS), [], 'a later start has nothing to do')
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(a)
     t.same(
       applied.rows.map((r) => r.name),
-      Object.keys(migrations),
+      Object.keys(MIGRATIONS),
     )
   })
 
@@ -37,7 +37,7 @@ eachDialect(t, async (t, dialect) => {
       const config = testConfig(await freshDatabase(t, dialect))
       const db = createDb(migrating(config))
       t.teardown(() => db.destroy())
-      await migrateToLatest(db)
+      await migrateToLatest(db, MIGRATIONS)
       const tables = await sql<{ TABLE_NAME: string; TABLE_COLLATION: string }>`
         select TABLE_NAME, TABLE_COLLATION from information_schema.TABLES where TABLE_SCHEMA = database()
           and TABLE_NAME in ('users', 'sessions')`.execute(db)
@@ -67,11 +67,11 @@ eachDialect(t, async (t, dialect) => {
     const config = testConfig(await freshDatabase(t, dialect))
     const db = createDb(migrating(config))
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
-    for (const name of Object.keys(migrations).reverse()) await migrations[name]!.down!(db)
+    await migrateToLatest(db, MIGRATIONS)
+    for (const name of Object.keys(MIGRATIONS).reverse()) await MIGRATIONS[name]!.down!(db)
     await sql`drop table kysely_migration`.execute(db)
     await sql`drop table kysely_migration_lock`.execute(db)
-    t.same((await migrateToLatest(db)).length, Object.keys(migrations).length, 'and applied again')
+    t.same((await migrateToLatest(db, MIGRATIONS)).length, Object.keys(MIGRATIONS).length, 'and applied again')
   })
 
   t.test(
@@ -80,8 +80,8 @@ eachDialect(t, async (t, dialect) => {
       const config = testConfig(await freshDatabase(t, dialect))
       const db = createDb(migrating(config))
       t.teardown(() => db.destroy())
-      await migrateToLatest(db)
-      const carried = migrations['0121_drop_ban_generation']!
+      await migrateToLatest(db, MIGRATIONS)
+      const carried = MIGRATIONS['0121_drop_ban_generation']!
       await carried.down!(db)
       await sql`update ban_generation set generation = 41`.execute(db)
       await carried.up(db)
@@ -99,7 +99,7 @@ eachDialect(t, async (t, dialect) => {
     const config = testConfig(await freshDatabase(t, dialect))
     const db = createDb(migrating(config))
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     const indexList = {
       mysql: sql<{ name: string }>`select distinct index_name as name from information_schema.statistics
         where table_schema = database() and table_name = 'users'`,
@@ -146,7 +146,7 @@ eachDialect(t, async (t, dialect) => {
     const config = testConfig(await freshDatabase(t, dialect))
     const db = createDb(migrating(config))
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     const page = sql`select user_id, score, rank_score, reached_at from leaderboard_entries
       where board_id = ${'b'} and period = ${'all'} and hidden = 0 and rank_score >= ${5}
       order by rank_score, reached_at, user_id limit 10`

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { createDb, poolUsage, type DbFailure } from '../../db/index.js'
 import type { Db } from '../../db/types.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 import { prepared, preparedCounterUpsert, preparedFamily } from '../../db/prepared.js'
 import { inTransaction } from '../../db/transaction.js'
 import { eachDialect, freshDatabase, testConfig, type Dialect } from '../helpers/app.js'
@@ -16,7 +17,7 @@ import { eachDialect, freshDatabase, testConfig, type Dialect } from '../helpers
 async function database(t: Parameters<Parameters<typeof eachDialect>[1]>[0], dialect: Dialect): Promise<Db> {
   const db = createDb(testConfig(await freshDatabase(t, dialect)))
   t.teardown(() => db.destroy())
-  await migrateToLatest(db)
+  await migrateToLatest(db, MIGRATIONS)
   return db
 }
 
@@ -269,7 +270,7 @@ t.test(
     const config = { ...testConfig(await freshDatabase(t, 'mysql')), DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: 300 }
     const db = createDb(config, { queryFailed: (kind) => seen.push(kind) })
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     const id = randomUUID()
     await insertUser.execute(db, { id, username: 'Still here' })
 
@@ -298,7 +299,7 @@ t.test(
   async (t) => {
     const config = testConfig(await freshDatabase(t, 'mysql'))
     const setup = createDb(config)
-    await migrateToLatest(setup)
+    await migrateToLatest(setup, MIGRATIONS)
     await setup.destroy()
     const db = createDb(config)
     t.equal(await nameById.first(db, { id: randomUUID() }), undefined)

@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { loadConfig } from '../../config.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 
 const [migration, step, phase] = (process.argv[2] ?? '').split(':')
 const config = loadConfig(process.env)
@@ -14,7 +15,7 @@ if (config.DB_DRIVER === 'mysql') {
   const { rows } = await sql<{ id: number }>`select connection_id() as id`.execute(db)
   process.stdout.write(`connection ${rows[0]!.id}\n`)
 }
-await migrateToLatest(db, {
+await migrateToLatest(db, MIGRATIONS, {
   onStep: async (event) => {
     if (event.migration !== migration || event.step !== Number(step) || event.phase !== phase) return
     process.kill(process.pid, 'SIGKILL')

@@ -5,6 +5,7 @@ import { createConnection, type Connection } from 'mysql2/promise'
 import { sql, type Kysely } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
 import { migrateToLatest } from '../../db/migrate.js'
+import { MIGRATIONS } from '../../app.js'
 import { mysqlConnection } from '../../bench/mysql.js'
 import { freshDatabase, testConfig, type Dialect } from './app.js'
 
@@ -149,7 +150,7 @@ export async function reference(t: Test, dialect: Dialect): Promise<{ database: 
   const db = migratingDb(env)
   const statements: string[] = []
   try {
-    await migrateToLatest(db, {
+    await migrateToLatest(db, MIGRATIONS, {
       onStep: (e) => void (e.phase === 'applied' && statements.push(`${e.migration}:${e.step}`)),
     })
   } finally {

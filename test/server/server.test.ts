@@ -138,7 +138,7 @@ t.test('SIGTERM lets an in-flight request finish', async (t) => {
 t.test('npm run migrate applies the migrations once', async (t) => {
   const cwd = tempDir(t)
   const run = () => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../../db/migrate.js', import.meta.url))], {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../../scripts/migrate/index.js', import.meta.url))], {
       cwd,
       env: { PATH: process.env.PATH ?? '', API_KEY: 'k'.repeat(20) },
     })
@@ -155,7 +155,7 @@ t.test('npm run migrate applies the migrations once', async (t) => {
   const second = await run()
   t.equal(second.code, 0)
   t.equal(second.output, 'Database is up to date\n')
-  const broken = spawn(process.execPath, [fileURLToPath(new URL('../../db/migrate.js', import.meta.url))], {
+  const broken = spawn(process.execPath, [fileURLToPath(new URL('../../scripts/migrate/index.js', import.meta.url))], {
     cwd,
     env: { PATH: process.env.PATH ?? '' },
   })

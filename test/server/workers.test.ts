@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { ADMIN, ADMIN_KEY, API_KEY, APP, eachDialect, freshDatabase, testConfig } from '../helpers/app.js'
 import { startSmtp } from '../helpers/smtp.js'
-import { migrations } from '../../db/migrations/index.js'
+import { MIGRATIONS } from '../../app.js'
 import { buildApp } from '../../app.js'
 import { Channel } from '../../platform/cluster/cluster.js'
 import { PRIMARY_COUNTER_TIMEOUT_MS } from '../../platform/security/rate-limit.js'
@@ -160,7 +160,7 @@ eachDialect(t, async (t, dialect) => {
     const applied = cluster.lines.filter((line) => line.msg === 'migrations applied')
     t.equal(applied.length, 1, 'one migration run')
     t.equal(applied[0]!.pid, cluster.primaryPid, 'by the primary')
-    t.same(applied[0]!.applied, Object.keys(migrations), 'every migration, each once')
+    t.same(applied[0]!.applied, Object.keys(MIGRATIONS), 'every migration, each once')
     t.not(first, cluster.primaryPid)
     t.not(second, cluster.primaryPid)
   })

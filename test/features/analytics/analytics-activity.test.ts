@@ -5,6 +5,7 @@ import { buildApp } from '../../../app.js'
 import { watchStatements } from '../../../db/statements.js'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../../db/index.js'
 import { migrateToLatest } from '../../../db/migrate.js'
+import { MIGRATIONS } from '../../../app.js'
 import { ActivityRecorder, MAX_PLAYERS_PER_DAY } from '../../../features/analytics/activity.js'
 import {
   API_KEY,
@@ -71,7 +72,7 @@ async function countedApp(t: Test, dialect: Dialect, activity: boolean, clock: T
   const config = testConfig(env)
   // Migrated first on a connection of their own, without the per-query bound (as the server does).
   const migrationDb = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
-  await migrateToLatest(migrationDb)
+  await migrateToLatest(migrationDb, MIGRATIONS)
   await migrationDb.destroy()
   let statements = 0
   const db = createDb(config)

@@ -2,7 +2,7 @@ import t from 'tap'
 import { sql } from 'kysely'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../../db/index.js'
 import { migrateToLatest } from '../../../db/migrate.js'
-import { migrations } from '../../../db/migrations/index.js'
+import { MIGRATIONS } from '../../../app.js'
 import { eachDialect, freshDatabase, testConfig } from '../../helpers/app.js'
 import { startReceiver } from '../../helpers/receiver.js'
 import { createHook, hookApp } from '../../helpers/webhooks.js'
@@ -109,8 +109,8 @@ eachDialect(t, async (t, dialect) => {
     const config = testConfig(await freshDatabase(t, dialect))
     const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
-    const health = migrations['0124_add_webhook_health']!
+    await migrateToLatest(db, MIGRATIONS)
+    const health = MIGRATIONS['0124_add_webhook_health']!
     await health.down!(db)
     const endpoint = (id: string) =>
       sql`insert into webhook_endpoints (id, url, events, format, enabled, description, secret, disabled_reason, created_at, updated_at)

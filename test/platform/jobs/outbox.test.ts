@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../../app.js'
 import t from 'tap'
 import type { Test } from 'tap'
 import { createDb, MIGRATION_QUERY_TIMEOUT_MS } from '../../../db/index.js'
@@ -22,7 +23,7 @@ async function twoInstances(t: Test, dialect: Dialect): Promise<[Db, Db]> {
   // Migrated as the app does: one connection, with the migrations' own query bound.
   const config = testConfig(env)
   const migrations = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
-  await migrateToLatest(migrations).finally(() => migrations.destroy())
+  await migrateToLatest(migrations, MIGRATIONS).finally(() => migrations.destroy())
   return [a, b]
 }
 

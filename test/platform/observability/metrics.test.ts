@@ -15,6 +15,7 @@ import {
 import { Counter, Histogram, Registry } from 'prom-client'
 import { createDb, poolUsage, type DbFailure } from '../../../db/index.js'
 import { migrateToLatest } from '../../../db/migrate.js'
+import { MIGRATIONS } from '../../../app.js'
 import { watchStatements } from '../../../db/statements.js'
 
 const TOKEN = 'metrics-token-0123456789'
@@ -211,7 +212,7 @@ eachDialect(t, async (t, dialect) => {
   t.test('every statement sent is counted once, BEGIN and COMMIT included; a reset starts from zero', async (t) => {
     const db = createDb(testConfig(await freshDatabase(t, dialect)))
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     const metrics = new Metrics()
     metrics.watchDb(db)
     const read = async () => valueOf(parsePrometheus(await metrics.text()), 'outpost_db_statements_total')!
@@ -238,7 +239,7 @@ eachDialect(t, async (t, dialect) => {
     const seen: DbFailure[] = []
     const db = createDb(config, { queryFailed: (kind) => seen.push(kind) })
     t.teardown(() => db.destroy())
-    await migrateToLatest(db)
+    await migrateToLatest(db, MIGRATIONS)
     await t.rejects(sql`select * from no_such_table`.execute(db))
     await sql`insert into content_versions (feature, version) values ('metrics-test', 1)`.execute(db)
     await t.rejects(sql`insert into content_versions (feature, version) values ('metrics-test', 1)`.execute(db))

@@ -7,6 +7,7 @@ import t from 'tap'
 import { buildTestApp, eachDialect, freshDatabase, testConfig } from '../../helpers/app.js'
 import { createDb, isDatabaseServer } from '../../../db/index.js'
 import { migrateToLatest } from '../../../db/migrate.js'
+import { MIGRATIONS } from '../../../app.js'
 import { runImport } from '../../helpers/php-import.js'
 import { phpMissing, sourceMissing, startPhpServer } from '../../helpers/php-server.js'
 import { phpDialectFor } from '../../fixtures/php-database.js'
@@ -157,7 +158,7 @@ if (sourceMissing) {
         t.equal(refusedDry.status, 1, `a dry run into an unmigrated ${dialect} database stops`)
         t.match(refusedDry.stderr, /npm run migrate/)
         const db = createDb(testConfig(dbEnv))
-        await migrateToLatest(db)
+        await migrateToLatest(db, MIGRATIONS)
         await db.destroy()
         const before = await outpostCounts(dbEnv)
         const dry = await runImport(['--from', php.from, '--dry-run'], dbEnv)

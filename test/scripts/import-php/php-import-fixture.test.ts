@@ -10,6 +10,7 @@ import { makePhpDatabase, phpDialectFor } from '../../fixtures/php-database.js'
 import { phpRows, type PhpRow } from '../../fixtures/php-rows.js'
 import { createDb, isDatabaseServer } from '../../../db/index.js'
 import { migrateToLatest } from '../../../db/migrate.js'
+import { MIGRATIONS } from '../../../app.js'
 import { hashToken } from '../../../platform/security/secrets.js'
 import type { Db } from '../../../db/types.js'
 
@@ -206,7 +207,7 @@ eachDialect(t, async (t, dialect) => {
       t.notOk(existsSync(dbEnv.DB_PATH!), 'a dry run does not create the Outpost database')
     } else {
       const db = createDb(testConfig(dbEnv))
-      await migrateToLatest(db)
+      await migrateToLatest(db, MIGRATIONS)
       await db.destroy()
       const before = await countAll(dbEnv)
       const dry = await runImport(['--from', from, '--dry-run'], dbEnv)

@@ -10,11 +10,11 @@ import t, { type Test } from 'tap'
 import SQLite from 'better-sqlite3'
 import { eachDialect, freshDatabase, testConfig, type Dialect } from '../../helpers/app.js'
 import { openEndpoint, USAGE } from '../../../scripts/migrate-data/index.js'
-import { checkOrder, checkTables, migrateTarget, TABLES } from '../../../scripts/migrate-data/move.js'
+import { checkOrder, checkTables, inKeyOrder, migrateTarget, TABLES } from '../../../scripts/migrate-data/move.js'
 import type { Store } from '../../../scripts/migrate-data/stores.js'
 import { endpoint, migrateData, moveAlong } from '../../helpers/migrate-data.js'
 
-const CLI = join(import.meta.dirname, '../scripts/migrate-data.js')
+const CLI = join(import.meta.dirname, '../../../scripts/migrate-data/index.js')
 
 moveAlong(t, ['sqlite', process.env.TEST_MYSQL_URL ? 'mysql' : 'sqlite', 'sqlite'])
 
@@ -28,14 +28,29 @@ async function migrated(t: Test, dialect: Dialect): Promise<{ env: Record<string
 }
 
 eachDialect(t, async (t, dialect) => {
-  t.test("the move's table list is the migrated schema's, in foreign-key order", async (t) => {
+  t.test("the move's table list is the migrated schema's, copied in foreign-key order", async (t) => {
     const { store } = await migrated(t, dialect)
     const present = await store.tables()
-    t.same([...present].sort(), [...TABLES].sort(), 'every table of the schema is listed, and no other')
+    t.same([...present].sort(), [...TABLES].sort(), "every table of the schema is the platform's or a manifest's")
     const fks = await store.foreignKeys()
     t.ok(fks.length > 20, `${fks.length} foreign keys read`)
-    t.doesNotThrow(() => checkOrder(fks), 'every parent before its children')
-    t.throws(() => checkOrder(fks, [...TABLES].reverse()), /before/, 'a wrong order is caught')
+    const order = inKeyOrder(TABLES, fks)
+    t.same([...order].sort(), [...TABLES].sort(), 'the order holds every table once')
+    t.doesNotThrow(() => checkOrder(fks, order), 'every parent before its children')
+    t.throws(() => checkOrder(fks, [...order].reverse()), /before/, 'a wrong order is caught')
+    t.same(inKeyOrder(['child', 'parent'], [['child', 'parent']]), ['parent', 'child'], 'a parent listed late moves up')
+    t.throws(
+      () =>
+        inKeyOrder(
+          ['a', 'b'],
+          [
+            ['a', 'b'],
+            ['b', 'a'],
+          ],
+        ),
+      /cycle/,
+      'a cycle is refused',
+    )
     t.throws(() => checkTables([...present, 'future_feature'], 'db'), /does not know: future_feature/)
   })
 })
@@ -51,7 +66,7 @@ t.test('a table a later migration adds, unknown to the move, stops it before any
   const refused = await migrateData('--from', `sqlite:${env.DB_PATH}`, '--to', `sqlite:${to}`)
   t.equal(refused.status, 1)
   t.match(refused.stderr, /does not know: future_feature/)
-  t.match(refused.stderr, /scripts\/data-move\.ts/)
+  t.match(refused.stderr, /the `tables` of its feature's manifest \(features\/<name>\/index\.ts\)/)
   t.notOk(existsSync(to), 'the target was not even created')
 })
 

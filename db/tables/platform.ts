@@ -1,0 +1,69 @@
+import type { Generated } from 'kysely'
+
+/**
+ * One row per failed sign-in, or per attempt whose password check is still running (`in_flight`),
+ * keyed by the SHA-256 of the normalized e-mail (or a scoped key, security/login-lockout.ts):
+ * counted whether or not an account has that address.
+ */
+export interface LoginFailuresTable {
+  id: string
+  key_hash: string
+  failed_at: number
+  in_flight: Flag
+}
+
+/** E-mail sign-in refused (429) for this key until `locked_until`, after too many failures. */
+export interface LoginLocksTable {
+  key_hash: string
+  locked_until: number
+}
+
+/** A change counter per cached content feature (platform/content/content-cache.ts). */
+export interface ContentVersionsTable {
+  feature: string
+  version: number
+}
+
+export type OperatorRole = 'owner' | 'moderator' | 'viewer'
+
+/** A background job's run lease (platform/jobs/runner.ts): the instance that ran it last, and when. */
+export interface JobRunsTable {
+  name: string
+  claimed_at: number
+  /** The runner that holds the current period (a random id per app instance), null before the first. */
+  claimed_by: string | null
+}
+
+export interface AuditLogTable {
+  /** Auto-increment: the order entries were written in. */
+  id: Generated<number>
+  at: number
+  /** The operator's name, `admin-key`, or for a failed sign-in the name that was tried. */
+  actor: string
+  role: string | null
+  address: string
+  request_id: string
+  /** `METHOD /route/:pattern` below the admin prefix, or `sign-in` / `sign-in-failed`. */
+  action: string
+  status: number
+  /** JSON of the path parameters, or null. */
+  target: string | null
+  /** JSON summary of the body, secrets removed and size capped, or null. */
+  changes: string | null
+}
+
+export type Flag = 0 | 1
+
+export interface SessionsTable {
+  id: string
+  user_id: string
+  /** Sessions renewed from one sign-in share a family: reusing a spent refresh token revokes it. */
+  family_id: string
+  access_hash: string
+  expires_at: number
+  refresh_hash: string | null
+  refresh_expires_at: number | null
+  refresh_used_at: number | null
+  revoked_at: number | null
+  created_at: number
+}

@@ -1,0 +1,71 @@
+import type { Selectable } from 'kysely'
+import type { Flag } from '../../db/types.js'
+
+export type SortOrder = 'asc' | 'desc'
+
+export type UpdateStrategy = 'best' | 'latest' | 'increment'
+
+export type ResetSchedule = 'none' | 'daily' | 'weekly' | 'monthly'
+
+export interface LeaderboardsTable {
+  id: string
+  board_key: string
+  name: string
+  sort_order: SortOrder
+  update_strategy: UpdateStrategy
+  min_score: number
+  max_score: number
+  reset_schedule: ResetSchedule
+  validated_only: Flag
+  is_active: Flag
+  created_at: number
+  updated_at: number
+}
+
+export interface LeaderboardEntriesTable {
+  board_id: string
+  /** 'all', or the period of a board with a reset schedule ('2026-11-22', '2026-W48', '2026-11'). */
+  period: string
+  user_id: string
+  score: number
+  /** The score turned so that smaller is better: −score on desc boards, score on asc boards. */
+  rank_score: number
+  /** When the stored score was reached: the tie-breaker after the score. */
+  reached_at: number
+  /** 1 while the player is banned from the board: left out of ranking and counts. */
+  hidden: Flag
+  /** JSON text of the submitted metadata (string or object), for the operator. */
+  metadata: string | null
+  created_at: number
+}
+
+export interface LeaderboardCountsTable {
+  board_id: string
+  period: string
+  level: number
+  prefix: number
+  n: number
+}
+
+export interface LeaderboardBansTable {
+  board_id: string
+  user_id: string
+  reason: string | null
+  created_at: number
+}
+
+// The tables join the one Database type (db/types.ts), so every query over them is typed.
+declare module '../../db/types.js' {
+  interface Database {
+    leaderboards: LeaderboardsTable
+    leaderboard_entries: LeaderboardEntriesTable
+    leaderboard_counts: LeaderboardCountsTable
+    leaderboard_bans: LeaderboardBansTable
+  }
+}
+
+/** A row of leaderboards as read. */
+export type Leaderboard = Selectable<LeaderboardsTable>
+
+/** A row of leaderboard_entries as read. */
+export type LeaderboardEntry = Selectable<LeaderboardEntriesTable>

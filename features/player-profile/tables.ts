@@ -1,0 +1,48 @@
+import type { Selectable } from 'kysely'
+import type { Flag } from '../../db/types.js'
+
+export type CosmeticType = 'avatar' | 'frame' | 'badge'
+
+export interface CosmeticsTable {
+  id: string
+  type: CosmeticType
+  name: string
+  locked: Flag
+  created_at: number
+  updated_at: number
+}
+
+export interface PlayerProfilesTable {
+  user_id: string
+  avatar_id: string | null
+  frame_id: string | null
+  /** JSON array of badge ids, in the player's order. */
+  badges: string
+  /** JSON object text, or null when never set. */
+  custom_data: string | null
+  /** Mirrors the player's rows in player_unlocks: the maxUnlocks limit is settled on it. */
+  unlock_count: number
+  created_at: number
+  updated_at: number
+}
+
+export interface PlayerUnlocksTable {
+  user_id: string
+  cosmetic_id: string
+  created_at: number
+}
+
+// The tables join the one Database type (db/types.ts), so every query over them is typed.
+declare module '../../db/types.js' {
+  interface Database {
+    cosmetics: CosmeticsTable
+    player_profiles: PlayerProfilesTable
+    player_unlocks: PlayerUnlocksTable
+  }
+}
+
+/** A row of cosmetics as read. */
+export type Cosmetic = Selectable<CosmeticsTable>
+
+/** A row of player_profiles as read. */
+export type PlayerProfile = Selectable<PlayerProfilesTable>
