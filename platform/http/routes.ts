@@ -1,7 +1,6 @@
 // Here, beside the other HTTP plumbing, not in core/features.ts: it states the HTTP contract of a route
 // (tags, security, error answers, docs), which the manifest only names.
 import type { FastifySchema } from 'fastify'
-import type { TSchema } from '@sinclair/typebox'
 import type { FeatureManifest } from '../core/features.js'
 import { ErrorSchema } from '../schemas/common.js'
 import { withOperationDoc, type OperationDoc } from '../openapi/document.js'
@@ -12,12 +11,13 @@ export type Security = Array<Record<string, string[]>>
 /** What a route says of itself: its schema, its summary, its own errors and its docs. */
 export type RouteSpec = Omit<FastifySchema, 'response'> & {
   summary: string
-  response: Record<number, TSchema>
+  response: Record<number, unknown>
   /** The error statuses particular to the route, beyond the ones every route of its surface gives. */
   errors?: readonly number[]
   /** The operation's prose and examples, put into /docs/json by the OpenAPI plugin. */
   docs?: OperationDoc
-  security?: Security
+  /** A route's own security requirement (an inferred literal, hence loosely typed), instead of its surface's. */
+  security?: readonly object[]
 }
 
 /** The route's schema as Fastify takes it: the spec with the surface's stamps. */
