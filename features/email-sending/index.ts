@@ -8,7 +8,7 @@ import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import worker from './worker.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 
 export const manifest: FeatureManifest = {
   name: 'email-sending',
@@ -38,7 +38,7 @@ export const manifest: FeatureManifest = {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     app.events.onUserExport(async (db, userId) => ({ emails: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
