@@ -7,7 +7,7 @@ import type { ProfileLimits } from './service.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 
 export const manifest: FeatureManifest = {
   name: 'player-profile',
@@ -23,7 +23,7 @@ export default defineFeature(
       maxBadges: app.config.PROFILE_MAX_BADGES,
       maxUnlocks: app.config.PROFILE_MAX_UNLOCKS,
     }
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     app.events.onUserExport(async (db, userId) => {
       const { profile, unlocks } = await exportForUser(db, userId)
       return { profile, unlocks }
