@@ -5,7 +5,7 @@ import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 
 export const manifest: FeatureManifest = {
   name: 'users',
@@ -17,7 +17,7 @@ export const manifest: FeatureManifest = {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
