@@ -7,7 +7,7 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 
 export const manifest: FeatureManifest = {
   name: 'validated-actions',
@@ -35,7 +35,7 @@ export const manifest: FeatureManifest = {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     app.events.onUserExport(async (db, userId) => {
       const { values, valueHistory, runs } = await exportForUser(db, userId)
       return { values, valueHistory, runs }
