@@ -8,7 +8,7 @@ import { removeDeletedUserEntries, exportForUser } from './service.js'
 import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 
 export const manifest: FeatureManifest = {
   name: 'leaderboard',
@@ -38,7 +38,7 @@ export default defineFeature(
     app.events.onPublicPlayerChanged(() => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
     app.events.onUserDeleting((trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     app.events.onUserExport(async (db, userId) => {
       const { entries, bans } = await exportForUser(db, userId)
       return { leaderboardEntries: entries, leaderboardBans: bans }
