@@ -7,7 +7,7 @@ import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 
 export const manifest: FeatureManifest = {
   name: 'cloud-save',
@@ -19,7 +19,7 @@ export const manifest: FeatureManifest = {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     app.events.onUserExport(async (db, userId) => ({ cloudSave: await exportForUser(db, userId) }))
     await app.register(routes, { prefix: APP_PREFIX })
   },
