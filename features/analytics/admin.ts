@@ -18,7 +18,7 @@ import { scoreHistogram } from '../leaderboard/service.js'
 import { counts, dailySeries, parseMetrics, retention } from './reads.js'
 import { dayRange } from './days.js'
 import { dailyCsv, retentionCsv, wantsCsv } from './csv.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import * as examples from './docs.js'
 

@@ -12,7 +12,7 @@ import {
 } from './schemas.js'
 import { signin, signup, type AuthDeps } from './service.js'
 import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -14,7 +14,7 @@ import {
   CrashStatsSchema,
 } from './schemas.js'
 import { crashStats, getGroup, listGroups, listGroupUsers, updateGroup } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

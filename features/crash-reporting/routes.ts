@@ -7,7 +7,7 @@ import {
   CrashSessionResponseSchema,
 } from './schemas.js'
 import { createReport, registerSession } from './ingest.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -17,7 +17,7 @@ import {
 } from './schemas.js'
 import { getAdminEmail, listEmails } from './service.js'
 import { deleteTemplate, getTemplate, listTemplates, previewTemplate, putTemplate, toApiTemplate } from './templates.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -12,7 +12,7 @@ import {
 } from './schemas.js'
 import { presentedToken } from '../../platform/security/sessions.js'
 import { cancelEmail, getEmailStatus, parseScheduledAt, sendEmail, type SendDeps } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -20,7 +20,7 @@ import {
   listRedemptions,
   revokeGiftCode,
 } from './admin-service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

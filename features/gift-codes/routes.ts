@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { GiftCodeRequestSchema, RedeemResponseSchema, ValidateResponseSchema } from './schemas.js'
 import { redeemGiftCode, validateGiftCode } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -22,7 +22,7 @@ import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, to
 import { DEFAULT_BOARD } from './admin-service.js'
 import { clamp } from '../../platform/http/pagination.js'
 import type { TopPageCache } from './top-cache.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

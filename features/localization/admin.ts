@@ -22,7 +22,7 @@ import {
   upsertTranslations,
   type LocalizationView,
 } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 

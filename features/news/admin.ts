@@ -10,7 +10,7 @@ import {
   UpdateNewsBodySchema,
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import { createNews, deleteNews, listNews, updateNews, type NewsView } from './service.js'
 import { STORED_NEWS_EXAMPLE as stored } from './docs.js'

@@ -1,6 +1,6 @@
 // The app routes of news: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { NEWS_EXAMPLE } from './docs.js'
 import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from './schemas.js'

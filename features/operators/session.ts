@@ -22,7 +22,7 @@ import { hashPassword } from '../../platform/security/passwords.js'
 import { endSession, setPassword, SESSION_MAX_MS } from './service.js'
 import { reauthenticate, signIn } from './sign-in.js'
 import { beginTotp, confirmTotp } from './second-factor.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import * as examples from './docs.js'
 

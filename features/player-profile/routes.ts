@@ -7,7 +7,7 @@ import {
   type ProfileUpdateBody,
 } from './schemas.js'
 import { checkProfileBody, getProfileDocument, updateProfile, type ProfileLimits } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -12,7 +12,7 @@ import {
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
 import { deleteConfig, importConfigs, listConfigs, putConfig, type RemoteConfigView } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -11,7 +11,7 @@ import {
 import type { ContentCache } from '../../platform/content/content-cache.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { filterConfigs, parsePattern, type RemoteConfigView } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import * as examples from './docs.js'
 

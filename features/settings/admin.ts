@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { SettingListSchema, SettingsQuerySchema } from './schemas.js'
 import { maskedSettings } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 
 /** `GET /api/v1/admin/settings`: the configuration, read-only, for the console's settings page. */

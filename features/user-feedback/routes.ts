@@ -5,7 +5,7 @@ import { present } from '../../platform/schemas/common.js'
 import { FeedbackBodySchema, FeedbackOkSchema, type FeedbackBody } from './schemas.js'
 import { presentedToken } from '../../platform/security/sessions.js'
 import { submitFeedback } from './service.js'
-import { routesOf, type Security } from '../../platform/http/routes.js'
+import { routesOf, type Security } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 

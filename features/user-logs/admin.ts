@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AdminUserLogListSchema, UserLogListQuerySchema } from './schemas.js'
 import { listLogs } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 

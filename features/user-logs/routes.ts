@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { present } from '../../platform/schemas/common.js'
 import { UserLogBodySchema, UserLogCreatedSchema } from './schemas.js'
 import { createLog } from './service.js'
-import { routesOf, type Security } from '../../platform/http/routes.js'
+import { routesOf, type Security } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 

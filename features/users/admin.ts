@@ -12,7 +12,7 @@ import {
 } from './schemas.js'
 import { deleteUser, getAdminUser, revokeUserSessions, searchUsers, setBan } from './service.js'
 import { exportUser } from './export.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -12,7 +12,7 @@ import {
 import { presentedToken } from '../../platform/security/sessions.js'
 import { revokeSession } from '../../platform/security/session-store.js'
 import { checkAuth, normalizeName, renameUser } from './service.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 

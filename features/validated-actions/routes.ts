@@ -19,7 +19,7 @@ import {
 import { checkEarnedAmounts, checkRunContext, startRun, submitRun } from './service.js'
 import { playerState } from './values.js'
 import { uploadEvidence } from './evidence.js'
-import { routesOf } from '../../platform/http/routes.js'
+import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './index.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'

@@ -111,7 +111,7 @@ export default fp(
       components,
     }
     app.decorate('openapi', registry)
-    // A route declared with its docs (platform/http/routes.ts) describes itself; HEAD is GET's twin.
+    // A route declared with its docs (routes.ts) describes itself; HEAD is GET's twin.
     app.addHook('onRoute', (route) => {
       const doc = operationDocOf(route.schema)
       const methods = [route.method].flat().filter((method) => method !== 'HEAD')

@@ -1,9 +1,9 @@
-// Here, beside the other HTTP plumbing, not in core/features.ts: it states the HTTP contract of a route
-// (tags, security, error answers, docs), which the manifest only names.
+// In openapi/, not in core/features.ts: what it stamps (tags, security, error answers, docs) is what the
+// document says of a route, and core/ may not import the document's types.
 import type { FastifySchema } from 'fastify'
 import type { FeatureManifest } from '../core/features.js'
 import { ErrorSchema } from '../schemas/common.js'
-import { withOperationDoc, type OperationDoc } from '../openapi/document.js'
+import { withOperationDoc, type OperationDoc } from './document.js'
 
 /** A security requirement of OpenAPI: the schemes that, together, admit a request. */
 export type Security = Array<Record<string, string[]>>
