@@ -7,7 +7,7 @@ import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { ActivityRecorder } from './activity.js'
 import { ROLLUP_EVERY_MS, runRollup } from './rollup.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
@@ -44,7 +44,7 @@ export default defineFeature(
     app.jobs.add({ name: 'analytics-rollup', everyMs: ROLLUP_EVERY_MS, run: (db, now) => runRollup(db, now) })
     app.addHook('onReady', async () => recorder.start())
     app.addHook('onClose', async () => recorder.stop())
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
   ['db', 'clock', 'sessions', 'events', 'jobs'],

@@ -7,7 +7,7 @@ import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { APP_PREFIX } from '../../platform/core/paths.js'
 import type { AuthDeps } from './service.js'
 import routes from './routes.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { createSocialSettings } from './social.js'
 import { SIGN_IN_SWEEP } from './sweeps.js'
 import { migrations } from './migrations/index.js'
@@ -50,7 +50,7 @@ export default defineFeature(
       ),
     }
     app.jobs.add(SIGN_IN_SWEEP)
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, deps })
   },
   ['db', 'clock', 'config', 'metrics', 'jobs'],

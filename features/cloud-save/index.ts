@@ -7,7 +7,7 @@ import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { CloudSaveExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
@@ -27,7 +27,7 @@ export const manifest: FeatureManifest = {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX })
   },
   ['db', 'clock', 'config', 'sessions', 'events'],

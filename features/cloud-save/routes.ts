@@ -1,7 +1,7 @@
 // The app routes of cloud save: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import { errors, present } from '../../platform/schemas/common.js'
+import { present } from '../../platform/schemas/common.js'
 import {
   LoadBodySchema,
   LoadQuerySchema,
@@ -18,8 +18,11 @@ import { AppError, badRequest } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { parseJsonBody } from '../../platform/http/http.js'
 import { REVISION_HEADER, findSave, writeSave } from './service.js'
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import { EX } from '../../platform/openapi/examples.js'
+import * as examples from './docs.js'
 
-const tags = ['Cloud Save']
 // User-scoped: in compat mode the userId alone, a bearer when one is sent.
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { apiKey: [], session: [] }]
 const OCTET = 'application/octet-stream'
@@ -48,6 +51,7 @@ function ifMatchVersion(header: string | undefined): number | undefined {
 }
 
 const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
+  const route = routesOf(manifest)
   const maxBytes = app.config.CLOUD_SAVE_MAX_BYTES
 
   // Limits per content type, on the parsers: a route-level bodyLimit would override both. An
@@ -118,16 +122,28 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/cloud-save/save',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "Save the player's cloud save (JSON text, or raw bytes as application/octet-stream with ?userId=)",
         security,
         consumes: ['application/json', OCTET],
         querystring: SaveQuerySchema,
         headers: SaveHeadersSchema,
         body: SaveBodySchema,
-        response: { 200: SaveResponseSchema, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
+        response: { 200: SaveResponseSchema },
+        errors: [403, 404, 409, 413, 415],
+        docs: {
+          description:
+            `${examples.SCOPED} Stores the player's save: \`data\` or \`saveData\` (compat), a string kept as given and never parsed ` +
+            '(if both are sent, `data` wins; a non-string is 400). Binary mode (compat): `Content-Type: application/octet-stream` ' +
+            'with the raw bytes and `?userId=`. Versions start at 1 and go up by one per save; with `expectedVersion` (body, ' +
+            'query or `If-Match`; 0 = no save yet) a different stored version is 409 `CONFLICT` with `currentVersion` in the ' +
+            'body. Over `CLOUD_SAVE_MAX_BYTES` (default 300,000 bytes, UTF-8) is 413 `PAYLOAD_TOO_LARGE` and the old save is ' +
+            'kept. 415 `UNSUPPORTED_MEDIA_TYPE` for another content type. 404 `USER_NOT_FOUND`. `revision` repeats `version` ' +
+            '(the Unity SDK reads that name).',
+          request: { userId: EX.userId, data: '{"level":7,"coins":1350}', expectedVersion: 11 },
+          response: { success: true, dataSizeBytes: 24, version: 12, revision: 12, updatedAt: EX.now },
+        },
+      }),
       preValidation: setAsideBinaryBody,
       // The save's own statement decides whether the player exists (service.ts).
       config: { validate: checkSave, userInStatement: true },
@@ -181,19 +197,23 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
       content: { 'application/json': { schema: LoadResponseSchema }, [OCTET]: { schema: RawBytesSchema } },
     },
     204: { description: 'No save (a load that accepts application/octet-stream)', type: 'null' },
-    ...errors(400, 401, 403, 415, 429),
   } as const
 
   app.post(
     '/cloud-save/load',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "Load the player's cloud save (raw bytes with Accept: application/octet-stream)",
         security,
         body: LoadBodySchema,
-        response: loadResponses,
-      },
+        response: { ...loadResponses },
+        errors: [403, 415],
+        docs: {
+          description: `Loads the player's save (the newer SDKs' form). ${examples.LOAD}`,
+          request: { userId: EX.userId },
+          response: examples.loaded,
+        },
+      }),
       config: { userInStatement: true },
       preHandler: userScopedOrUnknown,
     },
@@ -203,13 +223,18 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/cloud-save/load',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "Load the player's cloud save (older SDKs' form; raw bytes with Accept: application/octet-stream)",
         security,
         querystring: LoadQuerySchema,
-        response: loadResponses,
-      },
+        response: { ...loadResponses },
+        errors: [403, 415],
+        docs: {
+          description: `Loads the player's save (the older SDKs' form, \`?userId=\`). ${examples.LOAD}`,
+          parameters: { userId: EX.userId },
+          response: examples.loaded,
+        },
+      }),
       config: { userInStatement: true },
       preHandler: userScopedOrUnknown,
     },

@@ -1,7 +1,7 @@
 // The app routes of e-mail sending: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import { errors, present } from '../../platform/schemas/common.js'
+import { present } from '../../platform/schemas/common.js'
 import {
   CancelEmailResponseSchema,
   EmailIdParamsSchema,
@@ -12,10 +12,13 @@ import {
 } from './schemas.js'
 import { presentedToken } from '../../platform/security/sessions.js'
 import { cancelEmail, getEmailStatus, parseScheduledAt, sendEmail, type SendDeps } from './service.js'
-
-const tags = ['Email Sending']
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import { EX } from '../../platform/openapi/examples.js'
+import * as examples from './docs.js'
 
 const emailSending: FastifyPluginAsyncTypebox = async (app) => {
+  const route = routesOf(manifest)
   const strict = app.config.AUTH_MODE === 'strict'
   const deps: SendDeps = {
     db: app.db,
@@ -40,12 +43,32 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/email-sending/send',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "Queue an e-mail from a client-callable template to the user's account address",
         body: SendEmailBodySchema,
-        response: { 201: SendEmailResponseSchema, ...errors(400, 401, 403, 404, 422, 429, 503) },
-      },
+        response: { 201: SendEmailResponseSchema },
+        errors: [403, 404, 422, 503],
+        docs: {
+          description:
+            "User-scoped (compat mode: `userId` alone; strict mode: the user's bearer). Mails the user at their account address " +
+            '(never an address from the request) from a client-callable template. `language` is required: when the template has ' +
+            "no translation for it, its primary subtag (`de` for `de-AT`) is used, then the template's default language. " +
+            '`variables` are strings, `null` counting as `""` (the newest Unity SDK sends it; values are HTML-escaped in the ' +
+            'html part); declared defaults fill missing ones (the Unity ' +
+            'SDK always sends `{}`). `scheduledAt` at most 1 year ahead (else 400); past means now. After the checks every route ' +
+            'makes (validation, session, 404 `USER_NOT_FOUND`, 403 `USER_BANNED`), in order: 503 `EMAIL_DISABLED` (no SMTP ' +
+            'configured), 404 `TEMPLATE_NOT_FOUND` (unknown or not client-callable), 422 `USER_HAS_NO_EMAIL`, 422 ' +
+            '`MISSING_VARIABLES` (with `missingVariables`: declared, no value, no default), 429 `EMAIL_QUOTA_EXCEEDED` past ' +
+            '`EMAIL_MAX_PER_USER_PER_HOUR` (default 10; account e-mails do not count), with the wait in `retryAfterSeconds`. 201 `{ id, status: "pending", scheduledAt }`.',
+          request: {
+            userId: EX.userId,
+            templateSlug: 'weekly-report',
+            language: 'de-AT',
+            variables: { score: '4200' },
+          },
+          response: { id: EX.emailId, status: 'pending', scheduledAt: EX.now },
+        },
+      }),
       config: { validate: checkSchedule },
       preHandler: app.auth.userScoped,
     },
@@ -65,12 +88,17 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/email-sending/:emailId',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'The status of an e-mail',
         params: EmailIdParamsSchema,
-        response: { 200: EmailStatusResponseSchema, ...errors(400, 401, 403, 404, 429) },
-      },
+        response: { 200: EmailStatusResponseSchema },
+        errors: [403, 404],
+        docs: {
+          description: `The status of an e-mail: \`pending\` → \`processing\` → \`sent\` | \`failed\` (with \`errorReason\`), or \`cancelled\`. ${examples.STATUS_RULES}`,
+          parameters: { emailId: EX.emailId },
+          response: examples.status,
+        },
+      }),
       preHandler: ownerSession,
     },
     async (request) => getEmailStatus(app.db, request.params.emailId, request.identity?.userId),
@@ -79,12 +107,17 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/email-sending/:emailId',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Cancel an e-mail that is still pending (the row is kept)',
         params: EmailIdParamsSchema,
-        response: { 200: CancelEmailResponseSchema, ...errors(400, 401, 403, 404, 409, 429) },
-      },
+        response: { 200: CancelEmailResponseSchema },
+        errors: [403, 404, 409],
+        docs: {
+          description: `Cancels an e-mail that is still pending; the row is kept for the operator. 409 \`CONFLICT\` when it is not pending. ${examples.STATUS_RULES}`,
+          parameters: { emailId: EX.emailId },
+          response: { id: EX.emailId, status: 'cancelled', message: 'Email cancelled' },
+        },
+      }),
       preHandler: ownerSession,
     },
     async (request) => cancelEmail(app.db, request.params.emailId, app.clock.now(), request.identity?.userId),

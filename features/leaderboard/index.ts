@@ -8,7 +8,7 @@ import { removeDeletedUserEntries, exportForUser } from './service.js'
 import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { LeaderboardExportSchema, NewLeaderEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
@@ -49,7 +49,7 @@ export default defineFeature(
     app.events.on('publicPlayerChanged', () => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
     app.events.onInTransaction('userDeleting', (trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

@@ -1,7 +1,7 @@
 // The app routes of leaderboards: what the feature guarantees is in index.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors, present } from '../../platform/schemas/common.js'
+import { present } from '../../platform/schemas/common.js'
 import {
   AROUND_RANGE,
   AroundQuerySchema,
@@ -22,11 +22,13 @@ import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, to
 import { DEFAULT_BOARD } from './admin-service.js'
 import { clamp } from '../../platform/http/pagination.js'
 import type { TopPageCache } from './top-cache.js'
-
-const tags = ['Leaderboard']
-const readErrors = errors(400, 401, 404, 429)
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import { EX } from '../../platform/openapi/examples.js'
+import * as examples from './docs.js'
 
 const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async (app, { topPages }) => {
+  const route = routesOf(manifest)
   const scoreSubmitted = app.metrics.counter('outpost_score_submits_total')
   const submit = async (boardKey: string, body: SubmitBody, request: FastifyRequest) => {
     const now = app.clock.now()
@@ -43,11 +45,6 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     app.events.notify(app.db, 'scoreSubmitted', boardKey, now)
     return { success: true as const, ...result }
   }
-  const submitSchema = {
-    tags,
-    body: SubmitBodySchema,
-    response: { 200: SubmitResponseSchema, ...errors(400, 401, 403, 404, 429) },
-  }
   // The metadata's size is validation: checked before the session. The player's standing is read
   // with the board and the entry, in the submit's first statement.
   const submitConfig = {
@@ -58,7 +55,17 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.post(
     '/leaderboard/submit',
     {
-      schema: { ...submitSchema, summary: 'Submit a score (default board unless leaderboardKey)' },
+      schema: route.app({
+        summary: 'Submit a score (default board unless leaderboardKey)',
+        body: SubmitBodySchema,
+        response: { 200: SubmitResponseSchema },
+        errors: [403, 404],
+        docs: {
+          description: `Submits to the default board, or to \`leaderboardKey\` when sent (the self-hosted form). ${examples.SUBMIT}`,
+          request: { userId: EX.userId, score: 4200, metadata: { character: 'knight' } },
+          response: examples.submitResult,
+        },
+      }),
       config: submitConfig,
       preHandler: app.auth.userScoped,
     },
@@ -68,7 +75,19 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.post(
     '/leaderboards/:boardKey/submit',
     {
-      schema: { ...submitSchema, params: BoardParamsSchema, summary: 'Submit a score to a board (the path wins)' },
+      schema: route.app({
+        summary: 'Submit a score to a board (the path wins)',
+        params: BoardParamsSchema,
+        body: SubmitBodySchema,
+        response: { 200: SubmitResponseSchema },
+        errors: [403, 404],
+        docs: {
+          description: `Submits to the board in the path (the hosted form; the path wins over a \`leaderboardKey\` in the body). Clients URL-encode the key. ${examples.SUBMIT}`,
+          parameters: { boardKey: 'speedrun' },
+          request: { userId: EX.userId, score: 4200 },
+          response: { ...examples.submitResult, leaderboardKey: 'speedrun' },
+        },
+      }),
       config: submitConfig,
       preHandler: app.auth.userScoped,
     },
@@ -93,12 +112,17 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboard/top',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Top entries (default board unless leaderboardKey)',
         querystring: TopQuerySchema,
-        response: { 200: TopResponseSchema, ...readErrors },
-      },
+        response: { 200: TopResponseSchema },
+        errors: [404],
+        docs: {
+          description: `The top entries of the default board, or of \`leaderboardKey\` (the self-hosted form). ${examples.TOP}`,
+          parameters: { limit: 3, offset: 0 },
+          response: examples.top,
+        },
+      }),
     },
     async (request, reply) => top(reply, selfHosted(request.query.leaderboardKey), request.query),
   )
@@ -106,13 +130,18 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboards/:boardKey/top',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Top entries of a board',
         params: BoardParamsSchema,
         querystring: TopQuerySchema,
-        response: { 200: TopResponseSchema, ...readErrors },
-      },
+        response: { 200: TopResponseSchema },
+        errors: [404],
+        docs: {
+          description: `The top entries of the board in the path (the hosted form). ${examples.TOP}`,
+          parameters: { boardKey: 'default', limit: 3 },
+          response: examples.top,
+        },
+      }),
     },
     async (request, reply) => top(reply, request.params.boardKey, request.query),
   )
@@ -120,12 +149,17 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboard/rank',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "A player's position (default board unless leaderboardKey)",
         querystring: RankQuerySchema,
-        response: { 200: RankResponseSchema, ...readErrors },
-      },
+        response: { 200: RankResponseSchema },
+        errors: [404],
+        docs: {
+          description: `A player's position on the default board, or on \`leaderboardKey\`. ${examples.RANK}`,
+          parameters: { userId: EX.userId },
+          response: examples.rank,
+        },
+      }),
     },
     async (request) =>
       rankOf(
@@ -140,13 +174,18 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboards/:boardKey/rank',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "A player's position on a board",
         params: BoardParamsSchema,
         querystring: RankQuerySchema,
-        response: { 200: RankResponseSchema, ...readErrors },
-      },
+        response: { 200: RankResponseSchema },
+        errors: [404],
+        docs: {
+          description: `A player's position on the board in the path. ${examples.RANK}`,
+          parameters: { boardKey: 'default', userId: EX.userId },
+          response: examples.rank,
+        },
+      }),
     },
     async (request) =>
       rankOf(app.db, request.params.boardKey, request.query.userId, request.query.period, app.clock.now()),
@@ -155,12 +194,17 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboard/around',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Entries around a player (default board unless leaderboardKey)',
         querystring: AroundQuerySchema,
-        response: { 200: AroundResponseSchema, ...readErrors },
-      },
+        response: { 200: AroundResponseSchema },
+        errors: [404],
+        docs: {
+          description: `Entries around a player on the default board, or on \`leaderboardKey\`. ${examples.AROUND}`,
+          parameters: { userId: EX.userId, range: 1, leaderboardKey: 'speedrun' },
+          response: examples.around,
+        },
+      }),
     },
     async (request) => {
       const { userId, range, period, leaderboardKey } = request.query
@@ -171,13 +215,18 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
   app.get(
     '/leaderboards/:boardKey/around',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Entries around a player on a board',
         params: BoardParamsSchema,
         querystring: AroundQuerySchema,
-        response: { 200: AroundResponseSchema, ...readErrors },
-      },
+        response: { 200: AroundResponseSchema },
+        errors: [404],
+        docs: {
+          description: `Entries around a player on the board in the path. ${examples.AROUND}`,
+          parameters: { boardKey: 'speedrun', userId: EX.userId, range: 1 },
+          response: examples.around,
+        },
+      }),
     },
     async (request) => {
       const { userId, range, period } = request.query
@@ -187,7 +236,18 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
 
   app.get(
     '/leaderboards',
-    { schema: { tags, summary: 'The active boards', response: { 200: BoardListSchema, ...errors(401, 429) } } },
+    {
+      schema: route.app({
+        summary: 'The active boards',
+        response: { 200: BoardListSchema },
+        docs: {
+          description:
+            'The active boards (compat): `boardKey` equals `key`, `totalElements` counts them. Inactive boards are left out. ' +
+            'Board `default` (descending, best) always exists.',
+          response: { boards: [examples.summary], totalElements: 1 },
+        },
+      }),
+    },
     async () => listActiveBoards(app.db, app.clock.now()),
   )
 }

@@ -1,6 +1,5 @@
 // The app routes of localization: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../platform/schemas/common.js'
 import {
   AllLocalizationsResponseSchema,
   LangQuerySchema,
@@ -12,21 +11,26 @@ import {
 import type { ContentCache } from '../../platform/content/content-cache.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { allTranslationsJson, requestedLanguage, translate, type LocalizationView } from './service.js'
-
-const tags = ['Localization']
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import * as examples from './docs.js'
 
 const localization: FastifyPluginAsyncTypebox<{
   cache: ContentCache<LocalizationView>
   defaultLanguage: string
 }> = async (app, { cache, defaultLanguage }) => {
+  const route = routesOf(manifest)
   app.get(
     '/localization/languages',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Languages that have at least one value',
-        response: { 200: LanguagesResponseSchema, 304: NotModifiedSchema, ...errors(401, 429) },
-      },
+        response: { 200: LanguagesResponseSchema, 304: NotModifiedSchema },
+        docs: {
+          description: `The languages with at least one value (\`[]\` on an empty database) and the default language. ${examples.ETAG}`,
+          response: { languages: ['de', 'en', 'pt-BR'], total: 3, defaultLanguage: 'en' },
+        },
+      }),
     },
     async (request, reply) => {
       const view = await cache.get()
@@ -38,12 +42,16 @@ const localization: FastifyPluginAsyncTypebox<{
   app.get(
     '/localization/all',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Every value for a language, gaps filled along the fallback chain (ETag / If-None-Match)',
         querystring: LangQuerySchema,
-        response: { 200: AllLocalizationsResponseSchema, 304: NotModifiedSchema, ...errors(400, 401, 429) },
-      },
+        response: { 200: AllLocalizationsResponseSchema, 304: NotModifiedSchema },
+        docs: {
+          description: `Every value for a language as \`{ key: value }\`; default-language values fill the gaps. ${examples.LANG} ${examples.ETAG}`,
+          parameters: { lang: 'de' },
+          response: { language: 'de', translations: { 'menu.play': 'Spielen', 'menu.quit': 'Beenden' }, total: 2 },
+        },
+      }),
     },
     async (request, reply) => {
       const language = requestedLanguage(request.query.lang, defaultLanguage)
@@ -57,13 +65,28 @@ const localization: FastifyPluginAsyncTypebox<{
   app.get(
     '/localization/:key',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'One value, looked up along the fallback chain (ETag / If-None-Match)',
         params: LocalizationKeyParamsSchema,
         querystring: LangQuerySchema,
-        response: { 200: LocalizationResponseSchema, 304: NotModifiedSchema, ...errors(400, 401, 429) },
-      },
+        response: { 200: LocalizationResponseSchema, 304: NotModifiedSchema },
+        docs: {
+          description:
+            'One value, looked up in `lang` (`pt-BR`), then its base language (`pt`), then the default language; `resolvedLang` ' +
+            'names the one used. Nothing found is not an error: `found: false`, `value: null`, `resolvedLang: null`. ' +
+            '`localizationKey` and `language` (the requested language) are the compat names; `key` repeats `localizationKey`. ' +
+            `Keys as in remote config (\`all\`, \`filter\` and \`languages\` are reserved). ${examples.LANG} ${examples.ETAG}`,
+          parameters: { key: 'menu.play', lang: 'de-AT' },
+          response: {
+            localizationKey: 'menu.play',
+            key: 'menu.play',
+            language: 'de-AT',
+            value: 'Spielen',
+            found: true,
+            resolvedLang: 'de',
+          },
+        },
+      }),
     },
     async (request, reply) => {
       const language = requestedLanguage(request.query.lang, defaultLanguage)

@@ -8,7 +8,7 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { loadNews } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
@@ -27,7 +27,7 @@ export default defineFeature(
     const cache = new ContentCache(app.db, app.clock, 'news', loadNews, {
       onLookup: app.metrics.cacheLookup('news'),
     })
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, cache })
   },

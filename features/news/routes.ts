@@ -1,21 +1,31 @@
 // The app routes of news: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../platform/schemas/common.js'
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import { NEWS_EXAMPLE } from './docs.js'
 import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
 import { clamp } from '../../platform/http/pagination.js'
 import { releasedNews, type NewsView } from './service.js'
 
 const news: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
+  const route = routesOf(manifest)
   app.get(
     '/news',
     {
-      schema: {
-        tags: ['News'],
+      schema: route.app({
         summary: 'Released news, newest first (a bare array)',
         querystring: NewsQuerySchema,
-        response: { 200: NewsListSchema, ...errors(400, 401, 429) },
-      },
+        response: { 200: NewsListSchema },
+        docs: {
+          description:
+            'Released news, newest first, as a bare JSON array (compat): only items whose release date has passed. `limit` ' +
+            '0–100 (default 20; 0 answers `[]`; an integer out of range is clamped, a non-integer is 400); `languageCode` ' +
+            'filters (matched case-insensitively; absent or `""`: all languages).',
+          parameters: { limit: 5, languageCode: 'en' },
+          response: [NEWS_EXAMPLE],
+        },
+      }),
     },
     async (request) =>
       releasedNews(

@@ -8,7 +8,7 @@ import { anyOperator, PASSWORD_MIN, resolveSession } from './service.js'
 import sessionRoutes from './session.js'
 import admin from './admin.js'
 import { OPERATOR_SESSION_SWEEP } from './sweeps.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { migrations } from './migrations/index.js'
 
 const CREATE_OPERATOR =
@@ -53,7 +53,7 @@ export default defineFeature(
       if (await anyOperator(app.db).catch(() => true)) return
       app.log.warn(app.config.ADMIN_API_KEY ? FIRST_OPERATOR_HINT_WITH_KEY : FIRST_OPERATOR_HINT)
     })
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(adminRoutes(manifest, sessionRoutes), { prefix: ADMIN_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

@@ -7,7 +7,7 @@ import type { ProfileLimits } from './service.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { ProfileExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
@@ -33,7 +33,7 @@ export default defineFeature(
       maxBadges: app.config.PROFILE_MAX_BADGES,
       maxUnlocks: app.config.PROFILE_MAX_UNLOCKS,
     }
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, limits })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, limits })
   },

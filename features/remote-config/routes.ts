@@ -1,6 +1,5 @@
 // The app routes of remote config: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors } from '../../platform/schemas/common.js'
 import {
   AllConfigsResponseSchema,
   ConfigKeyParamsSchema,
@@ -12,19 +11,24 @@ import {
 import type { ContentCache } from '../../platform/content/content-cache.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { filterConfigs, parsePattern, type RemoteConfigView } from './service.js'
-
-const tags = ['Remote Config']
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import * as examples from './docs.js'
 
 const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (app, { cache }) => {
+  const route = routesOf(manifest)
   // Static paths win over the parameter in Fastify's router: `all` and `filter` are never keys here.
   app.get(
     '/remote-config/all',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Every config value (ETag / If-None-Match)',
-        response: { 200: AllConfigsResponseSchema, 304: NotModifiedSchema, ...errors(401, 429) },
-      },
+        response: { 200: AllConfigsResponseSchema, 304: NotModifiedSchema },
+        docs: {
+          description: `Every config value as \`{ key: value }\` with their count. ${examples.ETAG}`,
+          response: { configs: { 'shop.discount': '0.2', 'ui.theme': 'dark' }, total: 2 },
+        },
+      }),
     },
     async (request, reply) => {
       const view = await cache.get()
@@ -38,12 +42,19 @@ const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfig
   app.get(
     '/remote-config/filter',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Config values whose keys match a wildcard pattern (ETag / If-None-Match)',
         querystring: FilterQuerySchema,
-        response: { 200: FilterResponseSchema, 304: NotModifiedSchema, ...errors(400, 401, 429) },
-      },
+        response: { 200: FilterResponseSchema, 304: NotModifiedSchema },
+        docs: {
+          description:
+            'The values whose keys match `pattern` (compat): key text (`[A-Za-z0-9._-]`) with up to 10 `*` wildcards, no `**`, ' +
+            '≤ 102 characters; a bad pattern is 400. `matchType` says how it was read: `PREFIX` (no wildcard, or one trailing ' +
+            `\`*\`), \`SUFFIX\` (one leading \`*\`), \`CONTAINS\` (\`*text*\`), else \`GLOB\`. ${examples.ETAG}`,
+          parameters: { pattern: 'shop.*' },
+          response: { configs: { 'shop.discount': '0.2' }, total: 1, pattern: 'shop.*', matchType: 'PREFIX' },
+        },
+      }),
     },
     async (request, reply) => {
       const pattern = parsePattern(request.query.pattern)
@@ -57,12 +68,18 @@ const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfig
   app.get(
     '/remote-config/:configKey',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'One config value (`found: false` and `configValue: null` when unknown; ETag / If-None-Match)',
         params: ConfigKeyParamsSchema,
-        response: { 200: ConfigResponseSchema, 304: NotModifiedSchema, ...errors(400, 401, 429) },
-      },
+        response: { 200: ConfigResponseSchema, 304: NotModifiedSchema },
+        docs: {
+          description:
+            'One value. Keys: 1–128 characters of letters, digits, `.`, `_`, `-` (`all` and `filter` are reserved). An unknown ' +
+            `key is not an error: \`found: false\`, \`configValue: null\`. ${examples.ETAG}`,
+          parameters: { configKey: 'shop.discount' },
+          response: { configKey: 'shop.discount', configValue: '0.2', found: true },
+        },
+      }),
     },
     async (request, reply) => {
       const { configKey } = request.params

@@ -5,14 +5,13 @@ import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { OWNER_RIGHTS } from '../../platform/security/roles.js'
 import { SettingListSchema } from './schemas.js'
 import admin from './admin.js'
-import { settingsDocs } from './docs.js'
 
 export const manifest: FeatureManifest = { name: 'settings', tag: 'Settings', adminRights: OWNER_RIGHTS, tables: [] }
 
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(settingsDocs, { SettingList: SettingListSchema })
+    app.openapi.describe({}, { SettingList: SettingListSchema })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
   ['config', 'openapi'],

@@ -6,7 +6,7 @@ import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { LogsExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
@@ -25,7 +25,7 @@ export const manifest: FeatureManifest = {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },

@@ -1,6 +1,6 @@
 // The operator's view of users: search, detail, ban/unban, delete with all their data.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errors, present } from '../../platform/schemas/common.js'
+import { present } from '../../platform/schemas/common.js'
 import {
   AdminUserListSchema,
   AdminUserSchema,
@@ -11,22 +11,29 @@ import {
 } from './schemas.js'
 import { deleteUser, getAdminUser, revokeUserSessions, searchUsers, setBan } from './service.js'
 import { exportUser, type PlayerExport } from './export.js'
-
-const tags = ['Admin', 'Users']
-const security = [{ adminKey: [] }]
-const adminErrors = errors(400, 401, 404, 429)
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import { EX, page } from '../../platform/openapi/examples.js'
+import * as examples from './docs.js'
 
 const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = async (app, { playerExport }) => {
+  const route = routesOf(manifest)
   app.get(
     '/users',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'Search users by name, e-mail or id (newest first)',
         querystring: AdminUserSearchQuerySchema,
-        response: { 200: AdminUserListSchema, ...adminErrors },
-      },
+        response: { 200: AdminUserListSchema },
+        errors: [404],
+        docs: {
+          description:
+            'Searches users, newest first: `query` matches an id exactly, or a name or e-mail by substring (absent: everyone). A page of at most `limit` ' +
+            '(1–100, default 50) users; pass `nextCursor` as `cursor` for the next page (`null` at the end).',
+          parameters: { query: 'Ada', limit: 20 },
+          response: page([examples.user]),
+        },
+      }),
     },
     async (request) => searchUsers(app.db, request.query, app.clock.now()),
   )
@@ -34,13 +41,19 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
   app.get(
     '/users/:userId',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'One user',
         params: UserIdParamsSchema,
-        response: { 200: AdminUserSchema, ...adminErrors },
-      },
+        response: { 200: AdminUserSchema },
+        errors: [404],
+        docs: {
+          description:
+            'One user as the operator sees it: ban state, the number of active sessions and the Apple or Google accounts it ' +
+            'signs in with. 404 `USER_NOT_FOUND`.',
+          parameters: { userId: EX.userId },
+          response: examples.user,
+        },
+      }),
     },
     async (request) => getAdminUser(app.db, request.params.userId, app.clock.now()),
   )
@@ -48,13 +61,23 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
   app.get(
     '/users/:userId/export',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'Everything stored about a player, in one JSON document',
         params: UserIdParamsSchema,
-        response: { 200: playerExport.schema, ...adminErrors },
-      },
+        response: { 200: playerExport.schema },
+        errors: [404],
+        docs: {
+          description:
+            'Everything stored about one player, in one JSON document (the right of access and of portability), each part read ' +
+            'from the feature that owns it: the account, sessions, profile and unlocks, leaderboard entries and board bans, the ' +
+            'cloud save (text, or base64 for a save stored as bytes), values and their history, validated runs, gift-code ' +
+            'redemptions, the e-mails sent to the player (no body), feedback, logs, crash sessions and reports. Secrets are left ' +
+            'out: no password hash, no session, refresh, anonymous-token or ticket digest. Sent with ' +
+            '`Content-Disposition: attachment`. 404 `USER_NOT_FOUND`.',
+          parameters: { userId: EX.userId },
+          response: examples.exported,
+        },
+      }),
     },
     async (request, reply) => {
       const document = await exportUser(app.db, playerExport, request.params.userId, app.clock.now())
@@ -66,14 +89,22 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
   app.post(
     '/users/:userId/ban',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'Ban a user from every endpoint until unbanned',
         params: UserIdParamsSchema,
         body: BanBodySchema,
-        response: { 200: AdminUserSchema, ...adminErrors },
-      },
+        response: { 200: AdminUserSchema },
+        errors: [404],
+        docs: {
+          description:
+            'Bans the user from every endpoint until unbanned: each user-scoped or session request, and signing in, is 403 ' +
+            '`USER_BANNED`. Sessions are not revoked, so an unban lets the player carry on. `reason` ≤ 500 characters, optional. ' +
+            'Answers the stored user. 404 `USER_NOT_FOUND`.',
+          parameters: { userId: EX.userId },
+          request: { reason: 'Cheating on the speedrun board' },
+          response: examples.banned,
+        },
+      }),
     },
     async (request) =>
       setBan(
@@ -89,13 +120,17 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
   app.post(
     '/users/:userId/unban',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'Lift a ban',
         params: UserIdParamsSchema,
-        response: { 200: AdminUserSchema, ...adminErrors },
-      },
+        response: { 200: AdminUserSchema },
+        errors: [404],
+        docs: {
+          description: 'Lifts a ban (idempotent); answers the stored user. 404 `USER_NOT_FOUND`.',
+          parameters: { userId: EX.userId },
+          response: examples.user,
+        },
+      }),
     },
     async (request) => setBan(app.db, app.bannedPlayers, request.params.userId, null, app.clock.now()),
   )
@@ -103,13 +138,20 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
   app.post(
     '/users/:userId/revoke-sessions',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'Sign a user out on every device',
         params: UserIdParamsSchema,
-        response: { 200: AdminUserSchema, ...adminErrors },
-      },
+        response: { 200: AdminUserSchema },
+        errors: [404],
+        docs: {
+          description:
+            'Signs the user out on every device: every session and refresh token is revoked, so each later call that sends one ' +
+            'is 401 `SESSION_REQUIRED` and a refresh is refused. The player may sign in again (a ban is what keeps them out). ' +
+            'Idempotent; answers the stored user, with `activeSessions` 0. 404 `USER_NOT_FOUND`.',
+          parameters: { userId: EX.userId },
+          response: examples.user,
+        },
+      }),
     },
     async (request) => revokeUserSessions(app.db, request.params.userId, app.clock.now()),
   )
@@ -117,13 +159,19 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
   app.delete(
     '/users/:userId',
     {
-      schema: {
-        tags,
-        security,
+      schema: route.admin({
         summary: 'Delete a user and all their data',
         params: UserIdParamsSchema,
-        response: { 200: DeletedSchema, ...adminErrors },
-      },
+        response: { 200: DeletedSchema },
+        errors: [404],
+        docs: {
+          description:
+            'Deletes the user and everything stored about them (sessions, profile, scores, saves, values, feedback, logs...) ' +
+            'in one transaction. Cannot be undone. 404 `USER_NOT_FOUND`.',
+          parameters: { userId: EX.userId },
+          response: { userId: EX.userId, deleted: true },
+        },
+      }),
     },
     async (request) => {
       await deleteUser(app.db, app.events, app.bannedPlayers, request.params.userId)

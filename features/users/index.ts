@@ -5,7 +5,7 @@ import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { playerExport } from './export.js'
 import { PlayerBannedEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
@@ -26,7 +26,7 @@ export default defineFeature(
   async (app) => {
     // Every feature's part of the export, from the manifests (all known before any feature registers).
     const exported = playerExport(app.features)
-    app.openapi.describe(docs, { ...components, UserExport: exported.schema })
+    app.openapi.describe({}, { ...components, UserExport: exported.schema })
     await app.register(routes, { prefix: APP_PREFIX })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, playerExport: exported })
   },

@@ -1,6 +1,6 @@
 // The app routes of users: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { SuccessSchema, errors } from '../../platform/schemas/common.js'
+import { SuccessSchema } from '../../platform/schemas/common.js'
 import {
   ChangeNameBodySchema,
   ChangeNameResponseSchema,
@@ -12,20 +12,37 @@ import {
 import { presentedToken } from '../../platform/security/sessions.js'
 import { revokeSession } from '../../platform/security/session-store.js'
 import { checkAuth, normalizeName, renameUser } from './service.js'
+import { routesOf } from '../../platform/openapi/routes.js'
+import { manifest } from './index.js'
+import { EX } from '../../platform/openapi/examples.js'
 
-const tags = ['Users']
 const sessionSecurity = [{ apiKey: [], session: [] }]
 
 const users: FastifyPluginAsyncTypebox = async (app) => {
+  const route = routesOf(manifest)
   app.post(
     '/user-management/check-auth',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Check whether a session token is valid for a user',
         body: CheckAuthBodySchema,
-        response: { 200: CheckAuthResponseSchema, ...errors(400, 401, 403, 429) },
-      },
+        response: { 200: CheckAuthResponseSchema },
+        errors: [403],
+        docs: {
+          description:
+            'Says whether a session token is valid for a user. The token comes as `Authorization: Bearer` or as `sessionToken` ' +
+            'in the body (compat). 200 for every well-formed request, with `authStatus` one of `AUTHENTICATED`, `INVALID_TOKEN`, ' +
+            '`TOKEN_EXPIRED`, `USER_NOT_FOUND`: an unknown user is decided first, and a valid token of another user is ' +
+            '`INVALID_TOKEN`. A malformed body or a non-UUID `userId` is 400. A banned user presenting a valid token gets 403 `USER_BANNED`.',
+          request: { userId: EX.userId, sessionToken: EX.accessToken },
+          response: {
+            userId: EX.userId,
+            isAuthenticated: true,
+            authStatus: 'AUTHENTICATED',
+            message: 'Session is valid',
+          },
+        },
+      }),
       config: { sessionInBody: true },
     },
     async (request) => checkAuth(app.db, request.body.userId, presentedToken(request), app.clock.now()),
@@ -34,13 +51,21 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/user-management/change-name',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: "Change the user's name (shown everywhere)",
         security: sessionSecurity,
         body: ChangeNameBodySchema,
-        response: { 200: ChangeNameResponseSchema, ...errors(400, 401, 403, 429) },
-      },
+        response: { 200: ChangeNameResponseSchema },
+        errors: [403],
+        docs: {
+          description:
+            'Session required (bearer, or `sessionToken` in the body). Renames the user everywhere (profile, leaderboards): ' +
+            '`newName` 1–50 characters after trimming, no control characters. 401 `SESSION_REQUIRED` without a valid session ' +
+            '(with `WWW-Authenticate: Bearer`); 403 `SESSION_FORBIDDEN` when the session belongs to another user; 403 `USER_BANNED`.',
+          request: { userId: EX.userId, newName: 'Ada' },
+          response: { isAuthenticated: true, authStatus: 'AUTHENTICATED', userId: EX.userId, username: 'Ada' },
+        },
+      }),
       config: {
         sessionInBody: true,
         validate: (request) => void normalizeName((request.body as ChangeNameBody).newName, 'newName'),
@@ -57,13 +82,20 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/user-management/signout',
     {
-      schema: {
-        tags,
+      schema: route.app({
         summary: 'Revoke the presented session and its refresh token',
         security: sessionSecurity,
         body: SignoutBodySchema,
-        response: { 200: SuccessSchema, ...errors(400, 401, 403, 429) },
-      },
+        response: { 200: SuccessSchema },
+        errors: [403],
+        docs: {
+          description:
+            'Session required. Revokes the presented session and its refresh token; other sessions of the user (other devices) ' +
+            'stay signed in. 401 `SESSION_REQUIRED` without a valid session; 403 `SESSION_FORBIDDEN` when `userId` names another user.',
+          request: { userId: EX.userId },
+          response: { success: true },
+        },
+      }),
       config: { sessionInBody: true },
       preHandler: app.auth.sessionRequired,
     },

@@ -10,7 +10,7 @@ import { HttpSender } from './sender.js'
 import { countBacklog, recordEvent } from './service.js'
 import { WebhookWorker } from './worker.js'
 import admin from './admin.js'
-import { components, docs } from './docs.js'
+import { components } from './docs.js'
 import { migrations } from './migrations/index.js'
 
 export const manifest: FeatureManifest = {
@@ -55,7 +55,7 @@ declare module 'fastify' {
 export default defineFeature(
   manifest,
   async (app) => {
-    app.openapi.describe(docs, components)
+    app.openapi.describe({}, components)
     const { config } = app
     const policy = new AddressPolicy(config.WEBHOOK_ALLOW_PRIVATE)
     const events = webhookEvents(app.features)

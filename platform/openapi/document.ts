@@ -30,6 +30,24 @@ export interface OperationDoc {
   status?: number
 }
 
+const OPERATION_DOC = Symbol('outpost.operationDoc')
+
+/** A route schema that carries its operation's docs, for the OpenAPI plugin to read when the route registers. */
+export function withOperationDoc<S extends object>(schema: S, doc: OperationDoc): S {
+  return Object.assign(schema, { [OPERATION_DOC]: doc })
+}
+
+/** The docs a route schema carries (withOperationDoc), if any. */
+export function operationDocOf(schema: unknown): OperationDoc | undefined {
+  return schema && typeof schema === 'object'
+    ? (schema as { [OPERATION_DOC]?: OperationDoc })[OPERATION_DOC]
+    : undefined
+}
+
+/** The key of an operation as the document writes it: `GET /api/v1/admin/news/{id}` for `/api/v1/admin/news/:id`. */
+export const operationKey = (method: string, url: string) =>
+  `${method.toUpperCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`
+
 /** Operation docs keyed by `'<METHOD> <path as in the document>'`, e.g. `'GET /api/v1/app/leaderboard/top'`. */
 export type OperationDocs = Record<string, OperationDoc>
 

@@ -7,6 +7,8 @@ import { canonicalJson, referenceNamed, referenceRouteSchema, type Json } from '
 import {
   ERROR_COMPONENT,
   finishDocument,
+  operationDocOf,
+  operationKey,
   operationTagOrder,
   type OperationDoc,
   type OperationDocs,
@@ -62,8 +64,11 @@ export {
   finishDocument,
   HEALTH_TAG,
   operationId,
+  operationDocOf,
+  operationKey,
   operationTagOrder,
   operationTags,
+  withOperationDoc,
 } from './document.js'
 export { canonicalJson, componentRef, referenceNamed, referenceRouteSchema } from './schemas.js'
 
@@ -107,6 +112,12 @@ export default fp(
       components,
     }
     app.decorate('openapi', registry)
+    // A route declared with its docs (routes.ts) describes itself; HEAD is GET's twin.
+    app.addHook('onRoute', (route) => {
+      const doc = operationDocOf(route.schema)
+      const methods = [route.method].flat().filter((method) => method !== 'HEAD')
+      if (doc) for (const method of methods) registry.describe({ [operationKey(method, route.url)]: doc })
+    })
     await app.register(swagger, {
       openapi: {
         openapi: '3.0.3',
