@@ -19,7 +19,7 @@ import { counts, dailySeries, parseMetrics, retention } from './reads.js'
 import { dayRange } from './days.js'
 import { dailyCsv, retentionCsv, wantsCsv } from './csv.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import * as examples from './docs.js'
 
 const CsvSchema = Type.String({ description: 'The same data as CSV, with a header row' })

@@ -1,22 +1,12 @@
-// Analytics (contract §12): what an operator looks at every morning — active players, sign-ups,
-// retention, crash-free rate, submits — from daily rollups a background job builds off the request
-// path, and one small record of its own: the days each player was active, batched (activity.ts), so a
-// request never waits on a statement for it. Any role may read; nothing here writes through the API.
-import { defineFeature, adminRoutes, type FeatureManifest } from '../../platform/core/features.js'
+import { defineFeature, adminRoutes } from '../../platform/core/features.js'
 import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { ActivityRecorder } from './activity.js'
 import { ROLLUP_EVERY_MS, runRollup } from './rollup.js'
 import admin from './admin.js'
 import { components } from './docs.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'analytics',
-  tag: 'Analytics',
-  adminRights: { read: 'viewer', write: 'owner' },
-  tables: ['player_activity', 'analytics_daily', 'analytics_days'],
-  migrations,
-}
+export { manifest } from './manifest.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

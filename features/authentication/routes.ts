@@ -13,7 +13,7 @@ import {
 import { signin, signup, type AuthDeps } from './service.js'
 import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -19,7 +19,7 @@ import { toIso } from '../../platform/core/clock.js'
 import { parseJsonBody } from '../../platform/http/http.js'
 import { REVISION_HEADER, findSave, writeSave } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

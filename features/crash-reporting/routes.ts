@@ -8,7 +8,7 @@ import {
 } from './schemas.js'
 import { createReport, registerSession } from './ingest.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -18,7 +18,7 @@ import {
 import { getAdminEmail, listEmails } from './service.js'
 import { deleteTemplate, getTemplate, listTemplates, previewTemplate, putTemplate, toApiTemplate } from './templates.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

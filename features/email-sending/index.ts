@@ -1,47 +1,12 @@
-// E-mail sending: a player's game mails that player, at their account address, from
-// an operator's client-callable template. Sends are checked in the order of contract §6.2 and counted
-// against an hourly quota in SQL; the worker (worker.ts) delivers them; status and cancel need no SMTP.
-import { adminRoutes, defineFeature, exportPart, type FeatureManifest } from '../../platform/core/features.js'
-import { GAME_RIGHTS } from '../../platform/security/roles.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
-import { exportForUser } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import worker from './worker.js'
 import { components } from './docs.js'
-import { EmailExportSchema, EmailFailedEventSchema } from './schemas.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'email-sending',
-  tag: 'Email Sending',
-  adminRights: GAME_RIGHTS,
-  tables: ['email_templates', 'emails'],
-  migrations,
-  counters: {
-    sent: {
-      name: 'outpost_emails_sent_total',
-      help: 'E-mails the SMTP server accepted',
-    },
-    failures: {
-      name: 'outpost_email_delivery_failures_total',
-      help: 'Failed delivery attempts, by whether the e-mail will be retried (retry) or has failed for good (final)',
-      label: { name: 'result', values: ['retry', 'final'] },
-    },
-  },
-  gauges: {
-    queue: {
-      name: 'outpost_email_queue',
-      help: 'E-mails in the queue by status, read from the database when scraped (every instance reports the same queue)',
-      label: 'status',
-    },
-  },
-  events: [{ type: 'email.failed', title: 'E-mail failed', payload: EmailFailedEventSchema, after: 'player.banned' }],
-  playerExport: exportPart({
-    schema: EmailExportSchema,
-    read: async (db, userId) => ({ emails: await exportForUser(db, userId) }),
-  }),
-}
+export { manifest } from './manifest.js'
 
 export default defineFeature(
   manifest,

@@ -13,7 +13,7 @@ import {
 import { presentedToken } from '../../platform/security/sessions.js'
 import { cancelEmail, getEmailStatus, parseScheduledAt, sendEmail, type SendDeps } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { GiftCodeRequestSchema, RedeemResponseSchema, ValidateResponseSchema } from './schemas.js'
 import { redeemGiftCode, validateGiftCode } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -1,39 +1,13 @@
-// Leaderboards: submit, top, rank, around and the board list, on the self-hosted paths
-// (/leaderboard/..., default board or leaderboardKey) and the hosted ones (/leaderboards/{boardKey}/...).
-// Top, rank and around agree on every position; rank and around never scan the board (see ranking.ts).
-import { adminRoutes, defineFeature, exportPart, type FeatureManifest } from '../../platform/core/features.js'
-import { GAME_RIGHTS } from '../../platform/security/roles.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
-import { removeDeletedUserEntries, exportForUser } from './service.js'
+import { removeDeletedUserEntries } from './service.js'
 import { TopPageCache } from './top-cache.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components } from './docs.js'
-import { LeaderboardExportSchema, NewLeaderEventSchema } from './schemas.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'leaderboard',
-  tag: 'Leaderboard',
-  adminRights: GAME_RIGHTS,
-  tables: ['leaderboards', 'leaderboard_entries', 'leaderboard_counts', 'leaderboard_bans'],
-  migrations,
-  counters: {
-    scoreSubmits: {
-      name: 'outpost_score_submits_total',
-      help: 'Scores accepted through the leaderboard submit routes (validated runs are counted apart)',
-    },
-  },
-  caches: ['leaderboard_top'],
-  events: [{ type: 'leaderboard.new_leader', title: 'New leader', payload: NewLeaderEventSchema }],
-  playerExport: exportPart({
-    schema: LeaderboardExportSchema,
-    read: async (db, userId) => {
-      const { entries, bans } = await exportForUser(db, userId)
-      return { leaderboardEntries: entries, leaderboardBans: bans }
-    },
-  }),
-}
+export { manifest } from './manifest.js'
 
 export default defineFeature(
   manifest,

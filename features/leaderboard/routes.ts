@@ -23,7 +23,7 @@ import { DEFAULT_BOARD } from './admin-service.js'
 import { clamp } from '../../platform/http/pagination.js'
 import type { TopPageCache } from './top-cache.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

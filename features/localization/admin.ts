@@ -23,7 +23,7 @@ import {
   type LocalizationView,
 } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 
 const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<LocalizationView> }> = async (

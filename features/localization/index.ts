@@ -1,8 +1,4 @@
-// Localization: translated strings by key or all at once, with the fallback chain
-// `pt-BR` → `pt` → DEFAULT_LANGUAGE. Served from an in-process copy; an admin write shows at once on
-// its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) on every other one.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
-import { GAME_RIGHTS } from '../../platform/security/roles.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ContentCache } from '../../platform/content/content-cache.js'
 import { canonicalLanguageTag } from '../../platform/content/language-tag.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
@@ -10,16 +6,9 @@ import { loadLocalization } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components } from './docs.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'localization',
-  tag: 'Localization',
-  adminRights: GAME_RIGHTS,
-  tables: ['localizations'],
-  migrations,
-  caches: ['localization'],
-}
+export { manifest } from './manifest.js'
 
 export default defineFeature(
   manifest,

@@ -12,7 +12,7 @@ import type { ContentCache } from '../../platform/content/content-cache.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { allTranslationsJson, requestedLanguage, translate, type LocalizationView } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import * as examples from './docs.js'
 
 const localization: FastifyPluginAsyncTypebox<{

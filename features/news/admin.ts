@@ -14,7 +14,7 @@ import { routesOf } from '../../platform/openapi/routes.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import { createNews, deleteNews, listNews, updateNews, type NewsView } from './service.js'
 import { STORED_NEWS_EXAMPLE as stored } from './docs.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 
 const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
   const route = routesOf(manifest)

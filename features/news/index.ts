@@ -1,24 +1,13 @@
-// News: released items, newest first, as a bare array. Served from an in-process copy
-// filtered by the clock on every request, so a scheduled item appears on time without any write; an
-// admin write shows at once on its own instance and within CONTENT_CHECK_INTERVAL_MS (1 s) elsewhere.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
-import { GAME_RIGHTS } from '../../platform/security/roles.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ContentCache } from '../../platform/content/content-cache.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import { loadNews } from './service.js'
 import routes from './routes.js'
 import admin from './admin.js'
 import { components } from './docs.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'news',
-  tag: 'News',
-  adminRights: GAME_RIGHTS,
-  tables: ['news'],
-  migrations,
-  caches: ['news'],
-}
+export { manifest } from './manifest.js'
 
 export default defineFeature(
   manifest,

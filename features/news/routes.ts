@@ -1,7 +1,7 @@
 // The app routes of news: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { NEWS_EXAMPLE } from './docs.js'
 import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'

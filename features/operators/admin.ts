@@ -17,7 +17,7 @@ import { parseIsoTime } from '../../platform/core/clock.js'
 import { hashPassword } from '../../platform/security/passwords.js'
 import { createOperator, listOperators, normalizeUsername, removeOperator, revokeSessions, setRole } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -1,15 +1,11 @@
-// Operators: the people who run the game, with roles, console sessions and a second
-// factor. Lends admin-auth the session lookup; the permission map and the audit log are in core.
-// A start without an operator says in its log how to create the first one.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
-import { OWNER_RIGHTS } from '../../platform/security/roles.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { anyOperator, PASSWORD_MIN, resolveSession } from './service.js'
 import sessionRoutes from './session.js'
 import admin from './admin.js'
 import { OPERATOR_SESSION_SWEEP } from './sweeps.js'
 import { components } from './docs.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
 const CREATE_OPERATOR =
   `\`npm run operator -- add NAME --role owner\` (it asks for a password of at least ${PASSWORD_MIN} characters, ` +
@@ -20,13 +16,7 @@ export const FIRST_OPERATOR_HINT = `The admin API is off: no operator and no ADM
 /** With ADMIN_API_KEY set the admin API answers the key, but nobody can sign in to the console yet. */
 export const FIRST_OPERATOR_HINT_WITH_KEY = `No operator yet, so nobody can sign in to the console: create the first one with ${CREATE_OPERATOR}`
 
-export const manifest: FeatureManifest = {
-  name: 'operators',
-  tag: 'Operators',
-  adminRights: OWNER_RIGHTS,
-  tables: ['operators', 'operator_sessions'],
-  migrations,
-}
+export { manifest } from './manifest.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

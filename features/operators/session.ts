@@ -23,7 +23,7 @@ import { endSession, setPassword, SESSION_MAX_MS } from './service.js'
 import { reauthenticate, signIn } from './sign-in.js'
 import { beginTotp, confirmTotp } from './second-factor.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import * as examples from './docs.js'
 
 const security = [{ adminSession: [] }]

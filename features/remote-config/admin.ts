@@ -13,7 +13,7 @@ import {
 import type { ContentCache } from '../../platform/content/content-cache.js'
 import { deleteConfig, importConfigs, listConfigs, putConfig, type RemoteConfigView } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -12,7 +12,7 @@ import type { ContentCache } from '../../platform/content/content-cache.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { filterConfigs, parsePattern, type RemoteConfigView } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import * as examples from './docs.js'
 
 const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (app, { cache }) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { SettingListSchema, SettingsQuerySchema } from './schemas.js'
 import { maskedSettings } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 
 /** `GET /api/v1/admin/settings`: the configuration, read-only, for the console's settings page. */
 const settingsAdmin: FastifyPluginAsyncTypebox = async (app) => {

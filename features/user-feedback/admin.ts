@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AdminFeedbackListSchema, FeedbackListQuerySchema } from './schemas.js'
 import { listFeedback } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 
 const userFeedbackAdmin: FastifyPluginAsyncTypebox = async (app) => {

@@ -6,7 +6,7 @@ import { FeedbackBodySchema, FeedbackOkSchema, type FeedbackBody } from './schem
 import { presentedToken } from '../../platform/security/sessions.js'
 import { submitFeedback } from './service.js'
 import { routesOf, type Security } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 
 /** The key alone (compat mode) or the key and the player's session. */

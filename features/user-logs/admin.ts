@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AdminUserLogListSchema, UserLogListQuerySchema } from './schemas.js'
 import { listLogs } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 
 const userLogsAdmin: FastifyPluginAsyncTypebox = async (app) => {

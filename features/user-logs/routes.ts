@@ -4,7 +4,7 @@ import { present } from '../../platform/schemas/common.js'
 import { UserLogBodySchema, UserLogCreatedSchema } from './schemas.js'
 import { createLog } from './service.js'
 import { routesOf, type Security } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 
 /** The key alone (compat mode) or the key and the player's session. */

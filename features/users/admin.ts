@@ -12,7 +12,7 @@ import {
 import { deleteUser, getAdminUser, revokeUserSessions, searchUsers, setBan } from './service.js'
 import { exportUser, type PlayerExport } from './export.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -1,25 +1,12 @@
-// Users: check a session, change the one name, sign out. Names are stored once, on the
-// user, so a rename shows everywhere at once; signing out revokes only the presented session.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
-import { GAME_RIGHTS } from '../../platform/security/roles.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ADMIN_PREFIX, APP_PREFIX } from '../../platform/core/paths.js'
 import routes from './routes.js'
 import admin from './admin.js'
-import { components } from './docs.js'
 import { playerExport } from './export.js'
-import { PlayerBannedEventSchema } from './schemas.js'
-import { migrations } from './migrations/index.js'
+import { components } from './docs.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'users',
-  tag: 'Users',
-  adminRights: GAME_RIGHTS,
-  tables: ['users', 'user_identities'],
-  events: [
-    { type: 'player.banned', title: 'Player banned', payload: PlayerBannedEventSchema, after: 'gift_code.exhausted' },
-  ],
-  migrations,
-}
+export { manifest } from './manifest.js'
 
 export default defineFeature(
   manifest,

@@ -13,7 +13,7 @@ import { presentedToken } from '../../platform/security/sessions.js'
 import { revokeSession } from '../../platform/security/session-store.js'
 import { checkAuth, normalizeName, renameUser } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 
 const sessionSecurity = [{ apiKey: [], session: [] }]

@@ -32,7 +32,7 @@ import { adjustBalance, listAdjustments, listValues, playerState, putValue } fro
 import { listRuns, reviewRun, runDetail } from './admin-service.js'
 import { evidenceLog } from './evidence.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

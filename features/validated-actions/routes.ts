@@ -20,7 +20,7 @@ import { checkEarnedAmounts, checkRunContext, startRun, submitRun } from './serv
 import { playerState } from './values.js'
 import { uploadEvidence } from './evidence.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

@@ -26,7 +26,7 @@ import {
   updateWebhook,
 } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
-import { manifest } from './index.js'
+import { manifest } from './manifest.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 

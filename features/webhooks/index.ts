@@ -1,9 +1,5 @@
-// Webhooks: the game tells an operator's other systems (Discord, Slack, their own) what happened.
-// Features raise events on the hub inside the change's transaction; this feature writes them to its
-// outbox there, and its worker (worker.ts) delivers them, signed, with retries.
-import { adminRoutes, defineFeature, type FeatureManifest } from '../../platform/core/features.js'
+import { adminRoutes, defineFeature } from '../../platform/core/features.js'
 import { ADMIN_PREFIX } from '../../platform/core/paths.js'
-import { OWNER_RIGHTS } from '../../platform/security/roles.js'
 import { webhookEvents } from './events.js'
 import { AddressPolicy } from './address.js'
 import { HttpSender } from './sender.js'
@@ -11,40 +7,9 @@ import { countBacklog, recordEvent } from './service.js'
 import { WebhookWorker } from './worker.js'
 import admin from './admin.js'
 import { components } from './docs.js'
-import { migrations } from './migrations/index.js'
+import { manifest } from './manifest.js'
 
-export const manifest: FeatureManifest = {
-  name: 'webhooks',
-  tag: 'Webhooks',
-  adminRights: OWNER_RIGHTS,
-  tables: ['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'],
-  migrations,
-  counters: {
-    byOutcome: {
-      name: 'outpost_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome (delivered, retry: will be tried again, failed: given up or 410)',
-      label: { name: 'outcome', values: ['delivered', 'retry', 'failed'] },
-    },
-    byEvent: {
-      name: 'outpost_webhook_deliveries_by_event_total',
-      help: 'Webhook delivery attempts by event type',
-      // Every event type of the app, each from the start (webhookEvents, when the feature registers).
-      label: { name: 'event', values: [] },
-    },
-    byEndpoint: {
-      name: 'outpost_webhook_deliveries_by_endpoint_total',
-      help: 'Webhook delivery attempts by endpoint id and outcome (`<id>:<outcome>`)',
-      label: { name: 'endpoint', values: [] },
-    },
-  },
-  gauges: {
-    backlog: {
-      name: 'outpost_webhook_outbox',
-      help: 'Webhook deliveries not yet done, by status (pending, processing), read from the database when scraped',
-      label: 'status',
-    },
-  },
-}
+export { manifest } from './manifest.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

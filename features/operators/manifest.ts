@@ -1,0 +1,11 @@
+import type { FeatureManifest } from '../../platform/core/features.js'
+import { OWNER_RIGHTS } from '../../platform/security/roles.js'
+import { migrations } from './migrations/index.js'
+
+export const manifest: FeatureManifest = {
+  name: 'operators',
+  tag: 'Operators',
+  adminRights: OWNER_RIGHTS,
+  tables: ['operators', 'operator_sessions'],
+  migrations,
+}
