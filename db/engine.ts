@@ -89,7 +89,7 @@ export interface StartProblem {
   refused?: boolean
 }
 
-/** The database settings `npm run backup` fills into the command it proposes (db/backup.ts). */
+/** The database settings `npm run backup` fills into the command it proposes (scripts/backup/). */
 export interface BackupTarget {
   DB_HOST: string
   DB_PORT: number

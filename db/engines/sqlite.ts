@@ -52,7 +52,7 @@ export const sqliteEngine: Engine = {
     refused: (e) => e.code?.startsWith('SQLITE_') === true && !UNAVAILABLE.has(e.code),
   },
   explainStartError,
-  // npm run backup copies the file itself (db/backup.ts).
+  // npm run backup copies the file itself (scripts/backup/).
   backupAdvice: () => null,
 }
 

@@ -7,11 +7,12 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import SQLite from 'better-sqlite3'
 import { API_KEY, buildTestApp, freshDatabase, serverUrl } from '../helpers/app.js'
-import { backupSqlite, main } from '../../db/backup.js'
+import { backupSqlite } from '../../db/backup.js'
+import { main } from '../../scripts/backup/index.js'
 import { createPostgresDatabase, dropPostgresDatabase, onPostgresServer } from '../../bench/postgres.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
-const BACKUP_CLI = join(ROOT, 'dist/db/backup.js')
+const BACKUP_CLI = join(ROOT, 'dist/scripts/backup/index.js')
 const WRITE_LOOP_MAX_MS = 30_000
 const WRITE_LOOP_MAX_COUNT = 20_000
 
