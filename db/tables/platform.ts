@@ -24,6 +24,7 @@ export interface ContentVersionsTable {
   version: number
 }
 
+/** An operator's role, stored on the operator: owners do everything, moderators change the game, viewers read. */
 export type OperatorRole = 'owner' | 'moderator' | 'viewer'
 
 /** A background job's run lease (platform/jobs/runner.ts): the instance that ran it last, and when. */
@@ -34,6 +35,7 @@ export interface JobRunsTable {
   claimed_by: string | null
 }
 
+/** One row per admin write and per sign-in or failed one (platform/security/audit.ts): who did what, from where. */
 export interface AuditLogTable {
   /** Auto-increment: the order entries were written in. */
   id: Generated<number>
@@ -52,8 +54,10 @@ export interface AuditLogTable {
   changes: string | null
 }
 
+/** A boolean column: 0 or 1, stored alike on every engine (SQLite has no boolean type). */
 export type Flag = 0 | 1
 
+/** A player's session: the hashes of its access and refresh tokens, when each expires, and whether it was revoked. */
 export interface SessionsTable {
   id: string
   user_id: string

@@ -1,3 +1,4 @@
+/** What an account token is for: confirming the account's e-mail address (`verify`) or a new password (`reset`). */
 export type AccountTokenPurpose = 'verify' | 'reset'
 
 /** Single-use tokens of e-mail accounts (authentication feature). */
@@ -11,6 +12,7 @@ export interface AccountTokensTable {
   created_at: number
 }
 
+/** What a kept Google code holds: the checked identity, or the id_token not checked yet (Google was unreachable). */
 export type GoogleCodeKind = 'identity' | 'token'
 
 /**

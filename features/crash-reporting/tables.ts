@@ -35,6 +35,7 @@ export interface CrashGroupsTable {
   updated_at: number
 }
 
+/** A crash group's occurrences per app version: which versions a crash hits, first and last seen. */
 export interface CrashGroupVersionsTable {
   group_id: string
   app_version: string
@@ -52,6 +53,7 @@ export interface CrashGroupUsersTable {
   last_seen: number
 }
 
+/** One report as filed, under its group and session: the stack trace, device, breadcrumbs and custom keys. */
 export interface CrashReportsTable {
   id: string
   group_id: string

@@ -15,6 +15,7 @@ export interface EmailTemplatesTable {
   updated_at: number
 }
 
+/** Where an e-mail is in the queue: `processing` while a worker's claim holds it; the last three are final. */
 export type EmailStatus = 'pending' | 'processing' | 'sent' | 'failed' | 'cancelled'
 
 /** The e-mail queue (email-sending feature). */

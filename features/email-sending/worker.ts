@@ -29,6 +29,7 @@ export interface WorkerSettings {
   backoffMaxMs: number
 }
 
+/** What one pass did, by count (lapsed claims taken back, claimed, sent, retried, failed): `runOnce`'s answer. */
 export interface PassResult {
   released: number
   claimed: number
@@ -84,6 +85,7 @@ function describe(error: SmtpError): string {
 
 type Candidate = Pick<EmailRow, 'id' | 'attempts' | 'recipient' | 'subject' | 'html' | 'text_body' | 'is_account'>
 
+/** Sends the queue: each pass claims due e-mails under a lease, sends them, and retries transient failures later. */
 export class EmailWorker {
   private timer: NodeJS.Timeout | undefined
   private chain: Promise<unknown> = Promise.resolve()

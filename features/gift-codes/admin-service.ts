@@ -71,7 +71,7 @@ function rowOf(code: string, settings: CodeSettings, now: number) {
   }
 }
 
-// No look-alikes: 0/O, 1/I/L are left out, so a code read off a card is typed right.
+/** No look-alikes: 0/O, 1/I/L are left out, so a code read off a card is typed right. */
 export const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ'
 // Bytes at or above this would favour the first letters (256 is not a multiple of 31): drawn again.
 const UNBIASED_LIMIT = 256 - (256 % CODE_ALPHABET.length)
@@ -163,6 +163,7 @@ async function insertCodes(trx: Transaction<Database>, codes: string[], settings
   return ours
 }
 
+/** Stores one code, the operator's own (409 when it exists) or a random one, once its settings are checked. */
 export async function createGiftCode(db: Db, body: CreateGiftCodeBody, now: number): Promise<AdminGiftCode> {
   const settings = await codeSettings(db, body)
   const wanted = present(body.code)?.toUpperCase()
@@ -184,6 +185,7 @@ export async function createGiftCode(db: Db, body: CreateGiftCodeBody, now: numb
   return toAdmin((await findByCode(db, code))!, now)
 }
 
+/** Stores `count` random codes (after an optional prefix) with one set of settings; answers them for handing out. */
 export async function generateGiftCodes(db: Db, body: GenerateGiftCodesBody, now: number): Promise<GeneratedGiftCodes> {
   const settings = await codeSettings(db, body)
   const codes = await insertRandomCodes(db, body.count, present(body.prefix)?.toUpperCase(), settings, now)
@@ -224,6 +226,7 @@ async function requireCode(db: Db, typed: string): Promise<GiftCode> {
   return row
 }
 
+/** One code for the console, looked up as a player would type it (trimmed, upper-cased); 404 when unknown. */
 export async function getGiftCode(db: Db, typed: string, now: number): Promise<AdminGiftCode> {
   return toAdmin(await requireCode(db, typed), now)
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { Flag } from '../../db/types.js'
 
+/** A code players redeem for its gift data and the cosmetics it grants, within its window and redemption limit. */
 export interface GiftCodesTable {
   id: string
   /** Upper-case, [A-Z0-9-]{4,32}: players' input is trimmed and upper-cased before any lookup. */
@@ -19,6 +20,7 @@ export interface GiftCodesTable {
   updated_at: number
 }
 
+/** A player's redemption of a code (one per player and code), with the cosmetics it newly unlocked. */
 export interface GiftCodeRedemptionsTable {
   gift_code_id: string
   user_id: string

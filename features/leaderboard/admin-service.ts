@@ -28,12 +28,14 @@ function toAdminBoard(board: Leaderboard, scoreCount: number): AdminBoard {
   return { ...toBoardSummary(board, scoreCount), minScore: board.min_score, maxScore: board.max_score }
 }
 
+/** One board for the console: its settings, score bounds and the number of entries in its current period. */
 export async function adminBoard(db: Db, boardKey: string, now: number): Promise<AdminBoard> {
   const board = await boardOrThrow(db, boardKey)
   const counts = await scoreCounts(db, [board], now)
   return toAdminBoard(board, counts.get(board.id) ?? 0)
 }
 
+/** The boards, oldest first, a page at a time, each with its current period's entry count. */
 export async function listBoards(db: Db, options: { limit: number; cursor?: string }, now: number) {
   const { items, nextCursor } = await keysetPage(db.selectFrom('leaderboards').selectAll(), {
     ...options,
@@ -107,6 +109,7 @@ export async function putBoard(
   return adminBoard(db, boardKey, now)
 }
 
+/** Deletes a board with its entries, counts and bans; the `default` board cannot be deleted (409). */
 export async function deleteBoard(db: Db, events: EventSender, boardKey: string) {
   if (boardKey === DEFAULT_BOARD) throw new AppError(409, 'CONFLICT', "The 'default' leaderboard cannot be deleted")
   const board = await boardOrThrow(db, boardKey)
@@ -161,6 +164,7 @@ export async function listEntries(
   return { items: entries, nextCursor }
 }
 
+/** Removes a player's entry from the board's current period, counts included; 404 when there is none. */
 export async function deleteEntry(db: Db, events: EventSender, boardKey: string, userId: string, now: number) {
   const board = await boardOrThrow(db, boardKey)
   const period = periodKey(board.reset_schedule, now)
@@ -193,6 +197,7 @@ async function setHidden(trx: Db, events: EventSender, boardId: string, userId: 
   }
 }
 
+/** Bans a player from one board (again: updates the reason): their entries are hidden and their submits refused. */
 export async function banPlayer(
   db: Db,
   events: EventSender,
@@ -229,6 +234,7 @@ export async function banPlayer(
   return { leaderboardKey: board.board_key, userId, banned: true, reason: ban.reason, bannedAt: toIso(ban.created_at) }
 }
 
+/** Lifts a board ban: the player's entries rank again; 404 when the player is not banned. */
 export async function unbanPlayer(db: Db, events: EventSender, boardKey: string, userId: string): Promise<BoardBan> {
   const board = await boardOrThrow(db, boardKey)
   await inTransaction(db, async (trx) => {

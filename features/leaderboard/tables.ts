@@ -1,12 +1,16 @@
 import type { Selectable } from 'kysely'
 import type { Flag } from '../../db/types.js'
 
+/** Whether a higher (`desc`) or a lower (`asc`) score ranks first: points against times. */
 export type SortOrder = 'asc' | 'desc'
 
+/** What a submit does to the player's stored score: keeps the better one, replaces it, or adds to it. */
 export type UpdateStrategy = 'best' | 'latest' | 'increment'
 
+/** How often a board starts a new period (at 00:00 UTC, weeks on Monday); finished periods stay readable. */
 export type ResetSchedule = 'none' | 'daily' | 'weekly' | 'monthly'
 
+/** A board's settings: its key, sort order, score bounds, update strategy and reset schedule. */
 export interface LeaderboardsTable {
   id: string
   board_key: string
@@ -22,6 +26,7 @@ export interface LeaderboardsTable {
   updated_at: number
 }
 
+/** A player's stored score on a board for one period, with what ranks it (rank score, then time reached). */
 export interface LeaderboardEntriesTable {
   board_id: string
   /** 'all', or the period of a board with a reset schedule ('2026-11-22', '2026-W48', '2026-11'). */
@@ -39,6 +44,7 @@ export interface LeaderboardEntriesTable {
   created_at: number
 }
 
+/** A board period's count tree (ranking.ts): `n` visible entries have a key whose first `level` digits are `prefix`. */
 export interface LeaderboardCountsTable {
   board_id: string
   period: string
@@ -47,6 +53,7 @@ export interface LeaderboardCountsTable {
   n: number
 }
 
+/** A player banned from one board: their entries stay hidden and their submits are refused there. */
 export interface LeaderboardBansTable {
   board_id: string
   user_id: string

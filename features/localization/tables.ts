@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 
+/** One translated string: a key's value in one language. */
 export interface LocalizationsTable {
   /** Canonical BCP 47 tag, e.g. `pt-BR`. */
   language: string

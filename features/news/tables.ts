@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 
+/** A news item in one language, shown to players from its release date. */
 export interface NewsTable {
   id: string
   title: string

@@ -11,6 +11,7 @@ const CREATE_OPERATOR =
   `\`npm run operator -- add NAME --role owner\` (it asks for a password of at least ${PASSWORD_MIN} characters, ` +
   'or reads OPERATOR_PASSWORD)'
 
+/** Logged at start when no operator and no ADMIN_API_KEY can reach the admin API: how to create the first one. */
 export const FIRST_OPERATOR_HINT = `The admin API is off: no operator and no ADMIN_API_KEY. Create the first operator with ${CREATE_OPERATOR}`
 
 /** With ADMIN_API_KEY set the admin API answers the key, but nobody can sign in to the console yet. */

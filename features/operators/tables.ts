@@ -1,5 +1,6 @@
 import type { OperatorRole } from '../../db/types.js'
 
+/** A console account: its name, password hash, role and optional TOTP second factor. */
 export interface OperatorsTable {
   id: string
   /** Lower-cased: names are unique case-insensitively. */
@@ -17,6 +18,7 @@ export interface OperatorsTable {
   updated_at: number
 }
 
+/** An operator's console session, by token hash: it ends when idle too long or 24 h after sign-in. */
 export interface OperatorSessionsTable {
   id: string
   operator_id: string

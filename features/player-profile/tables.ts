@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely'
 import type { Flag } from '../../db/types.js'
 
+/** The profile slot a cosmetic fills: the avatar, the frame, or one of the badges. */
 export type CosmeticType = 'avatar' | 'frame' | 'badge'
 
+/** The catalog of cosmetics; a `locked` one is available to a player only once unlocked for them. */
 export interface CosmeticsTable {
   id: string
   type: CosmeticType
@@ -12,6 +14,7 @@ export interface CosmeticsTable {
   updated_at: number
 }
 
+/** A player's profile: what they wear (avatar, frame, badges) and their custom data. */
 export interface PlayerProfilesTable {
   user_id: string
   avatar_id: string | null
@@ -26,6 +29,7 @@ export interface PlayerProfilesTable {
   updated_at: number
 }
 
+/** A cosmetic unlocked for a player, one row each. */
 export interface PlayerUnlocksTable {
   user_id: string
   cosmetic_id: string

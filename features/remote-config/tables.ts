@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 
+/** A setting the game reads by key, changed by operators without a new build of the game. */
 export interface RemoteConfigsTable {
   config_key: string
   config_value: string

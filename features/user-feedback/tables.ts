@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 
+/** A feedback message sent from the game, by a player or anonymously, for operators to read. */
 export interface UserFeedbackTable {
   id: string
   /** null: anonymous feedback. */

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 
+/** A log line a player's client sent (INFO, WARN or ERROR), kept for support. */
 export interface UserLogsTable {
   id: string
   user_id: string

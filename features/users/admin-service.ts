@@ -58,6 +58,7 @@ function toAdminUser(user: User, activeSessions: number, providers: LinkedProvid
   }
 }
 
+/** One player for the console, with their active session count and linked sign-in providers; 404 when unknown. */
 export async function getAdminUser(db: Db, userId: string, now: number): Promise<AdminUser> {
   const user = await findUser(db, userId)
   if (!user) throw notFound('USER_NOT_FOUND', 'User not found')

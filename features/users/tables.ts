@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Flag } from '../../db/types.js'
 
+/** The sign-in providers an identity may come from. */
 export type SocialProvider = 'apple' | 'google'
 
 /** A sign-in provider's subject bound to a user (users feature): one user per subject. */
@@ -15,6 +16,7 @@ export interface UserIdentitiesTable {
   created_at: number
 }
 
+/** A player account: anonymous, with an e-mail and password, or bound to social identities; a ban is kept on it. */
 export interface UsersTable {
   id: string
   /** The user's one name: `username` and `displayName` in the API. */

@@ -127,6 +127,7 @@ export async function listRuns(db: Db, query: RunListQuery, now: number) {
   return { items: (items as RunRow[]).map((r) => toAdminRun(r, now)), nextCursor }
 }
 
+/** One run for review, with its first 100 submits (code and status, oldest first); 404 when unknown. */
 export async function runDetail(db: Db, runId: string, now: number): Promise<AdminRunDetail> {
   const row = (await runs(db).where('r.id', '=', runId).executeTakeFirst()) as RunRow | undefined
   if (!row) throw notFound('NOT_FOUND', 'Run not found')

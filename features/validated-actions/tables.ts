@@ -33,10 +33,13 @@ export interface ValidatedValuesTable {
   updated_at: number
 }
 
+/** How a run's one real submit ended (null until then); a rejection's code is in `reason`. */
 export type RunOutcome = 'ACCEPTED' | 'REJECTED'
 
+/** A run's evidence: asked for by the submit answer (`REQUESTED`, until its deadline) or received (`UPLOADED`). */
 export type EvidenceStatus = 'REQUESTED' | 'UPLOADED'
 
+/** An operator's verdict on an accepted run; `REJECTED` is final and takes the run's score off its board. */
 export type ReviewVerdict = 'APPROVED' | 'REJECTED'
 
 /**
@@ -80,6 +83,7 @@ export interface ValidatedRunsTable {
   score_withdrawn: Flag
 }
 
+/** The input log uploaded for a run whose evidence was requested, kept for the operator's review. */
 export interface ValidatedEvidenceTable {
   run_id: string
   data: Buffer
@@ -103,6 +107,7 @@ export interface ValidatedPlayersTable {
   locked_at: number
 }
 
+/** A player's balance of one value, with what runs credited today against the value's daily cap. */
 export interface ValidatedBalancesTable {
   user_id: string
   value_key: string
@@ -113,6 +118,7 @@ export interface ValidatedBalancesTable {
   updated_at: number
 }
 
+/** An operator's change to a player's balance, with the balance after it and the reason: the audit trail. */
 export interface ValidatedAdjustmentsTable {
   id: string
   user_id: string

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely'
 
+/** A receiver an operator registered: its URL, the events it wants, its format, signing secret and health. */
 export interface WebhookEndpointsTable {
   id: string
   url: string
@@ -23,6 +24,7 @@ export interface WebhookEndpointsTable {
   consecutive_failures: Generated<number>
 }
 
+/** The outbox: one event for one endpoint, claimed by a worker under a lease and retried with backoff. */
 export interface WebhookDeliveriesTable {
   id: string
   endpoint_id: string
@@ -42,6 +44,7 @@ export interface WebhookDeliveriesTable {
   updated_at: number
 }
 
+/** One attempt at a delivery and how it went: the delivery's history, as the console shows it. */
 export interface WebhookAttemptsTable {
   id: Generated<number>
   delivery_id: string

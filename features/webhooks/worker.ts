@@ -35,8 +35,10 @@ export interface WebhookWorkerSettings {
   titles: ReadonlyMap<string, string>
 }
 
+/** How an attempt went: `retry` is tried again later, `failed` gives up (attempts spent, or the receiver said 410). */
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed'
 
+/** What one poll did: lapsed claims taken back and deliveries claimed (their sends go on in the background). */
 export interface PassResult {
   released: number
   claimed: number
@@ -58,6 +60,7 @@ export function backoffMs(attempt: number, base: number, max: number, random = M
   return Math.round(plain * (0.8 + 0.4 * random))
 }
 
+/** Sends due deliveries from the outbox within its concurrency limits (see WebhookWorkerSettings above). */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined
   private stopped = true

@@ -40,6 +40,7 @@ export interface RaisedEvent {
   type: string
   data: Record<string, unknown>
 }
+/** A listener to every raised event, awaited in the change's transaction: its writes commit or roll back with it. */
 export type RaisedEventListener = (trx: Db, event: RaisedEvent) => Promise<void>
 
 /** A notice's arguments: the tuple its declaration gives. */
@@ -50,6 +51,7 @@ type TransactionListener<N extends keyof TransactionNotices> = (
   ...args: Args<TransactionNotices[N]>
 ) => Promise<void>
 
+/** The app's one hub (`app.events`): features listen on it as they register, services announce writes through it. */
 export class EventHub {
   private readonly raisedListeners: RaisedEventListener[] = []
   private readonly noticeListeners = new Map<string, Array<(...args: unknown[]) => void>>()

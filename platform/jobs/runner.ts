@@ -5,6 +5,7 @@ import type { Job } from '../../db/jobs.js'
 import { retryOnConflict } from '../../db/transaction.js'
 import { Leases } from './outbox.js'
 
+/** What the runner needs of a logger, to report a failed job (the app's logger, or a test's). */
 export interface JobLog {
   error(details: object, message: string): void
 }
