@@ -17,6 +17,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const EXCEPTIONS: Record<string, string> = {
   'test/': 'tests run each engine by name (eachDialect) and check what each one does',
   'bench/': "the bench starts each engine's server and counts its processes' CPU",
+  'scripts/backup/index.ts':
+    "the command copies the SQLite file itself; for a database server it prints the engine's own tool",
   'scripts/import-php/source.ts': "the PHP server's own database, SQLite or MySQL, read by the import",
   'scripts/import-php/import.ts': "re-exports the PHP server's sources",
   'scripts/import-php/index.ts': "the import's --from names the PHP server's SQLite file or MySQL URL",
