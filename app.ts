@@ -45,7 +45,7 @@ import analytics from './features/analytics/index.js'
 import featuresPlugin, { migrationsOf, type Feature } from './platform/core/features.js'
 
 /**
- * The features, the one list of them: each folder under plugins/ that is a feature is here once.
+ * The features, the one list of them: each folder under features/ is here once.
  * The 14 game features; then operators (the people who run the game: accounts, console sessions, the
  * audit log), settings (the configuration, read-only and secrets masked, for owners), webhooks (what
  * happens in the game, sent to the operators' other systems) and analytics (what the operator reads

@@ -1,7 +1,7 @@
 import type { FeatureManifest } from '../../platform/core/features.js'
 import { migrations } from './migrations/index.js'
 
-/** Analytics' tables and rights (every role reads, owners write), for the shared plugins and its route files. */
+/** Analytics' tables and rights (every role reads, owners write), for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'analytics',
   tag: 'Analytics',

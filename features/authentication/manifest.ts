@@ -2,7 +2,7 @@ import type { FeatureManifest } from '../../platform/core/features.js'
 import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { migrations } from './migrations/index.js'
 
-/** Authentication's tables and its sign-up and sign-in counters, for the shared plugins and its route files. */
+/** Authentication's tables and its sign-up and sign-in counters, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'authentication',
   tag: 'Authentication',

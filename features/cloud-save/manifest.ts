@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { CloudSaveExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** Cloud save's table and its part of a player's data export, for the shared plugins and its route files. */
+/** Cloud save's table and its part of a player's data export, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'cloud-save',
   tag: 'Cloud Save',

@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { CrashExportSchema, CrashGroupEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** Crash reporting's tables, report counter, crash events and export part, for the shared plugins and route files. */
+/** Crash reporting's tables, report counter, crash events and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'crash-reporting',
   tag: 'Crash Reporting',

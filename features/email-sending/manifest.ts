@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { EmailExportSchema, EmailFailedEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** E-mail sending's tables, counters, queue gauge and failure event, for the shared plugins and its route files. */
+/** E-mail sending's tables, counters, queue gauge and failure event, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'email-sending',
   tag: 'Email Sending',

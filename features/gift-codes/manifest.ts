@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { GiftCodeExhaustedEventSchema, GiftCodeExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** Gift codes' tables, used-up event and export part, for the shared plugins and its route files. */
+/** Gift codes' tables, used-up event and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'gift-codes',
   tag: 'Gift Codes',

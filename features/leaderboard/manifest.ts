@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { LeaderboardExportSchema, NewLeaderEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** Leaderboards' tables, submit counter, top cache, new-leader event and export part, for the shared plugins. */
+/** Leaderboards' tables, submit counter, top cache, new-leader event and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'leaderboard',
   tag: 'Leaderboard',

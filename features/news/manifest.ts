@@ -2,7 +2,7 @@ import type { FeatureManifest } from '../../platform/core/features.js'
 import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { migrations } from './migrations/index.js'
 
-/** The news table and cache, for the shared plugins and its route files. */
+/** The news table and cache, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'news',
   tag: 'News',

@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { ProfileExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** Player profiles' tables and export part, for the shared plugins and its route files. */
+/** Player profiles' tables and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'player-profile',
   tag: 'Player Profile',

@@ -2,7 +2,7 @@ import type { FeatureManifest } from '../../platform/core/features.js'
 import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { migrations } from './migrations/index.js'
 
-/** Remote config's table and cache, for the shared plugins and its route files. */
+/** Remote config's table and cache, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'remote-config',
   tag: 'Remote Config',

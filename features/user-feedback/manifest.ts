@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { FeedbackExportSchema, FeedbackSubmittedEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** User feedback's table, submitted event and export part, for the shared plugins and its route files. */
+/** User feedback's table, submitted event and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'user-feedback',
   tag: 'User Feedback',

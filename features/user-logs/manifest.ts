@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { LogsExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** User logs' table and export part, for the shared plugins and its route files. */
+/** User logs' table and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'user-logs',
   tag: 'User Logs',

@@ -3,7 +3,7 @@ import { GAME_RIGHTS } from '../../platform/security/roles.js'
 import { PlayerBannedEventSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** The users' tables and the player-banned event, for the shared plugins and its route files. */
+/** The users' tables and the player-banned event, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'users',
   tag: 'Users',

@@ -4,7 +4,7 @@ import { exportForUser } from './service.js'
 import { RunFlaggedEventSchema, ValidatedExportSchema } from './schemas.js'
 import { migrations } from './migrations/index.js'
 
-/** Validated actions' tables, run counter, flagged-run event and export part, for the shared plugins. */
+/** Validated actions' tables, run counter, flagged-run event and export part, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'validated-actions',
   tag: 'Validated Actions',

@@ -2,7 +2,7 @@ import type { FeatureManifest } from '../../platform/core/features.js'
 import { OWNER_RIGHTS } from '../../platform/security/roles.js'
 import { migrations } from './migrations/index.js'
 
-/** Webhooks' tables, delivery counters and outbox gauge, owners only, for the shared plugins and its route files. */
+/** Webhooks' tables, delivery counters and outbox gauge, owners only, for the platform and its route files. */
 export const manifest: FeatureManifest = {
   name: 'webhooks',
   tag: 'Webhooks',

@@ -87,12 +87,12 @@ export function inListOrder<T extends { after?: string }>(items: readonly T[], k
 }
 
 /**
- * What a feature says of itself, in its own `index.ts`: the one list of features (app.ts) hands these
- * to the shared plugins, so the OpenAPI tags, the admin permission map, the metrics and the
+ * What a feature says of itself, in its own `manifest.ts`: the one list of features (app.ts) hands these
+ * to the platform, so the OpenAPI tags, the admin permission map, the metrics and the
  * architecture test never name a feature themselves.
  */
 export interface FeatureManifest {
-  /** The plugin's name and its folder under plugins/. */
+  /** The plugin's name and its folder under features/. */
   readonly name: string
   /** The OpenAPI tag of its operations; its admin operations are listed under `Admin · <tag>`. */
   readonly tag: string

@@ -7,9 +7,9 @@ import type { FeatureManifest } from '../../core/features.js'
 import { PlainCounter, RequestSeries, registerFamily, type CacheLookup } from './families.js'
 
 /**
- * Prometheus metrics (`GET /metrics`). This module owns prom-client: the shared plugins count on
+ * Prometheus metrics (`GET /metrics`). This module owns prom-client: the platform and the features count on
  * the methods below; a feature declares its counters, gauges and caches in its manifest (its
- * index.ts) and counts through the handle `counter(name)` gives it (services stay free of Fastify
+ * manifest.ts) and counts through the handle `counter(name)` gives it (services stay free of Fastify
  * and of metrics). Each app has its own registry, so the many apps a test process builds never collide.
  *
  * The process metrics (event-loop lag, heap, RSS, CPU, GC) belong to the process, not to an app: the
