@@ -102,7 +102,7 @@ export function eachDialect(tap: Test, body: (t: Test, dialect: Dialect) => Prom
 export async function freshDatabase(t: Test, dialect: Dialect): Promise<Record<string, string>> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'outpost-test-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }))
     return { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'test.db') }
   }
   const name = `outpost_t_${randomBytes(6).toString('hex')}`
