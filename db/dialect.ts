@@ -182,3 +182,16 @@ export function containsText(db: Kysely<any>, column: string, text: string): Raw
 export function containsExact(db: Kysely<any>, column: string, text: string): RawBuilder<SqlBool> {
   return engineOf(db).containsExact(column, text)
 }
+
+/**
+ * Whether the database's engine keeps stored routines (not SQLite): where it does not, the caller
+ * does a routine's work itself.
+ */
+export function supportsRoutines(db: Kysely<any>): boolean {
+  return engineOf(db).routines
+}
+
+/** A call of the stored routine `name` with `args` that answers rows (only where `supportsRoutines`). */
+export function routineCall(db: Kysely<any>, name: string, args: readonly unknown[]): RawBuilder<unknown> {
+  return engineOf(db).callRoutine(name, args)
+}

@@ -144,6 +144,17 @@ export interface Engine {
    * to be caught there runs inside a savepoint (db/savepoint.ts).
    */
   readonly survivesFailedStatement: boolean
+  /**
+   * A call of the stored routine `name` that answers rows (a procedure's result set on MySQL, a
+   * set-returning function on PostgreSQL): one round trip for work the routine does on the server.
+   * Only where `routines` says the engine has them.
+   */
+  callRoutine(name: string, args: readonly unknown[]): RawBuilder<unknown>
+  /**
+   * Whether the engine keeps stored routines: not SQLite, which runs in the process, where a round
+   * trip costs nothing to save.
+   */
+  readonly routines: boolean
   /** DROP INDEX names the table on MySQL; the others refuse it. */
   dropIndex(db: Kysely<any>, name: string, table: string): { execute(): Promise<unknown> }
   readonly errors: ErrorClasses

@@ -8,8 +8,12 @@ interface OkPacket {
   changedRows?: number | null
 }
 
+/**
+ * What Kysely expects of a mysql2 answer. A CALL answers its procedure's result sets and then a
+ * status: the first result set is the rows.
+ */
 function toQueryResult<R>(result: unknown): QueryResult<R> {
-  if (Array.isArray(result)) return { rows: result as R[] }
+  if (Array.isArray(result)) return { rows: (Array.isArray(result[0]) ? result[0] : result) as R[] }
   const ok = result as OkPacket | null
   if (ok && typeof ok === 'object' && 'affectedRows' in ok) {
     const { insertId, affectedRows, changedRows } = ok

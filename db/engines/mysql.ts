@@ -53,6 +53,8 @@ export const mysqlEngine: Engine = {
   containsExact: (column, text) => sql`instr(${sql.ref(column)}, ${text}) > 0`,
   returning: false,
   survivesFailedStatement: true,
+  routines: true,
+  callRoutine: (name, args) => sql`call ${sql.id(name)}(${sql.join(args)})`,
   dropIndex: (db, name, table) => db.schema.dropIndex(name).on(table),
   errors: {
     unique: (e) => e.errno === 1062,

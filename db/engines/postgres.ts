@@ -43,6 +43,8 @@ export const postgresEngine: Engine = {
   containsExact: (column, text) => sql`strpos(${sql.ref(column)}, ${text}) > 0`,
   returning: true,
   survivesFailedStatement: false,
+  routines: true,
+  callRoutine: (name, args) => sql`select * from ${sql.id(name)}(${sql.join(args)})`,
   dropIndex: (db, name) => db.schema.dropIndex(name),
   errors: {
     unique: (e) => e.code === '23505',

@@ -40,6 +40,10 @@ export const sqliteEngine: Engine = {
   containsExact: (column, text) => sql`instr(${sql.ref(column)}, ${text}) > 0`,
   returning: true,
   survivesFailedStatement: true,
+  routines: false,
+  callRoutine: () => {
+    throw new Error('SQLite keeps no stored routines')
+  },
   dropIndex: (db, name) => db.schema.dropIndex(name),
   errors: {
     unique: (e) => e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY',

@@ -19,7 +19,8 @@ import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from '.
 import { boardForSubmit, boardNotFound, METADATA_MAX_BYTES } from './boards.js'
 import { assertActive, standingOf } from '../../platform/security/session-store.js'
 import { userNames } from '../users/service.js'
-import { casEntry, insertFirstEntry, readSubmitView, type ViewedEntry } from './submit-view.js'
+import { casEntry, insertFirstEntry, readSubmitView, type SubmitView, type ViewedEntry } from './submit-view.js'
+import { hasSubmitRoutine, submitByRoutine } from './submit-routine.js'
 
 /** A score submit as the route and validated-actions hand it over. */
 export interface SubmitInput {
@@ -112,11 +113,36 @@ export function serializedMetadata(metadata: SubmitInput['metadata']): string | 
  * run one after the other from there on (the first one inserts a placeholder row that no reader can
  * see: hidden, reached_at −1). Each then compares against the committed score and writes the new one
  * in the same transaction as the count tree: `best` never loses the best, `increment` never adds twice.
+ *
+ * On a database server a submit outside a transaction goes first to the stored routine
+ * (submit-routine.ts), which reads the view and, in the common case, writes the entry and the tree in
+ * one round trip; otherwise it answers the view, and the submit goes on from there as below.
  */
 export async function submitScore(db: Db, events: EventSender, input: SubmitInput): Promise<SubmitResult> {
   const metadata = serializedMetadata(input.metadata)
   if (!db.isTransaction || input.checkUser) {
-    const seen = await readSubmitView(db, input.userId, input.boardKey, input.now)
+    let seen: SubmitView | undefined
+    if (!input.onlyNew && hasSubmitRoutine(db, input.userId, input.boardKey)) {
+      const outcome = await submitByRoutine(db, {
+        ...input,
+        metadata,
+        checkUser: input.checkUser === true,
+        raising: events.raising,
+      })
+      if (outcome?.written) {
+        // As after the transaction of `submitOverView` or `submitFirst`: committed, so notified once.
+        events.notify(db, 'boardChanged', outcome.board.id, outcome.movedUp ? outcome.position : 1)
+        return {
+          leaderboardKey: outcome.board.board_key,
+          score: outcome.stored,
+          submittedScore: input.score,
+          improved: true,
+          position: outcome.position,
+        }
+      }
+      seen = outcome?.view
+    }
+    seen ??= await readSubmitView(db, input.userId, input.boardKey, input.now)
     if (input.checkUser) assertActive(standingOf(seen.user ?? undefined))
     // An unknown player the caller vouched for is left to the write (and its foreign key), as before.
     if (seen.user) {

@@ -5,6 +5,7 @@ import * as m0015 from './0015_create_leaderboard_counts.js'
 import * as m0016 from './0016_create_leaderboard_bans.js'
 import * as m0090 from './0090_leaderboard_counts_without_rowid.js'
 import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
+import * as m0131 from './0131_leaderboard_submit_routine.js'
 
 /**
  * The migrations of the tables this feature owns, by the names the database has recorded them under:
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0016_create_leaderboard_bans': m0016,
   '0090_leaderboard_counts_without_rowid': m0090,
   '0092_leaderboard_rank_index_covers_score': m0092,
+  '0131_leaderboard_submit_routine': m0131,
 }

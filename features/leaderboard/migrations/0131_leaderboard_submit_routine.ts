@@ -1,0 +1,242 @@
+import { sql, type Kysely } from 'kysely'
+import { engineOf } from '../../../db/engines/index.js'
+
+/**
+ * A score submit in one round trip on the database servers: the stored routine `leaderboard_submit`
+ * (a procedure on MySQL, a function on PostgreSQL; SQLite runs in the process and needs none).
+ *
+ * It does on the server what features/leaderboard/submit.ts does over several round trips for the
+ * common case, in the same order: it reads the view (the player, the board, a ban from it and the
+ * player's entry in the current period), checks the board as the API documents, and when the submit
+ * creates or changes a visible entry, writes it in a transaction with the count tree: a first entry by
+ * INSERT … SELECT (re-checking the board and the ban), a change by compare-and-set against the entry it
+ * read. Positions are read before the write, with the tree still holding the entry's old score (taken
+ * off when it was the better one), as submit.ts reads them. It never raises an event: a submit that
+ * would take first place while events are raised (`p_raising`) writes nothing and answers `lead`.
+ *
+ * Its answer is one row: `r_outcome` and the view's columns, so the caller goes on exactly as after
+ * its own view read whenever the routine did not write:
+ * - `written`: the entry and the tree are committed; `r_position` and `r_stored` are the answer.
+ * - `unchanged`: the submit changes nothing; `r_e_position` is the entry's position.
+ * - `view`: a check failed, or the case is not the routine's (a hidden entry, an increment past the
+ *   bound): nothing written, the caller decides from the view.
+ * - `raced`: another write changed the entry (or inserted it) since the view: nothing written.
+ * - `lead`: the submit would take first place: nothing written, the caller raises the event itself.
+ *
+ * The count-tree arithmetic is ranking.ts's, written out in SQL: key k = rank score + 2^53 in 6 digits
+ * of 9 bits; level l's prefix is k >> (54 − 9l), level 6's the rank score itself, level 0's 0. This
+ * migration is frozen once applied: a later change of the routine is a new migration that replaces it.
+ */
+const OFFSET = '9007199254740992'
+const MAX_SCORE = '9007199254740991'
+const LEVELS = 6
+const DIGIT_BITS = 9
+const KEY_BITS = DIGIT_BITS * LEVELS
+
+type Dialect = 'mysql' | 'postgres'
+
+/** The count rows of rank score `r` (an SQL expression, NULL for none) with delta `d`: (level, prefix, delta). */
+function treeRows(r: string, d: number): string[] {
+  const rows = [`select 0 as lv, (${r}) - (${r}) as px, ${d} as dn`]
+  for (let level = 1; level < LEVELS; level++) rows.push(`select ${level}, ((${r}) + ${OFFSET}) >> ${KEY_BITS - DIGIT_BITS * level}, ${d}`)
+  rows.push(`select ${LEVELS}, (${r}), ${d}`)
+  return rows
+}
+
+/** The statement that moves an entry in the tree from `from` to `to` (either NULL): one upsert, rows in key order. */
+function applyCounts(dialect: Dialect, from: string, to: string): string {
+  const rows = [...treeRows(from, -1), ...treeRows(to, 1)].join(' union all ')
+  const grouped = `select lv, px, sum(dn) as dn from (${rows}) as x where px is not null group by lv, px having sum(dn) <> 0`
+  const insert = `insert into leaderboard_counts (board_id, period, level, prefix, n) select b_id, v_period, d.lv, d.px, d.dn from (${grouped}) as d order by d.lv, d.px`
+  return dialect === 'mysql'
+    ? `${insert} on duplicate key update n = n + values(n)`
+    : `${insert} on conflict (board_id, period, level, prefix) do update set n = leaderboard_counts.n + excluded.n`
+}
+
+/** 1-based position of an entry with rank score `r`, reached at `at`, of player p_user_id: the sum ranking.ts's positionSql makes. */
+function position(dialect: Dialect, r: string, at: string): string {
+  const k = `((${r}) + ${OFFSET})`
+  const signed = (e: string) => (dialect === 'mysql' ? `cast(${e} as signed)` : e)
+  const counts = (level: number, from: string, below: string) =>
+    `(select coalesce(sum(n), 0) from leaderboard_counts where board_id = b_id and period = v_period and level = ${level} and prefix >= ${from} and prefix < ${below})`
+  const parts: string[] = []
+  for (let level = 1; level < LEVELS; level++) {
+    const shift = KEY_BITS - DIGIT_BITS * level
+    const from = level === 1 ? '0' : `((${k} >> ${shift + DIGIT_BITS}) << ${DIGIT_BITS})`
+    parts.push(counts(level, from, `(${k} >> ${shift})`))
+  }
+  parts.push(counts(LEVELS, `((${r}) - ${signed(`(${k} & ${(1 << DIGIT_BITS) - 1})`)})`, `(${r})`))
+  parts.push(
+    `(select count(*) from leaderboard_entries where board_id = b_id and period = v_period and hidden = 0 and rank_score = (${r}) and (reached_at < (${at}) or (reached_at = (${at}) and user_id < p_user_id)))`,
+  )
+  return `(${parts.join(' + ')} + 1)`
+}
+
+/** The routine's body, the same steps on both engines; `set` and the transaction words differ. */
+function body(dialect: Dialect): string {
+  const my = dialect === 'mysql'
+  const set = (assignment: string) => (my ? `set ${assignment};` : `${assignment.replace(' = ', ' := ')};`)
+  const into = (expression: string, target: string) => `select ${expression} into ${target};`
+  const begin = my ? 'start transaction;' : ''
+  const commit = my ? 'commit;' : ''
+  const rollback = my ? 'rollback;' : ''
+  const boardKey = my ? 'p_board_key collate utf8mb4_bin' : 'p_board_key'
+  const period = `case b_schedule when 'daily' then p_daily when 'weekly' then p_weekly when 'monthly' then p_monthly else 'all' end`
+  const rankOf = (score: string) => `case when b_sort = 'desc' then -(${score}) else (${score}) end`
+  return `
+  select 1, u.banned_at, b.id, b.board_key, b.name, b.sort_order, b.update_strategy, b.min_score, b.max_score,
+         b.reset_schedule, b.validated_only, b.is_active, b.created_at, b.updated_at,
+         (select ban.user_id from leaderboard_bans ban where ban.board_id = b.id and ban.user_id = p_user_id),
+         e.score, e.rank_score, e.reached_at, e.hidden
+    into v_user, v_banned_at, b_id, b_key, b_name, b_sort, b_strategy, b_min, b_max,
+         b_schedule, b_validated, b_active, b_created, b_updated,
+         v_ban, e_score, e_rank, e_reached, e_hidden
+    from users u
+    left join leaderboards b on b.board_key = ${boardKey}
+    left join leaderboard_entries e on e.board_id = b.id and e.user_id = u.id and e.period = (${period.replace(/b_schedule/, 'b.reset_schedule')})
+   where u.id = p_user_id;
+  ${set(`v_period = ${period}`)}
+  if v_user = 1 and (p_check_user = 0 or v_banned_at is null) and b_id is not null and b_active = 1
+     and not (b_validated = 1 and p_validated = 0) and v_ban is null and p_score >= b_min and p_score <= b_max then
+    if e_score is null then
+      ${set(`v_stored = p_score`)}
+      ${set(`v_rank = ${rankOf('p_score')}`)}
+      ${into(position(dialect, 'v_rank', 'p_now'), 'v_position')}
+      if p_raising = 1 and v_position = 1 then
+        ${set(`v_outcome = 'lead'`)}
+      else
+        ${begin}
+        insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at)
+          select b.id, v_period, p_user_id, p_score, v_rank, p_now, 0, p_metadata, p_now from leaderboards b
+           where b.id = b_id and b.is_active = 1
+             and not exists (select 1 from leaderboard_bans ban where ban.board_id = b.id and ban.user_id = p_user_id)
+          ${my ? '' : 'on conflict do nothing'};
+        ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
+        if v_refused = 0 and v_count = 1 then
+          ${applyCounts(dialect, my ? 'null' : 'cast(null as bigint)', 'v_rank')};
+          ${commit}
+          ${set(`v_outcome = 'written'`)}
+        else
+          ${rollback}
+          ${set(`v_outcome = 'raced'`)}
+        end if;
+      end if;
+    elseif e_hidden = 0 and e_reached <> -1 then
+      ${set(`v_stored = case b_strategy when 'best' then case when ${rankOf('p_score')} < e_rank then p_score else e_score end when 'increment' then e_score + p_score else p_score end`)}
+      if b_strategy = 'increment' and abs(v_stored) > ${MAX_SCORE} then
+        ${set(`v_outcome = 'view'`)}
+      elseif v_stored = e_score then
+        ${into(position(dialect, 'e_rank', 'e_reached'), 'e_position')}
+        ${set(`v_outcome = 'unchanged'`)}
+      else
+        ${set(`v_rank = ${rankOf('v_stored')}`)}
+        ${into(`${position(dialect, 'v_rank', 'p_now')} - case when e_rank < v_rank then 1 else 0 end`, 'v_position')}
+        if p_raising = 1 and v_position = 1 and ${position(dialect, 'e_rank', 'e_reached')} <> 1 then
+          ${set(`v_outcome = 'lead'`)}
+        else
+          ${begin}
+          update leaderboard_entries set score = v_stored, rank_score = v_rank, reached_at = p_now, hidden = 0, metadata = p_metadata
+           where board_id = b_id and period = v_period and user_id = p_user_id
+             and score = e_score and rank_score = e_rank and reached_at = e_reached and hidden = 0;
+          ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
+          if v_count = 1 then
+            ${applyCounts(dialect, 'e_rank', 'v_rank')};
+            ${commit}
+            ${set(`v_outcome = 'written'`)}
+          else
+            ${rollback}
+            ${set(`v_outcome = 'raced'`)}
+          end if;
+        end if;
+      end if;
+    end if;
+  end if;`
+}
+
+/** The answer's columns, in order, with their types: the outcome, the answer, then the view. */
+const ANSWER: Array<[string, string, string]> = [
+  ['r_outcome', 'varchar(10)', 'v_outcome'],
+  ['r_position', 'bigint', 'v_position'],
+  ['r_stored', 'bigint', 'v_stored'],
+  ['r_rank', 'bigint', 'v_rank'],
+  ['r_user', 'integer', 'v_user'],
+  ['r_user_banned_at', 'bigint', 'v_banned_at'],
+  ['r_id', 'varchar(36)', 'b_id'],
+  ['r_board_key', 'varchar(64)', 'b_key'],
+  ['r_name', 'varchar(100)', 'b_name'],
+  ['r_sort_order', 'varchar(10)', 'b_sort'],
+  ['r_update_strategy', 'varchar(10)', 'b_strategy'],
+  ['r_min_score', 'bigint', 'b_min'],
+  ['r_max_score', 'bigint', 'b_max'],
+  ['r_reset_schedule', 'varchar(10)', 'b_schedule'],
+  ['r_validated_only', 'integer', 'b_validated'],
+  ['r_is_active', 'integer', 'b_active'],
+  ['r_created_at', 'bigint', 'b_created'],
+  ['r_updated_at', 'bigint', 'b_updated'],
+  ['r_banned', 'varchar(36)', 'v_ban'],
+  ['r_e_score', 'bigint', 'e_score'],
+  ['r_e_rank_score', 'bigint', 'e_rank'],
+  ['r_e_reached_at', 'bigint', 'e_reached'],
+  ['r_e_hidden', 'integer', 'e_hidden'],
+  ['r_e_position', 'bigint', 'e_position'],
+]
+
+/** The routine's local variables (those of ANSWER, plus the period and the write's row count). */
+const VARIABLES = [...ANSWER.map(([, type, name]) => [name, type] as const), ['v_period', 'varchar(10)'] as const]
+
+const PARAMETERS = `p_user_id varchar(36), p_board_key varchar(64), p_daily varchar(10), p_weekly varchar(10),
+  p_monthly varchar(10), p_score bigint, p_metadata text, p_now bigint, p_validated integer, p_check_user integer,
+  p_raising integer`
+
+function mysqlProcedure(): string {
+  const declared = VARIABLES.map(([name, type]) =>
+    name === 'v_user' ? 'declare v_user integer default 0;' : `declare ${name} ${type} default null;`,
+  )
+  return `create procedure leaderboard_submit(${PARAMETERS.replace(/(p_\w+) /g, 'in $1 ')})
+  modifies sql data
+  sql security invoker
+begin
+  ${declared.join('\n  ')}
+  declare v_count integer default 0;
+  declare v_refused integer default 0;
+  -- A first entry refused by a key (a concurrent first entry, a deleted player): nothing written.
+  declare continue handler for 1062, 1452 set v_refused = 1;
+  -- Anything else (a deadlock, a lock wait) rolls back what this call began and goes to the caller.
+  declare exit handler for sqlexception begin rollback; resignal; end;
+  ${body('mysql')}
+  select ${ANSWER.map(([column, , name]) => `${name} as ${column}`).join(', ')};
+end`
+}
+
+function postgresFunction(): string {
+  const declared = VARIABLES.map(([name, type]) => `${name} ${type}${name === 'v_user' ? ' := 0' : ''};`)
+  return `create or replace function leaderboard_submit(${PARAMETERS})
+  returns table (${ANSWER.map(([column, type]) => `${column} ${type}`).join(', ')})
+  language plpgsql
+  security invoker
+as $$
+declare
+  ${declared.join('\n  ')}
+  v_count integer := 0;
+  v_refused integer := 0;
+begin
+  ${body('postgres')}
+  return query select ${ANSWER.map(([, type, name]) => `cast(${name} as ${type})`).join(', ')};
+end
+$$`
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  const name = engineOf(db).name
+  if (name === 'mysql') await sql.raw(mysqlProcedure()).execute(db)
+  else if (name === 'postgres') await sql.raw(postgresFunction()).execute(db)
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  const name = engineOf(db).name
+  if (name === 'mysql') await sql`drop procedure if exists leaderboard_submit`.execute(db)
+  else if (name === 'postgres') await sql`drop function if exists leaderboard_submit`.execute(db)
+}
+
+/** The routine's text on one engine (for the test that reads it back from the server). */
+export const routineText = { mysql: mysqlProcedure, postgres: postgresFunction }
