@@ -38,7 +38,8 @@ type Dialect = 'mysql' | 'postgres'
 /** The count rows of rank score `r` (an SQL expression, NULL for none) with delta `d`: (level, prefix, delta). */
 function treeRows(r: string, d: number): string[] {
   const rows = [`select 0 as lv, (${r}) - (${r}) as px, ${d} as dn`]
-  for (let level = 1; level < LEVELS; level++) rows.push(`select ${level}, ((${r}) + ${OFFSET}) >> ${KEY_BITS - DIGIT_BITS * level}, ${d}`)
+  for (let level = 1; level < LEVELS; level++)
+    rows.push(`select ${level}, ((${r}) + ${OFFSET}) >> ${KEY_BITS - DIGIT_BITS * level}, ${d}`)
   rows.push(`select ${LEVELS}, (${r}), ${d}`)
   return rows
 }
