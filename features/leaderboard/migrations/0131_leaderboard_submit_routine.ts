@@ -35,42 +35,91 @@ const KEY_BITS = DIGIT_BITS * LEVELS
 
 type Dialect = 'mysql' | 'postgres'
 
-/** The count rows of rank score `r` (an SQL expression, NULL for none) with delta `d`: (level, prefix, delta). */
-function treeRows(r: string, d: number): string[] {
-  const rows = [`select 0 as lv, (${r}) - (${r}) as px, ${d} as dn`]
-  for (let level = 1; level < LEVELS; level++)
-    rows.push(`select ${level}, ((${r}) + ${OFFSET}) >> ${KEY_BITS - DIGIT_BITS * level}, ${d}`)
-  rows.push(`select ${LEVELS}, (${r}), ${d}`)
-  return rows
+/** The prefix of rank score `r` (an SQL expression) at a level of the tree. */
+function prefix(r: string, level: number): string {
+  if (level === 0) return '0'
+  if (level === LEVELS) return `(${r})`
+  return `(((${r}) + ${OFFSET}) >> ${KEY_BITS - DIGIT_BITS * level})`
 }
 
-/** The statement that moves an entry in the tree from `from` to `to` (either NULL): one upsert, rows in key order. */
-function applyCounts(dialect: Dialect, from: string, to: string): string {
-  const rows = [...treeRows(from, -1), ...treeRows(to, 1)].join(' union all ')
-  const grouped = `select lv, px, sum(dn) as dn from (${rows}) as x where px is not null group by lv, px having sum(dn) <> 0`
-  const insert = `insert into leaderboard_counts (board_id, period, level, prefix, n) select b_id, v_period, d.lv, d.px, d.dn from (${grouped}) as d order by d.lv, d.px`
+/** One upsert adding each row's delta to its count row: `rows` in key order, as every writer takes them. */
+function upsertCounts(dialect: Dialect, rows: Array<[number, string, number]>): string {
+  const values = rows.map(([level, px, delta]) => `(b_id, v_period, ${level}, ${px}, ${delta})`).join(', ')
+  const insert = `insert into leaderboard_counts (board_id, period, level, prefix, n) values ${values}`
   return dialect === 'mysql'
-    ? `${insert} on duplicate key update n = n + values(n)`
-    : `${insert} on conflict (board_id, period, level, prefix) do update set n = leaderboard_counts.n + excluded.n`
+    ? `${insert} on duplicate key update n = n + values(n);`
+    : `${insert} on conflict (board_id, period, level, prefix) do update set n = leaderboard_counts.n + excluded.n;`
 }
 
-/** 1-based position of an entry with rank score `r`, reached at `at`, of player p_user_id: the sum ranking.ts's positionSql makes. */
+/** A first entry with rank score v_rank: +1 on each of its 7 count rows. */
+function addCounts(dialect: Dialect): string {
+  return upsertCounts(
+    dialect,
+    Array.from({ length: LEVELS + 1 }, (_, level) => [level, prefix('v_rank', level), 1] as [number, string, number]),
+  )
+}
+
+/**
+ * An entry moved from e_rank to v_rank: −1 on the old key's rows and +1 on the new key's, from the first
+ * level where the two differ (above it they share their rows, which are then not written, nor locked).
+ * Below that level every old prefix sorts on the same side of the new one (a prefix is the key divided
+ * by a power of two), so key order is one of two: a static statement per level and side.
+ */
+function moveCounts(dialect: Dialect): string {
+  const firstDiffering = Array.from({ length: LEVELS - 1 }, (_, i) => i + 1)
+    .map((level) => `when ${prefix('e_rank', level)} <> ${prefix('v_rank', level)} then ${level}`)
+    .join(' ')
+  const branch = (from: number, oldFirst: boolean) => {
+    const rows: Array<[number, string, number]> = []
+    for (let level = from; level <= LEVELS; level++) {
+      const pair: Array<[number, string, number]> = [
+        [level, prefix('e_rank', level), -1],
+        [level, prefix('v_rank', level), 1],
+      ]
+      rows.push(...(oldFirst ? pair : pair.reverse()))
+    }
+    return upsertCounts(dialect, rows)
+  }
+  const levels = Array.from({ length: LEVELS }, (_, i) => i + 1)
+  const cases = levels
+    .map(
+      (level) =>
+        `${level === 1 ? 'if' : 'elsif'} v_level = ${level} then
+            if e_rank < v_rank then ${branch(level, true)} else ${branch(level, false)} end if;`,
+    )
+    .join('\n          ')
+  const assign = dialect === 'mysql' ? 'set v_level =' : 'v_level :='
+  return `${assign} case ${firstDiffering} else ${LEVELS} end;
+          ${dialect === 'mysql' ? cases.replace(/elsif/g, 'elseif') : cases}
+          end if;`
+}
+
+/**
+ * 1-based position of an entry with rank score `r`, reached at `at`, of player p_user_id: the sum
+ * ranking.ts's positionSql makes (the better entries from the tree, a range of count rows per level,
+ * then the ties ordered before it). The ranges are one statement's: an OR of ranges on MySQL, whose
+ * range optimizer reads them as one index scan; a UNION ALL on PostgreSQL. Measured against one
+ * subquery per range: 67 against 113 µs of mariadbd's CPU, 23 against 43 µs of a PostgreSQL backend's.
+ */
 function position(dialect: Dialect, r: string, at: string): string {
   const k = `((${r}) + ${OFFSET})`
   const signed = (e: string) => (dialect === 'mysql' ? `cast(${e} as signed)` : e)
-  const counts = (level: number, from: string, below: string) =>
-    `(select coalesce(sum(n), 0) from leaderboard_counts where board_id = b_id and period = v_period and level = ${level} and prefix >= ${from} and prefix < ${below})`
-  const parts: string[] = []
+  const ranges: Array<[number, string, string]> = []
   for (let level = 1; level < LEVELS; level++) {
     const shift = KEY_BITS - DIGIT_BITS * level
     const from = level === 1 ? '0' : `((${k} >> ${shift + DIGIT_BITS}) << ${DIGIT_BITS})`
-    parts.push(counts(level, from, `(${k} >> ${shift})`))
+    ranges.push([level, from, `(${k} >> ${shift})`])
   }
-  parts.push(counts(LEVELS, `((${r}) - ${signed(`(${k} & ${(1 << DIGIT_BITS) - 1})`)})`, `(${r})`))
-  parts.push(
-    `(select count(*) from leaderboard_entries where board_id = b_id and period = v_period and hidden = 0 and rank_score = (${r}) and (reached_at < (${at}) or (reached_at = (${at}) and user_id < p_user_id)))`,
-  )
-  return `(${parts.join(' + ')} + 1)`
+  ranges.push([LEVELS, `((${r}) - ${signed(`(${k} & ${(1 << DIGIT_BITS) - 1})`)})`, `(${r})`])
+  const where = 'board_id = b_id and period = v_period'
+  const range = ([level, from, below]: [number, string, string]) =>
+    `level = ${level} and prefix >= ${from} and prefix < ${below}`
+  const better =
+    dialect === 'mysql'
+      ? `(select coalesce(sum(n), 0) from leaderboard_counts where ${where} and (${ranges.map((x) => `(${range(x)})`).join(' or ')}))`
+      : `(select coalesce(sum(n), 0) from (${ranges.map((x) => `select n from leaderboard_counts where ${where} and ${range(x)}`).join(' union all ')}) as better)`
+  const ties = `(select count(*) from leaderboard_entries where ${where} and hidden = 0 and rank_score = (${r}) and (reached_at < (${at}) or (reached_at = (${at}) and user_id < p_user_id)))`
+  return `(${better} + ${ties} + 1)`
 }
 
 /** The routine's body, the same steps on both engines; `set` and the transaction words differ. */
@@ -114,7 +163,7 @@ function body(dialect: Dialect): string {
           ${my ? '' : 'on conflict do nothing'};
         ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
         if v_refused = 0 and v_count = 1 then
-          ${applyCounts(dialect, my ? 'null' : 'cast(null as bigint)', 'v_rank')};
+          ${addCounts(dialect)}
           ${commit}
           ${set(`v_outcome = 'written'`)}
         else
@@ -141,7 +190,7 @@ function body(dialect: Dialect): string {
              and score = e_score and rank_score = e_rank and reached_at = e_reached and hidden = 0;
           ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
           if v_count = 1 then
-            ${applyCounts(dialect, 'e_rank', 'v_rank')};
+            ${moveCounts(dialect)}
             ${commit}
             ${set(`v_outcome = 'written'`)}
           else
@@ -183,7 +232,11 @@ const ANSWER: Array<[string, string, string]> = [
 ]
 
 /** The routine's local variables (those of ANSWER, plus the period and the write's row count). */
-const VARIABLES = [...ANSWER.map(([, type, name]) => [name, type] as const), ['v_period', 'varchar(10)'] as const]
+const VARIABLES = [
+  ...ANSWER.map(([, type, name]) => [name, type] as const),
+  ['v_period', 'varchar(10)'] as const,
+  ['v_level', 'integer'] as const,
+]
 
 const PARAMETERS = `p_user_id varchar(36), p_board_key varchar(64), p_daily varchar(10), p_weekly varchar(10),
   p_monthly varchar(10), p_score bigint, p_metadata text, p_now bigint, p_validated integer, p_check_user integer,
