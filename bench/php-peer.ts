@@ -2,12 +2,13 @@ import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
+import { createConnection } from 'mysql2/promise'
 import { pinnedCommand } from './pinning.js'
 import { track, waitForExit, waitForHttp, watchTree, type Server } from './processes.js'
 
 /**
  * The PHP server Outpost replaces (horizOn Simple Server), run as it is deployed: nginx in front of
- * php-fpm with a static pool of 8 workers, SQLite (its default driver). Everything lives in a temp
+ * php-fpm with a static pool of 8 workers, on SQLite (its default driver) or MariaDB. Everything lives in a temp
  * dir: a copy of its source, its `.env`, its database, and the nginx and php-fpm configurations,
  * pid files and logs. Both run in the foreground as children of the bench, so they stop with it.
  */
@@ -66,6 +67,8 @@ export async function startPhpPeer(options: {
   apiKey: string
   /** The core nginx, php-fpm and all their workers run on (started under taskset: workers inherit it). */
   core: number | null
+  /** Its MySQL settings (DB_HOST, DB_PORT, DB_NAME, DB_USER, DB_PASS) to run on MariaDB; its SQLite without. */
+  mysql?: Record<string, string>
 }): Promise<PhpPeer> {
   const { nginx, phpFpm } = ensureInstalled()
   const { dir, port } = options
@@ -81,8 +84,12 @@ export async function startPhpPeer(options: {
     join(app, '.env'),
     [
       `API_KEY=${options.apiKey}`,
-      'DB_DRIVER=sqlite',
-      `DB_PATH=${dbPath}`,
+      ...(options.mysql
+        ? [
+            'DB_DRIVER=mysql',
+            ...['DB_HOST', 'DB_PORT', 'DB_NAME', 'DB_USER', 'DB_PASS'].map((k) => `${k}=${options.mysql![k] ?? ''}`),
+          ]
+        : ['DB_DRIVER=sqlite', `DB_PATH=${dbPath}`]),
       // Outpost runs with its rate limit off too; the PHP one would cost a write per request.
       'RATE_LIMIT_ENABLED=false',
       '',
@@ -185,7 +192,27 @@ http {
 }
 
 /** Its remote config has no write route: the keys go straight into its table. */
-export function seedPhpRemoteConfig(dbPath: string, entries: Array<[string, string]>) {
+export async function seedPhpRemoteConfig(
+  dbPath: string,
+  entries: Array<[string, string]>,
+  mysql?: Record<string, string>,
+) {
+  if (mysql) {
+    const conn = await createConnection({
+      host: mysql.DB_HOST,
+      port: Number(mysql.DB_PORT),
+      user: mysql.DB_USER,
+      password: mysql.DB_PASS,
+      database: mysql.DB_NAME,
+    })
+    try {
+      for (const [key, value] of entries)
+        await conn.query('replace into remote_configs (config_key, config_value) values (?, ?)', [key, value])
+    } finally {
+      await conn.end()
+    }
+    return
+  }
   const db = new SQLite(dbPath)
   db.pragma('busy_timeout = 5000')
   const insert = db.prepare('insert or replace into remote_configs (config_key, config_value) values (?, ?)')
