@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises'
+import { setImmediate as immediate, setTimeout as sleep } from 'node:timers/promises'
 import { Pool } from 'undici'
 import type { Scenario } from './scenarios.js'
 
@@ -7,7 +7,7 @@ import type { Scenario } from './scenarios.js'
  * the ones before it do, and its latency runs from that scheduled time, not from when it was sent. A
  * closed loop (autocannon: each connection sends its next request when the last one is answered)
  * sends less while the server stalls, so its percentiles leave out the requests that would have
- * waited (coordinated omission). Bounded: `duration` seconds of schedule, at most `maxInFlight`
+ * waited (coordinated omission). Bounded: `warmup` + `duration` seconds of schedule, at most `maxInFlight`
  * requests outstanding (a request due while that many are is dropped and counts as infinitely slow),
  * each one given up after `timeoutMs`.
  */
@@ -16,8 +16,10 @@ export interface OpenLoopOptions {
   url: string
   /** Requests per second. */
   rate: number
-  /** Seconds of schedule. */
+  /** Seconds of schedule measured. */
   duration: number
+  /** Seconds of schedule before those, at the same rate, not counted (connections opened, code warm). */
+  warmup: number
   /** Keep-alive connections to the server (a request waits for a free one, its wait counted). */
   connections: number
   maxInFlight: number
@@ -28,7 +30,7 @@ export interface OpenLoopOptions {
 export interface OpenLoopResult {
   rate: number
   duration: number
-  /** Requests the schedule held. */
+  /** Requests the measured schedule held (the warm-up's left out of every count below). */
   scheduled: number
   /** Answered (any status). */
   completed: number
@@ -76,7 +78,8 @@ export function quantileWithMissing(latencies: number[], missing: number, q: num
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const { rate, duration } = options
   if (!(rate > 0)) throw new Error(`open loop: the rate must be > 0, not ${rate}`)
-  const total = scheduleSize(rate, duration)
+  const warm = scheduleSize(rate, options.warmup)
+  const total = warm + scheduleSize(rate, duration)
   const pool = new Pool(options.url, {
     connections: options.connections,
     headersTimeout: options.timeoutMs,
@@ -87,11 +90,12 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const pending = new Set<Promise<void>>()
   const send = (i: number, start: number) => {
     const due = start + scheduledAt(i, rate)
+    const counted = i >= warm
     if (pending.size >= options.maxInFlight) {
-      counts.dropped++
+      if (counted) counts.dropped++
       return
     }
-    if (performance.now() - due > LATE_MS) counts.late++
+    if (counted && performance.now() - due > LATE_MS) counts.late++
     const ctx: Record<string, unknown> = {}
     const req = options.scenario.next(ctx)
     const request = (async () => {
@@ -103,12 +107,13 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
           body: req.body,
         })
         const body = await res.body.text()
+        options.scenario.onResponse?.(res.statusCode, body, ctx)
+        if (!counted) return
         latencies.push(performance.now() - due)
         counts.completed++
         if (res.statusCode < 200 || res.statusCode >= 300) counts.non2xx++
-        options.scenario.onResponse?.(res.statusCode, body, ctx)
       } catch {
-        counts.errors++
+        if (counted) counts.errors++
       }
     })()
     pending.add(request)
@@ -120,7 +125,10 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     while (sent < total) {
       const due = dueCount(performance.now() - start, rate, total)
       for (; sent < due; sent++) send(sent, start)
-      if (sent < total) await sleep(Math.max(0, Math.min(1, start + scheduledAt(sent, rate) - performance.now())))
+      // Within a millisecond of the next send, spin (setImmediate lets answers in between): a timer
+      // fires a millisecond or more late, which would count against the server. The load core is ours.
+      const wait = start + scheduledAt(sent, rate) - performance.now()
+      if (sent < total) await (wait > 1.5 ? sleep(wait - 1) : immediate())
     }
     await Promise.all(pending)
   } finally {
@@ -130,7 +138,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   return {
     rate,
     duration,
-    scheduled: total,
+    scheduled: total - warm,
     ...counts,
     p50: quantileWithMissing(latencies, missing, 0.5),
     p99: quantileWithMissing(latencies, missing, 0.99),

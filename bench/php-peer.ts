@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { createConnection } from 'mysql2/promise'
@@ -55,6 +55,34 @@ function ensureInstalled(): { nginx: string; phpFpm: string } {
   return { nginx, phpFpm }
 }
 
+/**
+ * Its leaderboard binds LIMIT and OFFSET as execute() arguments, which PDO's emulated prepares (the
+ * default) quote as strings: MariaDB refuses `LIMIT '10'`, so top and around answer 500 on MySQL. The
+ * copy binds them as integers, as PDO needs there; the statements sent and their cost are otherwise
+ * the same. A source where the lines are gone fails here rather than measuring errors.
+ */
+const MYSQL_PATCHES: Array<[file: string, from: string, to: string]> = [
+  [
+    'src/Leaderboard/LeaderboardController.php',
+    '$stmt->execute([$limit]);',
+    '$stmt->bindValue(1, $limit, PDO::PARAM_INT); $stmt->execute();',
+  ],
+  [
+    'src/Leaderboard/LeaderboardController.php',
+    '$stmt->execute([$limit, $offset]);',
+    '$stmt->bindValue(1, $limit, PDO::PARAM_INT); $stmt->bindValue(2, $offset, PDO::PARAM_INT); $stmt->execute();',
+  ],
+]
+
+function patchForMysql(app: string) {
+  for (const [file, from, to] of MYSQL_PATCHES) {
+    const path = join(app, file)
+    const text = readFileSync(path, 'utf8')
+    if (!text.includes(from)) throw new Error(`the PHP peer's ${file} no longer has \`${from}\`: see MYSQL_PATCHES`)
+    writeFileSync(path, text.replace(from, to))
+  }
+}
+
 export interface PhpPeer extends Server {
   /** Its SQLite database, for what its API cannot do (it has no admin API for remote config). */
   dbPath: string
@@ -79,6 +107,7 @@ export async function startPhpPeer(options: {
     recursive: true,
     filter: (src) => !/[/\\](\.git|data|tests|docs)$/.test(src) && !src.endsWith('/.env'),
   })
+  if (options.mysql) patchForMysql(app)
   mkdirSync(join(dir, 'data'))
   writeFileSync(
     join(app, '.env'),

@@ -29,6 +29,8 @@ export const OPEN_LOOP_FRACTION = 0.5
 /** Outstanding requests beyond which a due request is dropped (counted, infinitely slow). */
 const OPEN_LOOP_MAX_IN_FLIGHT = 256
 const OPEN_LOOP_TIMEOUT_MS = 10_000
+/** Seconds at the rate before the measured schedule: the driver's connections opened, its code warm. */
+const OPEN_LOOP_WARMUP_S = 1
 
 /** `--scale N` on one database: the board filled with N entries, single requests timed. */
 export async function scaleOn(ctx: BenchContext, db: Db, workers: string | undefined, entries: number) {
@@ -63,6 +65,7 @@ function openLoopAfter(ctx: BenchContext, into: (reading: OpenLoopReading) => vo
       url: server.url,
       rate,
       duration: ctx.run.duration,
+      warmup: OPEN_LOOP_WARMUP_S,
       connections: ctx.run.connections,
       maxInFlight: OPEN_LOOP_MAX_IN_FLIGHT,
       timeoutMs: OPEN_LOOP_TIMEOUT_MS,
@@ -73,7 +76,7 @@ function openLoopAfter(ctx: BenchContext, into: (reading: OpenLoopReading) => vo
       `${label} mixed open loop at ${rate.toFixed(0)} rps: p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms ` +
         `from the scheduled time; ${run.scheduled} scheduled, ${run.completed} answered, ${run.dropped} dropped ` +
         `(over ${OPEN_LOOP_MAX_IN_FLIGHT} in flight), ${run.late} sent over 1 ms late, ${run.errors} failed, ` +
-        `${run.non2xx} non-2xx; check: ${check.text}\n`,
+        `${run.non2xx} non-2xx (after ${OPEN_LOOP_WARMUP_S} s of warm-up at the rate); check: ${check.text}\n`,
     )
     into({
       rate,

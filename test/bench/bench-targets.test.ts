@@ -234,11 +234,14 @@ const scenario = { next: () => ({ method: 'GET', path: '/x', headers: {} }) }
 t.test('open loop: latency from the schedule; a full pipe drops rather than waits', async (t) => {
   const server = await slowServer(20)
   t.teardown(server.close)
-  const base = { url: server.url, connections: 8, timeoutMs: 5000, scenario }
+  const base = { url: server.url, connections: 8, timeoutMs: 5000, warmup: 0, scenario }
   const easy = await runOpenLoop({ ...base, rate: 100, duration: 1, maxInFlight: 50 })
   t.same([easy.scheduled, easy.completed, easy.dropped, easy.errors], [100, 100, 0, 0])
   t.equal(server.answered(), 100, 'every scheduled request reached the server')
   t.ok(easy.p50 >= 20 && easy.p99 < 1000, `p50 ${easy.p50} ms includes the server's 20 ms`)
+  const warmed = await runOpenLoop({ ...base, rate: 100, duration: 0.5, warmup: 0.5, maxInFlight: 50 })
+  t.same([warmed.scheduled, warmed.completed], [50, 50], 'the warm-up is sent but not counted')
+  t.equal(server.answered(), 200, "the warm-up's 50 reached the server too")
   // 200/s at 20 ms each is about 4 outstanding: at most 2 allowed, so about half are dropped.
   const full = await runOpenLoop({ ...base, rate: 200, duration: 0.5, maxInFlight: 2 })
   t.equal(full.scheduled, 100)
