@@ -238,7 +238,8 @@ t.test('open loop: latency from the schedule; a full pipe drops rather than wait
   const easy = await runOpenLoop({ ...base, rate: 100, duration: 1, maxInFlight: 50 })
   t.same([easy.scheduled, easy.completed, easy.dropped, easy.errors], [100, 100, 0, 0])
   t.equal(server.answered(), 100, 'every scheduled request reached the server')
-  t.ok(easy.p50 >= 20 && easy.p99 < 1000, `p50 ${easy.p50} ms includes the server's 20 ms`)
+  // 19: a Node timer may fire up to a millisecond early against performance.now().
+  t.ok(easy.p50 >= 19 && easy.p99 < 1000, `p50 ${easy.p50} ms includes the server's 20 ms`)
   const warmed = await runOpenLoop({ ...base, rate: 100, duration: 0.5, warmup: 0.5, maxInFlight: 50 })
   t.same([warmed.scheduled, warmed.completed], [50, 50], 'the warm-up is sent but not counted')
   t.equal(server.answered(), 200, "the warm-up's 50 reached the server too")
