@@ -1,13 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import SQLite from 'better-sqlite3'
+import { createConnection } from 'mysql2/promise'
 import { pinnedCommand } from './pinning.js'
 import { track, waitForExit, waitForHttp, watchTree, type Server } from './processes.js'
 
 /**
  * The PHP server Outpost replaces (horizOn Simple Server), run as it is deployed: nginx in front of
- * php-fpm with a static pool of 8 workers, SQLite (its default driver). Everything lives in a temp
+ * php-fpm with a static pool of 8 workers, on SQLite (its default driver) or MariaDB. Everything lives in a temp
  * dir: a copy of its source, its `.env`, its database, and the nginx and php-fpm configurations,
  * pid files and logs. Both run in the foreground as children of the bench, so they stop with it.
  */
@@ -54,6 +55,34 @@ function ensureInstalled(): { nginx: string; phpFpm: string } {
   return { nginx, phpFpm }
 }
 
+/**
+ * Its leaderboard binds LIMIT and OFFSET as execute() arguments, which PDO's emulated prepares (the
+ * default) quote as strings: MariaDB refuses `LIMIT '10'`, so top and around answer 500 on MySQL. The
+ * copy binds them as integers, as PDO needs there; the statements sent and their cost are otherwise
+ * the same. A source where the lines are gone fails here rather than measuring errors.
+ */
+const MYSQL_PATCHES: Array<[file: string, from: string, to: string]> = [
+  [
+    'src/Leaderboard/LeaderboardController.php',
+    '$stmt->execute([$limit]);',
+    '$stmt->bindValue(1, $limit, PDO::PARAM_INT); $stmt->execute();',
+  ],
+  [
+    'src/Leaderboard/LeaderboardController.php',
+    '$stmt->execute([$limit, $offset]);',
+    '$stmt->bindValue(1, $limit, PDO::PARAM_INT); $stmt->bindValue(2, $offset, PDO::PARAM_INT); $stmt->execute();',
+  ],
+]
+
+function patchForMysql(app: string) {
+  for (const [file, from, to] of MYSQL_PATCHES) {
+    const path = join(app, file)
+    const text = readFileSync(path, 'utf8')
+    if (!text.includes(from)) throw new Error(`the PHP peer's ${file} no longer has \`${from}\`: see MYSQL_PATCHES`)
+    writeFileSync(path, text.replace(from, to))
+  }
+}
+
 export interface PhpPeer extends Server {
   /** Its SQLite database, for what its API cannot do (it has no admin API for remote config). */
   dbPath: string
@@ -66,6 +95,8 @@ export async function startPhpPeer(options: {
   apiKey: string
   /** The core nginx, php-fpm and all their workers run on (started under taskset: workers inherit it). */
   core: number | null
+  /** Its MySQL settings (DB_HOST, DB_PORT, DB_NAME, DB_USER, DB_PASS) to run on MariaDB; its SQLite without. */
+  mysql?: Record<string, string>
 }): Promise<PhpPeer> {
   const { nginx, phpFpm } = ensureInstalled()
   const { dir, port } = options
@@ -76,13 +107,18 @@ export async function startPhpPeer(options: {
     recursive: true,
     filter: (src) => !/[/\\](\.git|data|tests|docs)$/.test(src) && !src.endsWith('/.env'),
   })
+  if (options.mysql) patchForMysql(app)
   mkdirSync(join(dir, 'data'))
   writeFileSync(
     join(app, '.env'),
     [
       `API_KEY=${options.apiKey}`,
-      'DB_DRIVER=sqlite',
-      `DB_PATH=${dbPath}`,
+      ...(options.mysql
+        ? [
+            'DB_DRIVER=mysql',
+            ...['DB_HOST', 'DB_PORT', 'DB_NAME', 'DB_USER', 'DB_PASS'].map((k) => `${k}=${options.mysql![k] ?? ''}`),
+          ]
+        : ['DB_DRIVER=sqlite', `DB_PATH=${dbPath}`]),
       // Outpost runs with its rate limit off too; the PHP one would cost a write per request.
       'RATE_LIMIT_ENABLED=false',
       '',
@@ -185,7 +221,27 @@ http {
 }
 
 /** Its remote config has no write route: the keys go straight into its table. */
-export function seedPhpRemoteConfig(dbPath: string, entries: Array<[string, string]>) {
+export async function seedPhpRemoteConfig(
+  dbPath: string,
+  entries: Array<[string, string]>,
+  mysql?: Record<string, string>,
+) {
+  if (mysql) {
+    const conn = await createConnection({
+      host: mysql.DB_HOST,
+      port: Number(mysql.DB_PORT),
+      user: mysql.DB_USER,
+      password: mysql.DB_PASS,
+      database: mysql.DB_NAME,
+    })
+    try {
+      for (const [key, value] of entries)
+        await conn.query('replace into remote_configs (config_key, config_value) values (?, ?)', [key, value])
+    } finally {
+      await conn.end()
+    }
+    return
+  }
   const db = new SQLite(dbPath)
   db.pragma('busy_timeout = 5000')
   const insert = db.prepare('insert or replace into remote_configs (config_key, config_value) values (?, ?)')

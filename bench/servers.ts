@@ -32,6 +32,7 @@ import {
   type Flavour,
   type Result,
   type RunOptions,
+  type Seeded,
 } from './scenarios.js'
 
 /**
@@ -281,7 +282,10 @@ export async function measureCeiling(ctx: BenchContext, label = 'ceiling'): Prom
   }
 }
 
-/** Seeds Outpost on `db` and runs `names` in order. */
+/** What runs on a server after its scenarios, before it stops (the open-loop run of `--targets`). */
+export type AfterRuns = (server: Server, label: string, seeded: Seeded, results: Result[]) => Promise<void>
+
+/** Seeds Outpost on `db` and runs `names` in order, then `after`. */
 export async function benchOutpost(
   ctx: BenchContext,
   db: Db,
@@ -289,6 +293,7 @@ export async function benchOutpost(
   names: string[],
   ceilingRps: number | null,
   extraEnv: Record<string, string> = {},
+  after?: AfterRuns,
 ) {
   const outpost = await startOutpost(ctx, db, workers, extraEnv)
   const results: Result[] = []
@@ -301,6 +306,7 @@ export async function benchOutpost(
       if (!scenario) throw new Error(`unknown scenario ${name}`)
       results.push(await runScenario(outpost.server, outpost.label, scenario, ctx.run, ceilingRps, tail(outpost.log)))
     }
+    await after?.(outpost.server, outpost.label, seeded, results)
     if (db === 'sqlite')
       process.stdout.write(`database size: ${(statSync(outpost.dbEnv.DB_PATH!).size / 2 ** 20).toFixed(1)} MB\n`)
   } catch (error) {
@@ -314,30 +320,51 @@ export async function benchOutpost(
 }
 
 export const PHP_LABEL = `php w=${PHP_WORKERS}`
+/** The PHP peer on MariaDB (mariadbd pinned and counted with it, as for Outpost's MariaDB runs). */
+export const PHP_MYSQL_LABEL = `php mysql w=${PHP_WORKERS}`
 
-export async function benchPhp(ctx: BenchContext, names: string[], ceilingRps: number | null) {
+export async function benchPhp(
+  ctx: BenchContext,
+  names: string[],
+  ceilingRps: number | null,
+  db: 'sqlite' | 'mysql' = 'sqlite',
+) {
   const dir = mkdtempSync(join(ctx.workDir, 'php-'))
   const core = ctx.pinning.serverCore
-  const php = await startPhpPeer({ sourceDir: ctx.phpDir, dir, port: await freePort(), apiKey: API_KEY, core })
+  const database = databaseSide(db, core)
+  const label = db === 'mysql' ? PHP_MYSQL_LABEL : PHP_LABEL
+  let mysql: Record<string, string> | undefined
+  let php: Awaited<ReturnType<typeof startPhpPeer>>
+  try {
+    mysql = db === 'mysql' ? await freshMysqlDatabase(ctx) : undefined
+    php = await startPhpPeer({ sourceDir: ctx.phpDir, dir, port: await freePort(), apiKey: API_KEY, core, mysql })
+  } catch (error) {
+    database.release()
+    if (mysql) await dropDatabase(ctx, db).catch(() => {})
+    throw error
+  }
+  const server: Server = {
+    ...php,
+    cpuMs: () => php.cpuMs() + (database.cpu?.() ?? 0),
+    ...(database.cpu ? { databaseCpuMs: database.cpu } : {}),
+  }
   const results: Result[] = []
   try {
-    assertPinned(
-      'nginx + php-fpm',
-      php.children.flatMap((c) => processTree(c.pid!)),
-      core,
-    )
-    process.stdout.write(`${PHP_LABEL}: seeding ${ctx.users} users…\n`)
+    assertPinned('nginx + php-fpm', [...php.children.flatMap((c) => processTree(c.pid!)), ...database.pids()], core)
+    process.stdout.write(`${label}: seeding ${ctx.users} users…\n`)
     const flavour: Flavour = 'php'
-    const seeded = await seed(php, flavour, ctx.users)
-    seedPhpRemoteConfig(php.dbPath, REMOTE_CONFIG)
+    const seeded = await seed(server, flavour, ctx.users)
+    await seedPhpRemoteConfig(php.dbPath, REMOTE_CONFIG, mysql)
     const all = scenarios(seeded, flavour)
     for (const name of names) {
       const scenario = all.find((s) => s.name === name)
       if (!scenario) throw new Error(`unknown scenario ${name}`)
-      results.push(await runScenario(php, PHP_LABEL, scenario, ctx.run, ceilingRps, tail(join(dir, 'php-fpm.log'))))
+      results.push(await runScenario(server, label, scenario, ctx.run, ceilingRps, tail(join(dir, 'php-fpm.log'))))
     }
   } finally {
     await php.stop()
+    database.release()
+    if (mysql) await dropDatabase(ctx, db)
   }
   return results
 }

@@ -15,9 +15,8 @@ import {
   treeAffinity,
 } from '../../bench/pinning.js'
 import { peakRssBytes } from '../../bench/processes.js'
-import { judgePerCore, type Measured, type PerCoreInputs } from '../../bench/targets.js'
 
-/** The bench's per-core machinery: the choice to pin, taskset's output, the affinity given back, the targets' verdicts. */
+/** The bench's per-core machinery: the choice to pin, taskset's output, the affinity given back (the targets' verdicts: bench-targets.test.ts). */
 
 t.test('pinning: on where taskset and two cores are there, off with the reason otherwise', async (t) => {
   const on = decidePinning('auto', [0, 1], '/usr/bin/taskset')
@@ -140,103 +139,4 @@ t.test('a command started pinned keeps its pid (taskset execs it)', { skip: !tas
   await new Promise((resolve) => setTimeout(resolve, 300))
   t.same([...treeAffinity([child.pid!])], ['0'])
   t.same(pinnedCommand(null, 'node', ['x']), ['node', ['x']], 'unpinned: the program itself')
-})
-
-const run = (server: string, scenario: string, cpuUs: number, rest: Partial<Measured> = {}): Measured => ({
-  server,
-  scenario,
-  rps: 1000,
-  p99: 5,
-  non2xx: 0,
-  errors: 0,
-  cpuPerRequestMs: cpuUs / 1000,
-  peakRssMb: 100,
-  statementsPerRequest: null,
-  lost: 0,
-  ...rest,
-})
-const labels = { php: 'php w=8', sqlite: 'outpost sqlite w=1', mysql: 'outpost mysql w=1' }
-const inputs = (results: Measured[], extra: Partial<PerCoreInputs> = {}): PerCoreInputs => ({
-  results,
-  labels,
-  scale: {},
-  scaleEntries: 1_000_000,
-  scalePeakRssMb: [],
-  connections: 32,
-  ...extra,
-})
-const verdict = (targets: ReturnType<typeof judgePerCore>, start: string) => {
-  const found = targets.filter((x) => x.target.startsWith(start))
-  if (found.length !== 1) throw new Error(`${found.length} targets start with ${start}`)
-  return found[0]!
-}
-
-t.test('per-core targets: judged on CPU per request, the rps ratio shown beside it', async (t) => {
-  const targets = judgePerCore(
-    inputs([
-      run(labels.php, 'mixed', 750, { rps: 1400 }),
-      run(labels.sqlite, 'mixed', 50, { rps: 14000, p99: 8 }),
-      run(labels.php, 'lb-submit', 500, { lost: 2 }),
-      run(labels.sqlite, 'lb-submit', 81, { statementsPerRequest: 3.3 }),
-      run(labels.mysql, 'mixed', 125, { p99: 20.5 }),
-      run(labels.mysql, 'lb-submit', 250, { statementsPerRequest: 4.74, peakRssMb: 260 }),
-    ]),
-  )
-  const mixed = verdict(targets, 'per core, PHP / Outpost (SQLite, 1 worker) CPU per request: mixed')
-  t.same([mixed.measured, mixed.met], ['15.0× (rps 10.0×)', true], 'exactly 15× meets it')
-  t.equal(verdict(targets, 'per core, PHP / Outpost (SQLite, 1 worker) CPU per request: lb-submit').met, false)
-  t.equal(verdict(targets, 'SQLite, 1 worker: mixed CPU').met, true, '50 µs is within ≤ 50')
-  t.equal(verdict(targets, 'SQLite, 1 worker: lb-submit CPU').met, false, '81 µs is over 80')
-  t.equal(verdict(targets, 'SQLite, 1 worker: mixed p99 at 32 connections').met, true)
-  t.same(verdict(targets, 'MariaDB stack / SQLite CPU per request: mixed').met, true, '2.5× of SQLite')
-  t.same(verdict(targets, 'MariaDB stack / SQLite CPU per request: lb-submit').met, false, '250 / 81 µs: 3.09×')
-  t.equal(verdict(targets, 'MariaDB: mixed p99').met, false)
-  t.equal(verdict(targets, 'MariaDB: statements per submit').met, false)
-  t.equal(verdict(targets, 'SQLite: statements per submit').met, true)
-  const rss = verdict(targets, 'peak RSS per Outpost process')
-  t.same([rss.met, rss.measured], [false, '260 MB (outpost mysql w=1 lb-submit)'])
-  t.equal(verdict(targets, 'every scenario').met, true, "the PHP server's own lost best scores are not Outpost's")
-  t.equal(verdict(targets, '1M-entry board, SQLite').met, null, 'no scale run: not measured')
-})
-
-t.test('per-core targets: a missing run is —, never ✓; a non-2xx anywhere fails its target', async (t) => {
-  const none = judgePerCore(inputs([]))
-  t.same(
-    none.map((x) => x.met),
-    none.map(() => null),
-    'nothing measured, nothing met',
-  )
-  const partial = judgePerCore(
-    inputs([run(labels.sqlite, 'mixed', 40, { lost: 1 }), run(labels.php, 'mixed', 900, { non2xx: 3 })], {
-      scale: {
-        sqlite: {
-          'health (floor)': { median: 9, p99: 9 },
-          'rank top': { median: 1.2, p99: 3 },
-          'around bottom': { median: 2.4, p99: 4 },
-        },
-        mysql: { 'rank middle': { median: 4.9, p99: 8 } },
-      },
-      scalePeakRssMb: [{ server: 'outpost sqlite w=1 scale', mb: 120 }],
-    }),
-  )
-  t.equal(verdict(partial, 'MariaDB stack / SQLite CPU per request: mixed').met, null)
-  t.equal(verdict(partial, 'per core, PHP / Outpost (SQLite, 1 worker) CPU per request: lb-submit').met, null)
-  const failed = verdict(partial, 'every scenario')
-  t.same([failed.met, failed.measured], [false, 'outpost sqlite w=1 mixed: 0/0/1; php w=8 mixed: 3/0/0'])
-  const sqliteScale = verdict(partial, '1M-entry board, SQLite')
-  t.same(
-    [sqliteScale.met, sqliteScale.measured],
-    [false, '2.4 ms (around bottom)'],
-    'the worst read, the floor not among them',
-  )
-  t.equal(verdict(partial, '1M-entry board, MariaDB').met, true)
-  const small = judgePerCore(
-    inputs([], {
-      scaleEntries: 20_000,
-      scale: { sqlite: { 'rank top': { median: 2.5, p99: 3 } }, mysql: { 'rank top': { median: 1, p99: 2 } } },
-    }),
-  )
-  const smallFail = verdict(small, '1M-entry board, SQLite')
-  t.same([smallFail.met, smallFail.measured], [false, '2.5 ms (rank top) on 20,000 entries, not 1,000,000'])
-  t.equal(verdict(small, '1M-entry board, MariaDB').met, null, 'a pass on a smaller board proves nothing')
 })
