@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { pinnedCommand } from './pinning.js'
@@ -110,11 +110,13 @@ export function cpuOf(pid: number): number {
 }
 
 /**
- * The local MySQL/MariaDB server's processes (by name): a request's cost on MySQL is Outpost's CPU
- * and the database server's. Other clients of a shared server count too: a measurement, not a bound.
+ * The local MySQL/MariaDB server's processes: a request's cost on MySQL is Outpost's CPU and the
+ * database server's. With `port`, only the server listening on it (a server of the bench's own, while
+ * the machine's serves other work); without, or when no local process listens there, every mariadbd.
+ * Other clients of the server counted still count: a measurement, not a bound.
  */
-export function databaseServerPids(): number[] {
-  return readdirSync('/proc')
+export function databaseServerPids(port?: number): number[] {
+  const all = readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((pid) => {
       try {
@@ -124,6 +126,41 @@ export function databaseServerPids(): number[] {
       }
     })
     .map(Number)
+  if (port === undefined) return all
+  const listening = listeningSockets(port)
+  const owner = all.filter((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          return listening.has(readlinkSync(`/proc/${pid}/fd/${fd}`))
+        } catch {
+          return false
+        }
+      })
+    } catch {
+      return false
+    }
+  })
+  return owner.length ? owner : all
+}
+
+/** The `socket:[inode]` links of the TCP sockets listening on `port` (IPv4 and IPv6). */
+function listeningSockets(port: number): Set<string> {
+  const found = new Set<string>()
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = ''
+    try {
+      text = readFileSync(table, 'utf8')
+    } catch {
+      continue
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/)
+      // local_address is HEX_IP:HEX_PORT; state 0A is LISTEN; the inode is the tenth field.
+      if (f.length > 9 && f[3] === '0A' && parseInt(f[1]!.split(':')[1]!, 16) === port) found.add(`socket:[${f[9]}]`)
+    }
+  }
+  return found
 }
 
 /**

@@ -77,10 +77,10 @@ interface DatabaseSide {
  * MariaDB: mariadbd, a fixed pid, pinned and counted whole. PostgreSQL: the postmaster pinned (the
  * backends it forks for Outpost inherit the core) and its tree sampled (bench/postgres-stack.ts).
  */
-function databaseSide(db: Db, core: number | null): DatabaseSide {
+function databaseSide(db: Db, core: number | null, mysqlUrl: string): DatabaseSide {
   if (db === 'sqlite') return { pids: () => [], release: () => {} }
   if (db === 'mysql') {
-    const pids = databaseServerPids()
+    const pids = databaseServerPids(Number(new URL(mysqlUrl).port || 3306))
     if (core !== null) {
       if (!pids.length) throw new Error('no mariadbd or mysqld process on this machine to pin and count')
       borrowed ??= new BorrowedPins()
@@ -208,7 +208,7 @@ export async function startOutpost(
   extraEnv: Record<string, string> = {},
 ): Promise<Outpost> {
   const core = ctx.pinning.serverCore
-  const database = databaseSide(db, core)
+  const database = databaseSide(db, core, ctx.mysqlUrl)
   let started: { server: Server; dbEnv: Record<string, string>; log: string }
   try {
     started = await launchOutpost(ctx, db, workers, extraEnv, database)
@@ -331,7 +331,7 @@ export async function benchPhp(
 ) {
   const dir = mkdtempSync(join(ctx.workDir, 'php-'))
   const core = ctx.pinning.serverCore
-  const database = databaseSide(db, core)
+  const database = databaseSide(db, core, ctx.mysqlUrl)
   const label = db === 'mysql' ? PHP_MYSQL_LABEL : PHP_LABEL
   let mysql: Record<string, string> | undefined
   let php: Awaited<ReturnType<typeof startPhpPeer>>

@@ -87,10 +87,18 @@ const fits = (userId: string, boardKey: string) => userId.length <= 36 && boardK
 export const hasSubmitRoutine = (db: Db, userId: string, boardKey: string) =>
   !db.isTransaction && supportsRoutines(db) && fits(userId, boardKey)
 
-/** What the routine did: the entry written (with its answer), or the view to go on from. */
+/** What the routine did: the entry written or left as it was (with the answer), or the view to go on from. */
 export type RoutineOutcome =
-  | { written: true; board: Leaderboard; stored: number; position: number; movedUp: boolean }
-  | { written: false; view: SubmitView }
+  | {
+      answered: true
+      improved: boolean
+      boardId: string
+      boardKey: string
+      stored: number
+      position: number
+      movedUp: boolean
+    }
+  | { answered: false; view: SubmitView }
 
 const num = (value: number | string) => Number(value)
 const numOrNull = (value: number | string | null) => (value === null ? null : Number(value))
@@ -171,14 +179,25 @@ export async function submitByRoutine(
     throw error
   }
   if (!row) throw new Error('the leaderboard_submit routine answered no row')
-  const view = viewOf(row)
-  if (row.r_outcome !== 'written') return { written: false, view }
-  const { banned: _banned, ...board } = view.board!
-  return {
-    written: true,
-    board,
-    stored: num(row.r_stored!),
-    position: num(row.r_position!),
-    movedUp: view.entry !== null && num(row.r_rank!) < view.entry.rank_score,
-  }
+  if (row.r_outcome === 'unchanged')
+    return {
+      answered: true,
+      improved: false,
+      boardId: row.r_id!,
+      boardKey: row.r_board_key,
+      stored: num(row.r_e_score!),
+      position: num(row.r_e_position!),
+      movedUp: false,
+    }
+  if (row.r_outcome === 'written')
+    return {
+      answered: true,
+      improved: true,
+      boardId: row.r_id!,
+      boardKey: row.r_board_key,
+      stored: num(row.r_stored!),
+      position: num(row.r_position!),
+      movedUp: row.r_e_rank_score !== null && num(row.r_rank!) < num(row.r_e_rank_score),
+    }
+  return { answered: false, view: viewOf(row) }
 }

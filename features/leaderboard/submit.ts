@@ -129,14 +129,14 @@ export async function submitScore(db: Db, events: EventSender, input: SubmitInpu
         checkUser: input.checkUser === true,
         raising: events.raising,
       })
-      if (outcome?.written) {
+      if (outcome?.answered) {
         // As after the transaction of `submitOverView` or `submitFirst`: committed, so notified once.
-        events.notify(db, 'boardChanged', outcome.board.id, outcome.movedUp ? outcome.position : 1)
+        if (outcome.improved) events.notify(db, 'boardChanged', outcome.boardId, outcome.movedUp ? outcome.position : 1)
         return {
-          leaderboardKey: outcome.board.board_key,
+          leaderboardKey: outcome.boardKey,
           score: outcome.stored,
           submittedScore: input.score,
-          improved: true,
+          improved: outcome.improved,
           position: outcome.position,
         }
       }
