@@ -191,6 +191,11 @@ export function supportsRoutines(db: Kysely<any>): boolean {
   return engineOf(db).routines
 }
 
+/** A stored routine the statement called does not exist on the database. */
+export function isMissingRoutine(error: unknown): boolean {
+  return anyEngine(error, 'missingRoutine')
+}
+
 /** A call of the stored routine `name` with `args` that answers rows (only where `supportsRoutines`). */
 export function routineCall(db: Kysely<any>, name: string, args: readonly unknown[]): RawBuilder<unknown> {
   return engineOf(db).callRoutine(name, args)

@@ -39,6 +39,8 @@ export interface ErrorClasses {
    * for its column, a key or a check): the same statement would be refused again, the next one need not.
    */
   refused(error: ErrorLike): boolean
+  /** A stored routine the statement calls does not exist (a database restored without its routines). */
+  missingRoutine(error: ErrorLike): boolean
 }
 
 /** The parts of a driver's error the engines classify by, whatever driver threw it. */

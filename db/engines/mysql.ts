@@ -65,7 +65,12 @@ export const mysqlEngine: Engine = {
     unavailable: (e) =>
       (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) || e.fatal === true || e.message === 'Pool is closed.',
     // A server error (ER_*, with its errno) on a connection that stays usable.
-    refused: (e) => e.code?.startsWith('ER_') === true && e.fatal !== true && !UNAVAILABLE_CODES.has(e.code),
+    refused: (e) =>
+      e.code?.startsWith('ER_') === true &&
+      e.fatal !== true &&
+      !UNAVAILABLE_CODES.has(e.code) &&
+      e.code !== 'ER_SP_DOES_NOT_EXIST',
+    missingRoutine: (e) => e.code === 'ER_SP_DOES_NOT_EXIST',
   },
   explainStartError,
   backupAdvice,

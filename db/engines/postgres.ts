@@ -65,6 +65,8 @@ export const postgresEngine: Engine = {
       LOST_MESSAGES.some((m) => e.message?.startsWith(m) === true),
     // SQLSTATE classes 22 (data exception: too long, out of range, bad text) and 23 (integrity constraint).
     refused: (e) => e.code !== undefined && /^2[23][0-9A-Z]{3}$/.test(e.code),
+    // undefined_function
+    missingRoutine: (e) => e.code === '42883',
   },
   explainStartError,
   backupAdvice,

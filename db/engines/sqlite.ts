@@ -54,6 +54,7 @@ export const sqliteEngine: Engine = {
     timeout: (e) => e.code === 'SQLITE_BUSY',
     unavailable: (e) => (e.code !== undefined && UNAVAILABLE.has(e.code)) || CLOSED.has(e.message ?? ''),
     refused: (e) => e.code?.startsWith('SQLITE_') === true && !UNAVAILABLE.has(e.code),
+    missingRoutine: () => false,
   },
   explainStartError,
   // npm run backup copies the file itself (scripts/backup/).

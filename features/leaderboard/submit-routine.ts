@@ -1,10 +1,19 @@
 import type { Db } from '../../db/types.js'
 import type { Leaderboard } from './tables.js'
-import { isForeignKeyViolation, isUniqueViolation, routineCall, supportsRoutines } from '../../db/dialect.js'
+import {
+  isForeignKeyViolation,
+  isMissingRoutine,
+  isUniqueViolation,
+  routineCall,
+  supportsRoutines,
+} from '../../db/dialect.js'
+import { up as createRoutine } from './migrations/0131_leaderboard_submit_routine.js'
 import { prepared } from '../../db/prepared.js'
 import { retryOnConflict } from '../../db/transaction.js'
+import { markRoutineBack, markRoutineMissing, routineAvailable } from '../../db/routines.js'
 import { periodKey } from './ranking.js'
-import type { SubmitView } from './submit-view.js'
+import type { SubmitResult, SubmitView } from './submit-view.js'
+import type { EventSender } from '../../platform/core/events.js'
 
 /**
  * A score submit in one round trip, on the database servers: the stored routine
@@ -57,6 +66,9 @@ interface RoutineValues {
   raising: number
 }
 
+/** The routine's name on the database (migration 0131). */
+const ROUTINE = 'leaderboard_submit'
+
 const ARGUMENTS: Array<keyof RoutineValues> = [
   'userId',
   'boardKey',
@@ -74,7 +86,7 @@ const ARGUMENTS: Array<keyof RoutineValues> = [
 const call = prepared<RoutineValues, RoutineRow>((db, p) => {
   const query = routineCall(
     db,
-    'leaderboard_submit',
+    ROUTINE,
     ARGUMENTS.map((name) => p[name]),
   )
   return { compile: () => query.compile(db) as never }
@@ -85,20 +97,39 @@ const fits = (userId: string, boardKey: string) => userId.length <= 36 && boardK
 
 /** Whether the submit can go through the routine on this database. */
 export const hasSubmitRoutine = (db: Db, userId: string, boardKey: string) =>
-  !db.isTransaction && supportsRoutines(db) && fits(userId, boardKey)
+  !db.isTransaction && supportsRoutines(db) && routineAvailable(db, ROUTINE) && fits(userId, boardKey)
 
-/** What the routine did: the entry written or left as it was (with the answer), or the view to go on from. */
-export type RoutineOutcome =
-  | {
-      answered: true
-      improved: boolean
-      boardId: string
-      boardKey: string
-      stored: number
-      position: number
-      movedUp: boolean
-    }
-  | { answered: false; view: SubmitView }
+/** How long submits go without the routine after putting it back failed, before they try it again. */
+const RETRY_MS = 60_000
+
+/**
+ * Puts a missing routine back (its migration's DDL), saying so on the process's warnings. Until it
+ * is back, submits go without it; when creating it fails (no right to create routines, or another
+ * instance created it first), they try the routine again after RETRY_MS.
+ */
+function restoreRoutine(db: Db): void {
+  if (!routineAvailable(db, ROUTINE)) return
+  markRoutineMissing(db, ROUTINE, Number.POSITIVE_INFINITY)
+  const said = 'The database has no leaderboard_submit routine (restored from a dump made without routines?)'
+  createRoutine(db).then(
+    () => {
+      markRoutineBack(db, ROUTINE)
+      process.emitWarning(`${said}: created it again.`, { code: 'OUTPOST_ROUTINE_RESTORED' })
+    },
+    (error: unknown) => {
+      process.emitWarning(
+        `${said}, and creating it failed (${(error as Error).message}): score submits take several round ` +
+          'trips instead of one meanwhile. Grant the database user the right to create routines, or ' +
+          'restore a dump that includes the routines (docs/deployment.md, backups).',
+        { code: 'OUTPOST_ROUTINE_MISSING' },
+      )
+      markRoutineMissing(db, ROUTINE, RETRY_MS)
+    },
+  )
+}
+
+/** The submit's answer when the routine wrote the entry or found it unchanged, else the view to go on from. */
+export type RoutineOutcome = SubmitResult | { view: SubmitView }
 
 const num = (value: number | string) => Number(value)
 const numOrNull = (value: number | string | null) => (value === null ? null : Number(value))
@@ -147,6 +178,7 @@ function viewOf(row: RoutineRow): SubmitView {
  */
 export async function submitByRoutine(
   db: Db,
+  events: EventSender,
   input: {
     userId: string
     boardKey: string
@@ -155,7 +187,6 @@ export async function submitByRoutine(
     now: number
     validated: boolean
     checkUser: boolean
-    raising: boolean
   },
 ): Promise<RoutineOutcome | null> {
   const values: RoutineValues = {
@@ -169,35 +200,34 @@ export async function submitByRoutine(
     now: input.now,
     validated: input.validated ? 1 : 0,
     checkUser: input.checkUser ? 1 : 0,
-    raising: input.raising ? 1 : 0,
+    raising: events.raising ? 1 : 0,
   }
   let row: RoutineRow | undefined
   try {
     row = await retryOnConflict(() => call.first(db, values))
   } catch (error) {
     if (isForeignKeyViolation(error) || isUniqueViolation(error)) return null
+    if (isMissingRoutine(error)) {
+      restoreRoutine(db)
+      return null
+    }
     throw error
   }
   if (!row) throw new Error('the leaderboard_submit routine answered no row')
-  if (row.r_outcome === 'unchanged')
-    return {
-      answered: true,
-      improved: false,
-      boardId: row.r_id!,
-      boardKey: row.r_board_key,
-      stored: num(row.r_e_score!),
-      position: num(row.r_e_position!),
-      movedUp: false,
-    }
-  if (row.r_outcome === 'written')
-    return {
-      answered: true,
-      improved: true,
-      boardId: row.r_id!,
-      boardKey: row.r_board_key,
-      stored: num(row.r_stored!),
-      position: num(row.r_position!),
-      movedUp: row.r_e_rank_score !== null && num(row.r_rank!) < num(row.r_e_rank_score),
-    }
-  return { answered: false, view: viewOf(row) }
+  if (row.r_outcome !== 'written' && row.r_outcome !== 'unchanged') return { view: viewOf(row) }
+  const improved = row.r_outcome === 'written'
+  const position = num(improved ? row.r_position! : row.r_e_position!)
+  if (improved) {
+    // As after the transaction of submit.ts's writes: committed, so notified once. An entry that
+    // moved up leaves every position above its new one as it was.
+    const movedUp = row.r_e_rank_score !== null && num(row.r_rank!) < num(row.r_e_rank_score)
+    events.notify(db, 'boardChanged', row.r_id!, movedUp ? position : 1)
+  }
+  return {
+    leaderboardKey: row.r_board_key,
+    score: num(improved ? row.r_stored! : row.r_e_score!),
+    submittedScore: input.score,
+    improved,
+    position,
+  }
 }

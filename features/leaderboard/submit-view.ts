@@ -4,6 +4,31 @@ import type { Leaderboard } from './tables.js'
 import { prepared } from '../../db/prepared.js'
 import { entryPositionSql, periodKey } from './ranking.js'
 
+/** A score submit as the route and validated-actions hand it over. */
+export interface SubmitInput {
+  boardKey: string
+  userId: string
+  score: number
+  /** A string or an object, kept with the entry when the stored score changes (operator only). */
+  metadata?: string | Record<string, unknown> | null
+  /** A server-checked run: may write to validatedOnly boards. */
+  validated: boolean
+  now: number
+  /** Write only when the player has no entry for the period yet (an import): an existing one is left as it is. */
+  onlyNew?: boolean
+  /** The player's existence and ban are not checked yet (USER_NOT_FOUND, USER_BANNED come first). */
+  checkUser?: boolean
+}
+
+/** What a submit answers: the score kept (the best, by the board's strategy) beside the one sent. */
+export interface SubmitResult {
+  leaderboardKey: string
+  score: number
+  submittedScore: number
+  improved: boolean
+  position: number
+}
+
 /** The player's entry in the board's current period, as the view read it (null: none yet). */
 export interface ViewedEntry {
   score: number

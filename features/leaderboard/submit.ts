@@ -19,33 +19,18 @@ import { applyCounts, countDeltas, periodKey, positionOf, type SortKey } from '.
 import { boardForSubmit, boardNotFound, METADATA_MAX_BYTES } from './boards.js'
 import { assertActive, standingOf } from '../../platform/security/session-store.js'
 import { userNames } from '../users/service.js'
-import { casEntry, insertFirstEntry, readSubmitView, type SubmitView, type ViewedEntry } from './submit-view.js'
+import {
+  casEntry,
+  insertFirstEntry,
+  readSubmitView,
+  type SubmitInput,
+  type SubmitResult,
+  type SubmitView,
+  type ViewedEntry,
+} from './submit-view.js'
 import { hasSubmitRoutine, submitByRoutine } from './submit-routine.js'
 
-/** A score submit as the route and validated-actions hand it over. */
-export interface SubmitInput {
-  boardKey: string
-  userId: string
-  score: number
-  /** A string or an object, kept with the entry when the stored score changes (operator only). */
-  metadata?: string | Record<string, unknown> | null
-  /** A server-checked run: may write to validatedOnly boards. */
-  validated: boolean
-  now: number
-  /** Write only when the player has no entry for the period yet (an import): an existing one is left as it is. */
-  onlyNew?: boolean
-  /** The player's existence and ban are not checked yet (USER_NOT_FOUND, USER_BANNED come first). */
-  checkUser?: boolean
-}
-
-/** What a submit answers: the score kept (the best, by the board's strategy) beside the one sent. */
-export interface SubmitResult {
-  leaderboardKey: string
-  score: number
-  submittedScore: number
-  improved: boolean
-  position: number
-}
+export type { SubmitInput, SubmitResult } from './submit-view.js'
 
 type EntryKey = { boardId: string; period: string; userId: string }
 type EntryWrite = EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }
@@ -123,23 +108,8 @@ export async function submitScore(db: Db, events: EventSender, input: SubmitInpu
   if (!db.isTransaction || input.checkUser) {
     let seen: SubmitView | undefined
     if (!input.onlyNew && hasSubmitRoutine(db, input.userId, input.boardKey)) {
-      const outcome = await submitByRoutine(db, {
-        ...input,
-        metadata,
-        checkUser: input.checkUser === true,
-        raising: events.raising,
-      })
-      if (outcome?.answered) {
-        // As after the transaction of `submitOverView` or `submitFirst`: committed, so notified once.
-        if (outcome.improved) events.notify(db, 'boardChanged', outcome.boardId, outcome.movedUp ? outcome.position : 1)
-        return {
-          leaderboardKey: outcome.boardKey,
-          score: outcome.stored,
-          submittedScore: input.score,
-          improved: outcome.improved,
-          position: outcome.position,
-        }
-      }
+      const outcome = await submitByRoutine(db, events, { ...input, metadata, checkUser: input.checkUser === true })
+      if (outcome && 'position' in outcome) return outcome
       seen = outcome?.view
     }
     seen ??= await readSubmitView(db, input.userId, input.boardKey, input.now)
