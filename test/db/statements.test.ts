@@ -2,6 +2,11 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { buildTestApp, eachDialect, type Dialect, type TestApp } from '../helpers/app.js'
 import { watchStatements } from '../../db/statements.js'
+import { createCosmetic } from '../fixtures/player-profile.js'
+import { createGiftCode, redeemCode } from '../fixtures/gift-codes.js'
+import { startRun, submitRun } from '../fixtures/validated-actions.js'
+import type { SignedUpUser } from '../fixtures/users.js'
+import { DEFAULT_BOARD } from '../../features/leaderboard/admin-service.js'
 
 /**
  * Statements per request on the hot paths, counted at the driver (every round trip to the database:
@@ -50,7 +55,7 @@ eachDialect(t, async (t, dialect) => {
   const { call, admin } = ctx
   const signup = async () => {
     const res = await call({ method: 'POST', url: '/user-management/signup', payload: {} })
-    return res.json() as { userId: string; accessToken: string; anonymousToken: string }
+    return res.json() as SignedUpUser
   }
   const player = await signup()
   const other = await signup()
@@ -125,5 +130,33 @@ eachDialect(t, async (t, dialect) => {
       url: '/user-management/signin',
       payload: { type: 'ANONYMOUS', anonymousToken: player.anonymousToken },
     }),
+  )
+  await expectStatements(t, ctx, dialect, 'check-auth (bearer)', { sqlite: 2, mysql: 2, postgres: 2 }, () =>
+    call({ method: 'POST', url: '/user-management/check-auth', headers: bearer, payload: { userId: player.userId } }),
+  )
+  const email = { type: 'EMAIL', email: `${dialect}-statements@example.org`, password: 'correct horse battery' }
+  t.equal((await call({ method: 'POST', url: '/user-management/signup', payload: email })).statusCode, 201)
+  await expectStatements(t, ctx, dialect, 'e-mail sign-in', { sqlite: 9, mysql: 9, postgres: 9 }, () =>
+    call({ method: 'POST', url: '/user-management/signin', payload: email }),
+  )
+  // A code that grants a locked badge: the redemption, its count and the unlock in one transaction.
+  await createCosmetic(ctx, 'statements-badge', 'badge', true)
+  await createGiftCode(ctx, { code: 'STATEMENTS-1', grants: ['statements-badge'] })
+  await expectStatements(t, ctx, dialect, 'gift-code redeem', { sqlite: 15, mysql: 15, postgres: 15 }, () =>
+    redeemCode(ctx, player, 'STATEMENTS-1'),
+  )
+  // A validated run on the default board: the start, then the submit that consumes the ticket and
+  // writes an improving score (contract §5.3).
+  const started = await expectStatements(
+    t,
+    ctx,
+    dialect,
+    'validated run start',
+    { sqlite: 8, mysql: 8, postgres: 8 },
+    () => startRun(ctx, player, DEFAULT_BOARD),
+  )
+  ctx.clock.advance(30_000)
+  await expectStatements(t, ctx, dialect, 'validated run submit', { sqlite: 17, mysql: 18, postgres: 17 }, () =>
+    submitRun(ctx, player, (JSON.parse(started.body) as { ticket: string }).ticket, 300),
   )
 })
