@@ -8,7 +8,7 @@ import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import type { EventSender } from '../../platform/core/events.js'
 import { present } from '../../platform/schemas/common.js'
-import { findUser, lockUser, normalizeName, renameUser } from '../users/service.js'
+import { findUser, lockUser, normalizeName, renameUser, type User } from '../users/service.js'
 import type { ProfileDocument, ProfileUpdateBody, PublicProfile } from './schemas.js'
 import { assertInCatalog, assertWellFormed, catalogEntries, takeOffProfiles, type Cosmetic } from './catalog.js'
 
@@ -97,10 +97,20 @@ async function ownedUnlocks(db: Db, userId: string, ids?: readonly string[]): Pr
 
 // ---- the player's document --------------------------------------------------------------------
 
-/** The player's own view: profile, unlocks and the limits, in one answer so the SDK needs one call. */
-export async function getProfileDocument(db: Db, userId: string, limits: ProfileLimits): Promise<ProfileDocument> {
+type DocumentUser = Pick<User, 'username' | 'created_at' | 'updated_at'>
+
+/**
+ * The player's own view: profile, unlocks and the limits, in one answer so the SDK needs one call.
+ * `known` is the user's row when the caller has just read it (a profile write): not read again.
+ */
+export async function getProfileDocument(
+  db: Db,
+  userId: string,
+  limits: ProfileLimits,
+  known?: DocumentUser,
+): Promise<ProfileDocument> {
   const [user, row, unlocks, catalog] = await Promise.all([
-    findUser(db, userId),
+    known ?? findUser(db, userId),
     db.selectFrom('player_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst(),
     ownedUnlocks(db, userId),
     db.selectFrom('cosmetics').select(['id', 'type', 'locked']).orderBy('id').execute(),
@@ -174,8 +184,9 @@ export async function updateProfile(
   const { displayName, customText, avatarId, frameId, badges, slots } = checkProfileBody(body, limits)
   const ids = slots.map(([id]) => id)
 
-  await withTransaction(db, async (trx) => {
-    if (!(await findUser(trx, userId))) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
+  const user = await withTransaction(db, async (trx): Promise<DocumentUser> => {
+    const user = await findUser(trx, userId)
+    if (!user) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
     const catalog = await catalogEntries(trx, ids)
     assertInCatalog(ids, catalog)
     for (const [id, type] of slots) {
@@ -203,9 +214,15 @@ export async function updateProfile(
       .where('user_id', '=', userId)
       .execute()
     events.notify(trx, 'publicPlayerChanged')
-    if (displayName !== undefined) await renameUser(trx, events, userId, displayName, now, 'displayName')
+    if (displayName === undefined) return user
+    return {
+      ...user,
+      username: await renameUser(trx, events, userId, displayName, now, 'displayName'),
+      updated_at: now,
+    }
   })
-  return getProfileDocument(db, userId, limits)
+  // The user's row as this transaction read and wrote it; the profile, unlocks and catalog read anew.
+  return getProfileDocument(db, userId, limits, user)
 }
 
 // ---- unlocks ----------------------------------------------------------------------------------
@@ -217,6 +234,11 @@ export async function updateProfile(
  * of it. The limit is settled in SQL: the unlock rows are inserted (a concurrent grant of the same id
  * waits on the row and then finds it), then the player's `unlock_count` is raised by the number
  * inserted only while it stays within the limit; zero rows updated rolls the grant back.
+ *
+ * `checked`: the caller's transaction has itself proven that the user exists (a row it wrote refers
+ * to them) and read `ids` from the catalog (`cosmeticsInCatalog`), so neither is read again. The
+ * catalog read locks nothing: on MySQL (one snapshot) and SQLite (one writer) a second read answers the
+ * same, and on PostgreSQL it only narrows, never closes, the window of a deletion committing meanwhile.
  */
 export async function grantUnlocks(
   db: Db,
@@ -224,12 +246,15 @@ export async function grantUnlocks(
   ids: readonly string[],
   maxUnlocks: number,
   now: number,
+  checked = false,
 ): Promise<string[]> {
   const wanted = [...new Set(ids)].sort()
   assertWellFormed(wanted)
   return withTransaction(db, async (trx) => {
-    if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
-    assertInCatalog(wanted, await catalogEntries(trx, wanted))
+    if (!checked) {
+      if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+      assertInCatalog(wanted, await catalogEntries(trx, wanted))
+    }
     await lockProfileRow(trx, userId, now)
     const granted: string[] = []
     for (const id of wanted) {
