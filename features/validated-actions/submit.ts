@@ -9,7 +9,7 @@ import { AppError, badRequest } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { hashToken } from '../../platform/security/secrets.js'
 import type { EventSender } from '../../platform/core/events.js'
-import { activeBoard, boardNotFound, findBoard, isBannedFromBoard, submitScore } from '../leaderboard/service.js'
+import { activeBoard, activeBoardFor, submitScore } from '../leaderboard/service.js'
 import type { SubmitResult } from './schemas.js'
 import { rulesFor, type EffectiveRules } from './rules.js'
 import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type EarnedEntry } from './values.js'
@@ -179,9 +179,12 @@ export async function submitRun(db: Db, events: EventSender, input: SubmitInput)
     )
   }
   if (run.board_key !== null) {
-    const board = await findBoard(db, run.board_key)
-    if (!board || board.is_active !== 1) throw await fail(rejectionOf(boardNotFound(run.board_key)))
-    if (await isBannedFromBoard(db, board.id, userId)) {
+    const standing = await activeBoardFor(db, run.board_key, userId).catch((error: unknown) => {
+      if (error instanceof AppError) return error
+      throw error
+    })
+    if (standing instanceof AppError) throw await fail(rejectionOf(standing))
+    if (standing.banned) {
       throw await fail(reject(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard'))
     }
   }
