@@ -4,7 +4,8 @@ import { buildTestApp, eachDialect, type Dialect, type TestApp } from '../helper
 import { watchStatements } from '../../db/statements.js'
 import { createCosmetic } from '../fixtures/player-profile.js'
 import { createGiftCode, redeemCode } from '../fixtures/gift-codes.js'
-import { startRun, submitRun } from '../fixtures/validated-actions.js'
+import { putRules, startRun, submitRun } from '../fixtures/validated-actions.js'
+import { createBoard } from '../fixtures/leaderboard.js'
 import type { SignedUpUser } from '../fixtures/users.js'
 import { DEFAULT_BOARD } from '../../features/leaderboard/admin-service.js'
 
@@ -159,5 +160,12 @@ eachDialect(t, async (t, dialect) => {
   ctx.clock.advance(30_000)
   await expectStatements(t, ctx, dialect, 'validated run submit', { sqlite: 16, mysql: 17, postgres: 16 }, () =>
     submitRun(ctx, player, (JSON.parse(started.body) as { ticket: string }).ticket, 300),
+  )
+  // A board whose rules limit the runs per hour and the open runs: both counts in one statement, under
+  // the player's lock row (a transaction).
+  await createBoard(ctx, 'statements-limited')
+  await putRules(ctx, 'statements-limited', { maxRunsPerHour: 10, maxOpenRuns: 3 })
+  await expectStatements(t, ctx, dialect, 'validated run start with limits', { sqlite: 8, mysql: 8, postgres: 8 }, () =>
+    startRun(ctx, player, 'statements-limited'),
   )
 })
