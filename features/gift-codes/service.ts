@@ -124,12 +124,12 @@ export async function redeemGiftCode(
   if (code === undefined) return failure('NOT_FOUND')
   try {
     const { giftData, owned } = await inTransaction(db, async (trx) => {
-      const row = await findByCode(trx, code)
-      if (!row) throw new Refused('NOT_FOUND')
+      // The claim comes first, by the code's unique key: an unknown code claims nothing (its reason is
+      // read after the rollback, as every refusal's is).
       const claimed = await trx
         .updateTable('gift_codes')
         .set({ redemption_count: sql<number>`redemption_count + 1` })
-        .where('id', '=', row.id)
+        .where('code', '=', code)
         .whereRef('redemption_count', '<', 'max_redemptions')
         .where('revoked', '=', 0)
         .where((eb) => eb.or([eb('starts_at', 'is', null), eb('starts_at', '<=', now)]))
@@ -137,21 +137,16 @@ export async function redeemGiftCode(
         .executeTakeFirst()
       // Which condition failed is read after the rollback, outside this transaction's snapshot.
       if (affected(claimed) === 0) throw new Refused(undefined)
-      if (events?.raising) {
-        // This transaction holds the code's row lock: of concurrent redemptions, only the one that
-        // took the last redemption reads the count at the maximum.
-        const counts = await trx
-          .selectFrom('gift_codes')
-          .select(['redemption_count', 'max_redemptions'])
-          .where('id', '=', row.id)
-          .executeTakeFirstOrThrow()
-        if (Number(counts.redemption_count) >= Number(counts.max_redemptions)) {
-          await events.raise(trx, 'gift_code.exhausted', {
-            code: row.code,
-            maxRedemptions: Number(counts.max_redemptions),
-            userId,
-          })
-        }
+      // This transaction now holds the code's row lock, so the row read here carries the count as this
+      // claim left it: of concurrent redemptions, only the one that took the last redemption reads the
+      // count at the maximum.
+      const row = (await findByCode(trx, code))!
+      if (events?.raising && Number(row.redemption_count) >= Number(row.max_redemptions)) {
+        await events.raise(trx, 'gift_code.exhausted', {
+          code: row.code,
+          maxRedemptions: Number(row.max_redemptions),
+          userId,
+        })
       }
       try {
         await trx
@@ -205,7 +200,8 @@ async function grantLiveCosmetics(
 ): Promise<{ owned: string[]; granted: string[] }> {
   const live = grants.length === 0 ? [] : await cosmeticsInCatalog(trx, grants)
   if (live.length === 0) return { owned: [], granted: [] }
-  return { owned: live, granted: await grantUnlocks(trx, userId, live, maxUnlocks, now) }
+  // Checked: the redemption row just inserted refers to the user, and `live` was read from the catalog.
+  return { owned: live, granted: await grantUnlocks(trx, userId, live, maxUnlocks, now, true) }
 }
 
 // ---- data in and out --------------------------------------------------------------------------

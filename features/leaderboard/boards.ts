@@ -57,6 +57,21 @@ export const boardForSubmit = prepared((db, p: { boardKey: string; userId: strin
     .where('b.board_key', '=', p.boardKey),
 )
 
+/**
+ * An active board and whether the player is banned from it, in one read (validated runs check both
+ * before a ticket is issued or used); an unknown or inactive board is 404 LEADERBOARD_NOT_FOUND.
+ */
+export async function activeBoardFor(
+  db: Db,
+  boardKey: string,
+  userId: string,
+): Promise<{ board: Leaderboard; banned: boolean }> {
+  const row = await boardForSubmit.first(db, { boardKey, userId })
+  if (!row || row.is_active !== 1) throw boardNotFound(boardKey)
+  const { banned, ...board } = row
+  return { board, banned: banned !== null && banned !== undefined }
+}
+
 /** The player is banned from the board: validated runs check it before a ticket is used. */
 export async function isBannedFromBoard(db: Db, boardId: string, userId: string): Promise<boolean> {
   return (await banOf.first(db, { boardId, userId })) !== undefined

@@ -3,7 +3,7 @@ import type { Db } from '../../db/types.js'
 import type { Leaderboard } from './tables.js'
 import { prepared } from '../../db/prepared.js'
 import { entryPositionSql, periodKey, previousPeriodKey } from './ranking.js'
-import { boardNotFound, type Period } from './boards.js'
+import { boardNotFound, readPeriod, type Period } from './boards.js'
 
 /** A player's visible entry in the period read, with its position (null: not ranked in it). */
 export interface PlayerStanding {
@@ -26,6 +26,24 @@ type Row = Leaderboard & {
   total: number | string | null
 }
 
+/** The period key of the board row `b`: its schedule picks one of the keys passed in (null matches nothing). */
+const periodOfRow = (p: PeriodKeys) =>
+  sql<
+    string | null
+  >`case ${sql.ref('b.reset_schedule')} when 'daily' then ${p.daily} when 'weekly' then ${p.weekly} when 'monthly' then ${p.monthly} else ${p.none} end`
+
+/** The visible entries of the board row `b` in `period`, from the count tree's root. */
+const totalOfRow = (period: ReturnType<typeof periodOfRow>) =>
+  sql<
+    number | null
+  >`(select n from leaderboard_counts where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`
+
+/** Every schedule's key for the period asked for, for `periodOfRow`. */
+function periodKeys(which: Period, now: number): PeriodKeys {
+  const key = which === 'previous' ? previousPeriodKey : periodKey
+  return { daily: key('daily', now), weekly: key('weekly', now), monthly: key('monthly', now), none: key('none', now) }
+}
+
 /**
  * The board, the player's visible entry in the period asked for, its position and the period's total,
  * in one statement read by the board's key. The period depends on the board's schedule, read in the
@@ -34,9 +52,7 @@ type Row = Leaderboard & {
  * columns as constants in the position's count-tree ranges.
  */
 const playerView = prepared((db, p: PeriodKeys & { boardKey: string; userId: string }) => {
-  const period = sql<
-    string | null
-  >`case ${sql.ref('b.reset_schedule')} when 'daily' then ${p.daily} when 'weekly' then ${p.weekly} when 'monthly' then ${p.monthly} else ${p.none} end`
+  const period = periodOfRow(p)
   return db
     .selectFrom('leaderboards as b')
     .leftJoin('leaderboard_entries as e', (join) =>
@@ -55,11 +71,7 @@ const playerView = prepared((db, p: PeriodKeys & { boardKey: string; userId: str
       sql<number | null>`case when ${sql.ref('e.user_id')} is null then null else ${entryPositionSql(db, 'e')} end`.as(
         'e_position',
       ),
-      sql<
-        number | null
-      >`(select n from leaderboard_counts where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`.as(
-        'total',
-      ),
+      totalOfRow(period).as('total'),
     ])
     .where('b.board_key', '=', p.boardKey)
 })
@@ -73,14 +85,7 @@ export async function playerStanding(
   now: number,
 ): Promise<PlayerStanding> {
   const key = which === 'previous' ? previousPeriodKey : periodKey
-  const row = (await playerView.first(db, {
-    boardKey,
-    userId,
-    daily: key('daily', now),
-    weekly: key('weekly', now),
-    monthly: key('monthly', now),
-    none: key('none', now),
-  })) as Row | undefined
+  const row = (await playerView.first(db, { boardKey, userId, ...periodKeys(which, now) })) as Row | undefined
   if (!row || row.is_active !== 1) throw boardNotFound(boardKey)
   const { e_user_id, e_score, e_rank_score, e_reached_at, e_position, total, ...board } = row
   return {
@@ -98,4 +103,30 @@ export async function playerStanding(
           },
     total: Number(total ?? 0),
   }
+}
+
+/** The board and the period's visible entries, in one statement read by the board's key. */
+const boardView = prepared((db, p: PeriodKeys & { boardKey: string }) =>
+  db
+    .selectFrom('leaderboards as b')
+    .selectAll('b')
+    .select(totalOfRow(periodOfRow(p)).as('total'))
+    .where('b.board_key', '=', p.boardKey),
+)
+
+/**
+ * What a top page starts from: the board, the period read and its total, the total riding along in the
+ * board's read; an unknown or inactive board is 404 LEADERBOARD_NOT_FOUND.
+ */
+export async function boardStanding(
+  db: Db,
+  boardKey: string,
+  which: Period,
+  now: number,
+): Promise<Omit<PlayerStanding, 'entry'>> {
+  const row = (await boardView.first(db, { boardKey, ...periodKeys(which, now) })) as
+    (Leaderboard & { total: number | string | null }) | undefined
+  if (!row || row.is_active !== 1) throw boardNotFound(boardKey)
+  const { total, ...board } = row
+  return { board, period: readPeriod(board, which, now), total: Number(total ?? 0) }
 }

@@ -9,9 +9,9 @@ import { userNames } from '../users/service.js'
 import { publicProfiles } from '../player-profile/service.js'
 import { type Entry, type TopResponse } from './schemas.js'
 import type { TopPageCache } from './top-cache.js'
-import { totalEntries, type SortKey } from './ranking.js'
-import { playerStanding } from './player-view.js'
-import { activeBoard, readPeriod, type Period } from './boards.js'
+import type { SortKey } from './ranking.js'
+import { boardStanding, playerStanding } from './player-view.js'
+import { readPeriod, type Period } from './boards.js'
 
 /**
  * The reads: top, rank and around. Entries hold scores only; names and profiles are read from their
@@ -59,17 +59,16 @@ const topPage = preparedFamily(
 
 type TopOptions = { limit: number; offset: number; period: Period }
 
+/** The page of a board whose total was read with it (`boardStanding`). */
 async function topOfBoard(
   db: Db,
   board: Leaderboard,
   period: string | null,
+  total: number,
   options: TopOptions,
 ): Promise<TopResponse> {
   if (period === null) return { leaderboardKey: board.board_key, entries: [], total: 0 }
-  const [rows, total] = await Promise.all([
-    topPage(options.limit).all(db, { boardId: board.id, period, offset: options.offset }),
-    totalEntries(db, board.id, period),
-  ])
+  const rows = await topPage(options.limit).all(db, { boardId: board.id, period, offset: options.offset })
   const entries = await toEntries(
     db,
     rows.map((r, i) => ({ ...r, position: options.offset + i + 1 })),
@@ -97,9 +96,8 @@ export async function topEntries(
   if (copy && !copy.stale) return copy.page.json
   const lastPosition = options.offset + options.limit
   const read = cache.read(key, lastPosition, async (readAt) => {
-    const board = await activeBoard(db, boardKey)
-    const period = readPeriod(board, options.period, now)
-    const json = serialize(await topOfBoard(db, board, period, options))
+    const { board, period, total } = await boardStanding(db, boardKey, options.period, now)
+    const json = serialize(await topOfBoard(db, board, period, total, options))
     cache.set(key, { json, boardId: board.id, reset_schedule: board.reset_schedule, period, lastPosition }, readAt)
     return json
   })

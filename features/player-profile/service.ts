@@ -3,12 +3,12 @@ import type { Database, Db } from '../../db/types.js'
 import type { PlayerProfile } from './tables.js'
 import { affected, insertOrIgnore, insertOrLock } from '../../db/dialect.js'
 import { withTransaction } from '../../db/transaction.js'
-import { preparedFamily } from '../../db/prepared.js'
+import { prepared, preparedFamily } from '../../db/prepared.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import type { EventSender } from '../../platform/core/events.js'
 import { present } from '../../platform/schemas/common.js'
-import { findUser, lockUser, normalizeName, renameUser } from '../users/service.js'
+import { findUser, lockUser, normalizeName, renameUser, type User } from '../users/service.js'
 import type { ProfileDocument, ProfileUpdateBody, PublicProfile } from './schemas.js'
 import { assertInCatalog, assertWellFormed, catalogEntries, takeOffProfiles, type Cosmetic } from './catalog.js'
 
@@ -97,13 +97,53 @@ async function ownedUnlocks(db: Db, userId: string, ids?: readonly string[]): Pr
 
 // ---- the player's document --------------------------------------------------------------------
 
-/** The player's own view: profile, unlocks and the limits, in one answer so the SDK needs one call. */
-export async function getProfileDocument(db: Db, userId: string, limits: ProfileLimits): Promise<ProfileDocument> {
-  const [user, row, unlocks, catalog] = await Promise.all([
-    findUser(db, userId),
+/**
+ * The player's unlocks (kind 0) and the whole catalog (kind 1) in one statement, each sorted by id:
+ * two reads of this feature's tables that share a round trip. The unlock rows fill the catalog's
+ * columns with placeholders.
+ */
+const unlocksAndCatalog = prepared((db, p: { userId: string }) =>
+  db
+    .selectFrom('player_unlocks')
+    .select([
+      sql<number>`0`.as('kind'),
+      'cosmetic_id as id',
+      sql<Cosmetic['type']>`'badge'`.as('type'),
+      sql<number>`0`.as('locked'),
+    ])
+    .where('user_id', '=', p.userId)
+    .unionAll(db.selectFrom('cosmetics').select([sql<number>`1`.as('kind'), 'id', 'type', 'locked']))
+    .orderBy('kind')
+    .orderBy('id'),
+)
+
+async function documentLists(db: Db, userId: string): Promise<{ unlocks: string[]; catalog: Cosmetic[] }> {
+  const rows = await unlocksAndCatalog.all(db, { userId })
+  const unlocks: string[] = []
+  const catalog: Cosmetic[] = []
+  for (const row of rows) {
+    if (Number(row.kind) === 0) unlocks.push(row.id)
+    else catalog.push({ id: row.id, type: row.type, locked: Number(row.locked) })
+  }
+  return { unlocks, catalog }
+}
+
+type DocumentUser = Pick<User, 'username' | 'created_at' | 'updated_at'>
+
+/**
+ * The player's own view: profile, unlocks and the limits, in one answer so the SDK needs one call.
+ * `known` is the user's row when the caller has just read it (a profile write): not read again.
+ */
+export async function getProfileDocument(
+  db: Db,
+  userId: string,
+  limits: ProfileLimits,
+  known?: DocumentUser,
+): Promise<ProfileDocument> {
+  const [user, row, { unlocks, catalog }] = await Promise.all([
+    known ?? findUser(db, userId),
     db.selectFrom('player_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst(),
-    ownedUnlocks(db, userId),
-    db.selectFrom('cosmetics').select(['id', 'type', 'locked']).orderBy('id').execute(),
+    documentLists(db, userId),
   ])
   if (!user) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
   const owned = new Set(unlocks)
@@ -174,8 +214,9 @@ export async function updateProfile(
   const { displayName, customText, avatarId, frameId, badges, slots } = checkProfileBody(body, limits)
   const ids = slots.map(([id]) => id)
 
-  await withTransaction(db, async (trx) => {
-    if (!(await findUser(trx, userId))) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
+  const user = await withTransaction(db, async (trx): Promise<DocumentUser> => {
+    const user = await findUser(trx, userId)
+    if (!user) throw notFound('PLAYER_NOT_FOUND', 'Player not found')
     const catalog = await catalogEntries(trx, ids)
     assertInCatalog(ids, catalog)
     for (const [id, type] of slots) {
@@ -203,9 +244,15 @@ export async function updateProfile(
       .where('user_id', '=', userId)
       .execute()
     events.notify(trx, 'publicPlayerChanged')
-    if (displayName !== undefined) await renameUser(trx, events, userId, displayName, now, 'displayName')
+    if (displayName === undefined) return user
+    return {
+      ...user,
+      username: await renameUser(trx, events, userId, displayName, now, 'displayName'),
+      updated_at: now,
+    }
   })
-  return getProfileDocument(db, userId, limits)
+  // The user's row as this transaction read and wrote it; the profile, unlocks and catalog read anew.
+  return getProfileDocument(db, userId, limits, user)
 }
 
 // ---- unlocks ----------------------------------------------------------------------------------
@@ -217,6 +264,11 @@ export async function updateProfile(
  * of it. The limit is settled in SQL: the unlock rows are inserted (a concurrent grant of the same id
  * waits on the row and then finds it), then the player's `unlock_count` is raised by the number
  * inserted only while it stays within the limit; zero rows updated rolls the grant back.
+ *
+ * `checked`: the caller's transaction has itself proven that the user exists (a row it wrote refers
+ * to them) and read `ids` from the catalog (`cosmeticsInCatalog`), so neither is read again. The
+ * catalog read locks nothing: on MySQL (one snapshot) and SQLite (one writer) a second read answers the
+ * same, and on PostgreSQL it only narrows, never closes, the window of a deletion committing meanwhile.
  */
 export async function grantUnlocks(
   db: Db,
@@ -224,12 +276,15 @@ export async function grantUnlocks(
   ids: readonly string[],
   maxUnlocks: number,
   now: number,
+  checked = false,
 ): Promise<string[]> {
   const wanted = [...new Set(ids)].sort()
   assertWellFormed(wanted)
   return withTransaction(db, async (trx) => {
-    if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
-    assertInCatalog(wanted, await catalogEntries(trx, wanted))
+    if (!checked) {
+      if (!(await findUser(trx, userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+      assertInCatalog(wanted, await catalogEntries(trx, wanted))
+    }
     await lockProfileRow(trx, userId, now)
     const granted: string[] = []
     for (const id of wanted) {

@@ -43,15 +43,15 @@ export async function submitFeedback(
   }
   await withTransaction(db, async (trx) => {
     await forExistingUser(trx.insertInto('user_feedback').values(row).execute())
-    const playerName = input.userId ? ((await userNames(trx, [input.userId])).get(input.userId) ?? null) : null
-    await events.raise(trx, 'feedback.submitted', {
+    // The player's name is read only when a webhook hears the event.
+    await events.raise(trx, 'feedback.submitted', async () => ({
       feedbackId: row.id,
       userId: row.user_id,
-      playerName,
+      playerName: input.userId ? ((await userNames(trx, [input.userId])).get(input.userId) ?? null) : null,
       category: row.category,
       title: row.title,
       message: row.message.slice(0, 1000),
-    })
+    }))
   })
 }
 

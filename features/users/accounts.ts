@@ -292,7 +292,12 @@ const MESSAGES: Record<CheckAuthResponse['authStatus'], string> = {
   USER_NOT_FOUND: 'User not found',
 }
 
-/** check-auth: the user first, then the token; a banned user is refused outright. */
+/**
+ * check-auth: an unknown user first, then the token; a banned user is refused outright. The token is
+ * looked up first: its one query joins the session's user, so a session of the user named proves
+ * that the user exists (sessions go with their user) and carries the ban; only a missing token or one
+ * that is not that user's costs the lookup that tells USER_NOT_FOUND from INVALID_TOKEN.
+ */
 export async function checkAuth(db: Db, userId: string, token: string | undefined, now: number) {
   const answer = (authStatus: CheckAuthResponse['authStatus']): CheckAuthResponse => ({
     userId,
@@ -300,14 +305,13 @@ export async function checkAuth(db: Db, userId: string, token: string | undefine
     authStatus,
     message: MESSAGES[authStatus],
   })
-  const user = await db.selectFrom('users').select(['id', 'banned_at']).where('id', '=', userId).executeTakeFirst()
-  if (!user) return answer('USER_NOT_FOUND')
-  if (!token) return answer('INVALID_TOKEN')
-  const session = await resolveAccessToken(db, token, now)
-  if (session.userId !== userId || session.status === 'UNKNOWN' || session.status === 'REVOKED') {
-    return answer('INVALID_TOKEN')
+  const session = token ? await resolveAccessToken(db, token, now) : undefined
+  if (session?.userId !== userId || session.status === 'UNKNOWN') {
+    const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()
+    return answer(user ? 'INVALID_TOKEN' : 'USER_NOT_FOUND')
   }
+  if (session.status === 'REVOKED') return answer('INVALID_TOKEN')
   if (session.status === 'EXPIRED') return answer('TOKEN_EXPIRED')
-  assertNotBanned(user)
+  assertNotBanned({ banned_at: session.banned ? now : null })
   return answer('AUTHENTICATED')
 }

@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js'
 import { AppError } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { hashToken, randomToken } from '../../platform/security/secrets.js'
-import { activeBoard, isBannedFromBoard } from '../leaderboard/service.js'
+import { activeBoardFor } from '../leaderboard/service.js'
 import type { RunContext, StartRunResponse } from './schemas.js'
 import { rulesFor } from './rules.js'
 import { lockPlayer } from './values.js'
@@ -66,8 +66,8 @@ export async function startRun(db: Db, input: StartInput): Promise<StartRunRespo
   const { userId, now } = input
   let boardKey: string | null = null
   if (input.boardKey !== undefined) {
-    const board = await activeBoard(db, input.boardKey)
-    if (await isBannedFromBoard(db, board.id, userId)) {
+    const { board, banned } = await activeBoardFor(db, input.boardKey, userId)
+    if (banned) {
       throw new AppError(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard')
     }
     boardKey = board.board_key
@@ -107,57 +107,64 @@ export async function startRun(db: Db, input: StartInput): Promise<StartRunRespo
     sus: flag(false),
     score_withdrawn: flag(false),
   }
+  // Without a limit to count, the insert is the whole start: the player's lock serializes counts only.
+  if (rules.maxRunsPerHour === null && rules.maxOpenRuns === null) {
+    await db.insertInto('validated_runs').values(run).execute()
+    return startAnswer(run, ticket, rules.ticketTtlSeconds)
+  }
   await inTransaction(db, async (trx) => {
     await lockPlayer(trx, userId, now)
-    if (rules.maxRunsPerHour !== null) {
-      const recent = onBoard(
-        trx.selectFrom('validated_runs').select('issued_at').where('user_id', '=', userId),
-        boardKey,
-      ).where('issued_at', '>', now - HOUR)
-      const { n } = await recent
-        .clearSelect()
-        .select((eb) => eb.fn.countAll<number>().as('n'))
+    // Both counts in one statement, read while the player's lock row is held.
+    const mine = () => onBoard(trx.selectFrom('validated_runs').where('user_id', '=', userId), boardKey)
+    const recent = mine().where('issued_at', '>', now - HOUR)
+    const open = mine().where('consumed_at', 'is', null).where('expires_at', '>', now)
+    const counts = await trx
+      .selectNoFrom((eb) => [
+        recent.select(eb.fn.countAll<number>().as('n')).as('recent'),
+        open.select(eb.fn.countAll<number>().as('n')).as('open'),
+      ])
+      .executeTakeFirstOrThrow()
+    if (rules.maxRunsPerHour !== null && Number(counts.recent) >= rules.maxRunsPerHour) {
+      // Starts are allowed again once enough of the window's runs have aged out of it.
+      const freeing = await recent
+        .select('issued_at')
+        .orderBy('issued_at')
+        .offset(Number(counts.recent) - rules.maxRunsPerHour)
+        .limit(1)
         .executeTakeFirstOrThrow()
-      if (Number(n) >= rules.maxRunsPerHour) {
-        // Starts are allowed again once enough of the window's runs have aged out of it.
-        const freeing = await recent
-          .orderBy('issued_at')
-          .offset(Number(n) - rules.maxRunsPerHour)
-          .limit(1)
-          .executeTakeFirstOrThrow()
-        const retryAfter = Math.max(1, Math.ceil((freeing.issued_at + HOUR - now) / 1000))
-        throw new AppError(
-          429,
-          'RUN_RATE_LIMITED',
-          `At most ${rules.maxRunsPerHour} runs per hour may be started; try again in ${retryAfter} s`,
-          { retryAfterSeconds: retryAfter },
-          { 'retry-after': String(retryAfter) },
-        )
-      }
+      const retryAfter = Math.max(1, Math.ceil((freeing.issued_at + HOUR - now) / 1000))
+      throw new AppError(
+        429,
+        'RUN_RATE_LIMITED',
+        `At most ${rules.maxRunsPerHour} runs per hour may be started; try again in ${retryAfter} s`,
+        { retryAfterSeconds: retryAfter },
+        { 'retry-after': String(retryAfter) },
+      )
     }
-    if (rules.maxOpenRuns !== null) {
-      const { n } = await onBoard(trx.selectFrom('validated_runs').where('user_id', '=', userId), boardKey)
-        .where('consumed_at', 'is', null)
-        .where('expires_at', '>', now)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-      if (Number(n) >= rules.maxOpenRuns) {
-        throw new AppError(
-          429,
-          'RUN_CAPACITY_REACHED',
-          `At most ${rules.maxOpenRuns} unsubmitted runs may be open at once`,
-        )
-      }
+    if (rules.maxOpenRuns !== null && Number(counts.open) >= rules.maxOpenRuns) {
+      throw new AppError(
+        429,
+        'RUN_CAPACITY_REACHED',
+        `At most ${rules.maxOpenRuns} unsubmitted runs may be open at once`,
+      )
     }
     await trx.insertInto('validated_runs').values(run).execute()
   })
+  return startAnswer(run, ticket, rules.ticketTtlSeconds)
+}
+
+function startAnswer(
+  run: { id: string; seed: number; board_key: string | null; issued_at: number; expires_at: number },
+  ticket: string,
+  ticketTtlSeconds: number,
+): StartRunResponse {
   return {
     runId: run.id,
     ticket,
     seed: run.seed,
-    leaderboardKey: boardKey,
-    issuedAt: toIso(now),
+    leaderboardKey: run.board_key,
+    issuedAt: toIso(run.issued_at),
     expiresAt: toIso(run.expires_at),
-    expiresInSeconds: rules.ticketTtlSeconds,
+    expiresInSeconds: ticketTtlSeconds,
   }
 }

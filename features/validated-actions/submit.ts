@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { sql, type Transaction } from 'kysely'
+import { sql, type Transaction, type Updateable } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
-import type { ValidatedRun } from './tables.js'
+import type { ValidatedRun, ValidatedRunsTable } from './tables.js'
 import type { Leaderboard } from '../leaderboard/service.js'
 import { affected, flag } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
@@ -9,7 +9,7 @@ import { AppError, badRequest } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { hashToken } from '../../platform/security/secrets.js'
 import type { EventSender } from '../../platform/core/events.js'
-import { activeBoard, boardNotFound, findBoard, isBannedFromBoard, submitScore } from '../leaderboard/service.js'
+import { activeBoard, activeBoardFor, submitScore } from '../leaderboard/service.js'
 import type { SubmitResult } from './schemas.js'
 import { rulesFor, type EffectiveRules } from './rules.js'
 import { applyEarned, checkEarned, lockPlayer, playerState, type Credit, type EarnedEntry } from './values.js'
@@ -123,6 +123,9 @@ function susReasons(board: Leaderboard | null, rules: EffectiveRules, score: num
 
 type Outcome = { rejection: Rejection } | { result: SubmitResult }
 
+/** Thrown inside the submit's transaction when another submit consumed the ticket first: rolls it back. */
+class AlreadyConsumed extends Error {}
+
 /** An earned amount of 0 is a validation error; the route checks it before the session. */
 export function checkEarnedAmounts(earned: ReadonlyArray<{ amount: number }>) {
   const zero = earned.findIndex((e) => e.amount === 0)
@@ -179,9 +182,12 @@ export async function submitRun(db: Db, events: EventSender, input: SubmitInput)
     )
   }
   if (run.board_key !== null) {
-    const board = await findBoard(db, run.board_key)
-    if (!board || board.is_active !== 1) throw await fail(rejectionOf(boardNotFound(run.board_key)))
-    if (await isBannedFromBoard(db, board.id, userId)) {
+    const standing = await activeBoardFor(db, run.board_key, userId).catch((error: unknown) => {
+      if (error instanceof AppError) return error
+      throw error
+    })
+    if (standing instanceof AppError) throw await fail(rejectionOf(standing))
+    if (standing.banned) {
       throw await fail(reject(403, 'PLAYER_BANNED', 'The player is banned from this leaderboard'))
     }
   }
@@ -190,6 +196,9 @@ export async function submitRun(db: Db, events: EventSender, input: SubmitInput)
   try {
     outcome = await inTransaction(db, (trx) => consumeAndApply(trx, events, run, input))
   } catch (error) {
+    // Another submit of this ticket consumed it first: everything this one wrote is rolled back.
+    if (error instanceof AlreadyConsumed)
+      throw await fail(reject(422, 'TICKET_CONSUMED', 'The run ticket was already used'))
     // Rolled back (a ban or a board change raced the checks above): the ticket is still unused.
     if (error instanceof AppError) throw await fail(reject(error.statusCode, error.code, error.message), error.extra)
     throw error
@@ -210,31 +219,29 @@ async function consumeAndApply(
   const { userId, now, score } = input
   await lockPlayer(trx, userId, now)
   const durationMs = now - run.issued_at
-  const consumed = await trx
-    .updateTable('validated_runs')
-    .set({
-      consumed_at: now,
-      score,
-      stage: input.stage ?? null,
-      input_log_hash: input.inputLogHash.toLowerCase(),
-      duration_ms: durationMs,
-    })
-    .where('id', '=', run.id)
-    .where('consumed_at', 'is', null)
-    .executeTakeFirst()
-  if (affected(consumed) !== 1) {
-    const rejection = reject(422, 'TICKET_CONSUMED', 'The run ticket was already used')
-    await record(trx, run.id, userId, rejection.code, rejection.status, now)
-    return { rejection }
+  // The consumption rides in the one update that records the outcome, at the end: conditional on the
+  // ticket being unused, so of two submits of one ticket (one after the other on the player's lock
+  // row) only the first writes anything; the other finds it used and rolls back all it did.
+  const consume = async (outcome: Partial<Updateable<ValidatedRunsTable>>) => {
+    const consumed = await trx
+      .updateTable('validated_runs')
+      .set({
+        consumed_at: now,
+        score,
+        stage: input.stage ?? null,
+        input_log_hash: input.inputLogHash.toLowerCase(),
+        duration_ms: durationMs,
+        ...outcome,
+      })
+      .where('id', '=', run.id)
+      .where('consumed_at', 'is', null)
+      .executeTakeFirst()
+    if (affected(consumed) !== 1) throw new AlreadyConsumed()
   }
   const board = run.board_key === null ? null : await activeBoard(trx, run.board_key)
   const rules = await rulesFor(trx, run.board_key)
   const refuse = async (rejection: Rejection): Promise<Outcome> => {
-    await trx
-      .updateTable('validated_runs')
-      .set({ outcome: 'REJECTED', reason: rejection.code })
-      .where('id', '=', run.id)
-      .execute()
+    await consume({ outcome: 'REJECTED', reason: rejection.code })
     await record(trx, run.id, userId, rejection.code, rejection.status, now)
     return { rejection }
   }
@@ -268,21 +275,17 @@ async function consumeAndApply(
   const topN = written !== null && rules.evidenceTopN !== null && written.position <= rules.evidenceTopN
   const evidence =
     topN || reasons.length > 0 ? { uploadBefore: now + EVIDENCE_WINDOW_MS, maxBytes: rules.evidenceMaxBytes } : null
-  await trx
-    .updateTable('validated_runs')
-    .set({
-      outcome: 'ACCEPTED',
-      earned: touched ? JSON.stringify([...touched].map(([key, c]) => ({ key, ...c }))) : null,
-      stored_score: written?.score ?? null,
-      board_rank: written?.position ?? null,
-      sus: flag(reasons.length > 0),
-      sus_reasons: reasons.length ? JSON.stringify(reasons) : null,
-      evidence_status: evidence ? 'REQUESTED' : null,
-      evidence_upload_before: evidence?.uploadBefore ?? null,
-      evidence_max_bytes: evidence?.maxBytes ?? null,
-    })
-    .where('id', '=', run.id)
-    .execute()
+  await consume({
+    outcome: 'ACCEPTED',
+    earned: touched ? JSON.stringify([...touched].map(([key, c]) => ({ key, ...c }))) : null,
+    stored_score: written?.score ?? null,
+    board_rank: written?.position ?? null,
+    sus: flag(reasons.length > 0),
+    sus_reasons: reasons.length ? JSON.stringify(reasons) : null,
+    evidence_status: evidence ? 'REQUESTED' : null,
+    evidence_upload_before: evidence?.uploadBefore ?? null,
+    evidence_max_bytes: evidence?.maxBytes ?? null,
+  })
   await record(trx, run.id, userId, 'ACCEPTED', 200, now)
   if (reasons.length > 0) await flagged('sus', reasons.join(', '))
   return {

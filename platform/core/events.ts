@@ -35,10 +35,14 @@ export interface TransactionNotices {}
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface RaisedEvents {}
 
-/** A raised event as its listeners get it: raised inside the transaction of the change. */
+/**
+ * A raised event as its listeners get it: raised inside the transaction of the change. Its payload
+ * is read on demand (once, whoever asks first): a listener with no use for it (no webhook subscribes
+ * to the type) costs the raiser none of the reads the payload needs.
+ */
 export interface RaisedEvent {
   type: string
-  data: Record<string, unknown>
+  data: () => Promise<Record<string, unknown>>
 }
 /** A listener to every raised event, awaited in the change's transaction: its writes commit or roll back with it. */
 export type RaisedEventListener = (trx: Db, event: RaisedEvent) => Promise<void>
@@ -91,9 +95,17 @@ export class EventHub {
   /**
    * Call with the change's transaction: what the listeners write commits with the change, and a
    * rolled-back change leaves nothing. (With the plain database the listeners write after the change.)
+   * `data` may be a function that reads the payload in `trx`, called only if a listener needs it.
    */
-  async raise<T extends keyof RaisedEvents>(trx: Db, type: T, data: RaisedEvents[T]): Promise<void> {
-    for (const listener of this.raisedListeners) await listener(trx, { type, data: data as Record<string, unknown> })
+  async raise<T extends keyof RaisedEvents>(
+    trx: Db,
+    type: T,
+    data: RaisedEvents[T] | (() => Promise<RaisedEvents[T]>),
+  ): Promise<void> {
+    let payload: Promise<Record<string, unknown>> | undefined
+    const read = () =>
+      (payload ??= (typeof data === 'function' ? data() : Promise.resolve(data)) as Promise<Record<string, unknown>>)
+    for (const listener of this.raisedListeners) await listener(trx, { type, data: read })
   }
 
   /** True when some feature listens to raised events: a caller may skip the reads an event needs. */

@@ -67,20 +67,30 @@ export const IN_FLIGHT_MS = 60_000
  */
 export const SLOT_WAIT_MS = IN_FLIGHT_MS
 
-async function tally(db: Db, keyHash: string, now: number, policy: LockoutPolicy): Promise<Tally> {
+/** The window's failures of a key as one row: `n` every attempt counted, `inFlight` those running now. */
+function tallyOf(db: Db, keyHash: string, now: number, policy: LockoutPolicy) {
   const running = (eb: ExpressionBuilder<Database, 'login_failures'>) =>
     eb.and([eb('in_flight', '=', 1), eb('failed_at', '>', now - IN_FLIGHT_MS)])
-  const row = await db
+  const window = db
     .selectFrom('login_failures')
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.sum<number | string | null>(eb.case().when(running(eb)).then(1).else(0).end()).as('inFlight'),
-    ])
     .where('key_hash', '=', keyHash)
     .where('failed_at', '>', now - policy.windowMs)
-    .executeTakeFirstOrThrow()
+  return {
+    n: window.select((eb) => eb.fn.countAll<number | string>().as('n')),
+    inFlight: window.select((eb) =>
+      eb.fn.sum<number | string | null>(eb.case().when(running(eb)).then(1).else(0).end()).as('inFlight'),
+    ),
+  }
+}
+
+const toTally = (row: { n: number | string | null; inFlight: number | string | null }): Tally => {
   const inFlight = Number(row.inFlight ?? 0)
-  return { failures: Number(row.n) - inFlight, inFlight }
+  return { failures: Number(row.n ?? 0) - inFlight, inFlight }
+}
+
+async function tally(db: Db, keyHash: string, now: number, policy: LockoutPolicy): Promise<Tally> {
+  const { n, inFlight } = tallyOf(db, keyHash, now, policy)
+  return toTally(await db.selectNoFrom([n.as('n'), inFlight.as('inFlight')]).executeTakeFirstOrThrow())
 }
 
 /**
@@ -112,15 +122,18 @@ export async function reserveAttempt(
       ['key_hash'],
       'locked_until',
     ).execute()
-    const { locked_until: lockedUntil } = await trx
-      .selectFrom('login_locks')
-      .select('locked_until')
-      .where('key_hash', '=', keyHash)
-      .executeTakeFirstOrThrow()
-    if (lockedUntil > now) return { lockedUntil }
+    // The lock row and the tally in one statement, read while this transaction holds the lock row.
     // Only the window's rows count; older ones are left to the sweep job (authentication/sweeps.ts):
     // a DELETE of them here took gap locks on the key's index that neighbouring keys' sign-ins deadlocked on.
-    const counted = await tally(trx, keyHash, now, policy)
+    const { n, inFlight: running } = tallyOf(trx, keyHash, now, policy)
+    const row = await trx
+      .selectFrom('login_locks')
+      .select(['locked_until', n.as('n'), running.as('inFlight')])
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirstOrThrow()
+    const lockedUntil = Number(row.locked_until)
+    if (lockedUntil > now) return { lockedUntil }
+    const counted = toTally(row)
     if (counted.failures >= policy.maxFailures) {
       await lockKey(trx, keyHash, now + policy.windowMs)
       return { lockedUntil: now + policy.windowMs }

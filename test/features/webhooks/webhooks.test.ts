@@ -152,6 +152,17 @@ eachDialect(t, async (t, dialect) => {
       ).statusCode,
       200,
     )
+    // A player's feedback: the name is read for the event only because an endpoint hears it.
+    t.equal(
+      (
+        await call({
+          method: 'POST',
+          url: '/user-feedback/submit',
+          payload: { userId: alice.userId, title: 'Shop', message: 'Prices' },
+        })
+      ).statusCode,
+      200,
+    )
 
     await createBoard(ctx, 'hooks-arena')
     await putRules(ctx, 'hooks-arena', { minDurationSeconds: 0, susScore: 100 })
@@ -188,7 +199,7 @@ eachDialect(t, async (t, dialect) => {
     await drain(ctx)
     const events = verified(t, receiver, hook.secret)
     const byType = (type: string) => events.filter((e) => e.type === type)
-    t.equal(events.length, 11, `eleven events: ${events.map((e) => e.type).join(', ')}`)
+    t.equal(events.length, 12, `twelve events: ${events.map((e) => e.type).join(', ')}`)
     t.same(
       byType('leaderboard.new_leader')
         .map((e) => [e.data.board, e.data.userId, e.data.playerName, e.data.score])
@@ -204,9 +215,15 @@ eachDialect(t, async (t, dialect) => {
     ])
     t.match(byType('crash.group_regressed'), [{ data: { groupId: crash.groupId, appVersion: '1.1.0' } }])
     t.equal(byType('crash.group_regressed').length, 1)
-    t.match(byType('feedback.submitted'), [
-      { data: { title: 'Stuck', message: 'The door does not open', userId: null } },
-    ])
+    t.same(
+      byType('feedback.submitted')
+        .map((e) => [e.data.title, e.data.message, e.data.userId, e.data.playerName])
+        .sort(),
+      [
+        ['Shop', 'Prices', alice.userId, 'Alice'],
+        ['Stuck', 'The door does not open', null, null],
+      ],
+    )
     t.match(byType('run.flagged'), [
       { data: { runId: started.runId, userId: alice.userId, status: 'sus', reason: 'susScore', score: 5000 } },
     ])
@@ -219,7 +236,7 @@ eachDialect(t, async (t, dialect) => {
     t.equal((await worker.runOnce()).claimed, 0, 'nothing is sent twice')
 
     const deliveries = (await admin({ method: 'GET', url: `/webhooks/${hook.id}/deliveries?limit=100` })).json()
-    t.equal(deliveries.items.length, 11)
+    t.equal(deliveries.items.length, 12)
     t.ok(
       deliveries.items.every((d: any) => d.status === 'delivered' && d.responseCode === 200 && d.history.length === 1),
     )
