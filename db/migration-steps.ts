@@ -51,9 +51,9 @@ export { MigrationStepError, RECOVERY_DOC, STEPS_TABLE, type StepEvent, type Ste
  * MySQL/MariaDB errors of a DDL statement whose change is there already: a table that exists (1050),
  * an unknown table to drop (1051), a duplicate column (1060) or key name (1061), an unknown column to
  * rename (1054), a second primary key (1068), nothing to drop (1091), a table renamed away (1146), a
- * duplicate foreign key (1022, 1826).
+ * duplicate foreign key (1022, 1826), a stored routine that exists (1304) or, to drop, does not (1305).
  */
-const MYSQL_ALREADY_APPLIED = new Set([1022, 1050, 1051, 1054, 1060, 1061, 1068, 1091, 1146, 1826])
+const MYSQL_ALREADY_APPLIED = new Set([1022, 1050, 1051, 1054, 1060, 1061, 1068, 1091, 1146, 1304, 1305, 1826])
 
 const ENGINES: Array<[abstract new () => DialectAdapter, JournalEngine]> = [
   [
