@@ -23,6 +23,10 @@ export default defineFeature(
     app.events.on('publicPlayerChanged', () => topPages.everythingChanged())
     // The users cascade deletes a user's entries but cannot update the count tree: do it first.
     app.events.onInTransaction('userDeleting', (trx, userId) => removeDeletedUserEntries(trx, app.events, userId))
+    // A database restored without the submit routine: what happened, in the operator's log.
+    app.events.on('submitRoutineMissing', (restored, message) =>
+      restored ? app.log.warn(message) : app.log.error(message),
+    )
     app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, topPages })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })

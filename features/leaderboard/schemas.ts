@@ -214,6 +214,11 @@ declare module '../../platform/core/events.js' {
     boardChanged: [boardId: string, fromPosition: number]
     /** A score submit was stored (sent after its transaction committed). */
     scoreSubmitted: [boardKey: string, now: number]
+    /**
+     * The database's submit routine was found missing (`restored`: created again, or not, with why):
+     * for the operator's log.
+     */
+    submitRoutineMissing: [restored: boolean, message: string]
   }
 }
 

@@ -103,27 +103,30 @@ export const hasSubmitRoutine = (db: Db, userId: string, boardKey: string) =>
 const RETRY_MS = 60_000
 
 /**
- * Puts a missing routine back (its migration's DDL), saying so on the process's warnings. Until it
- * is back, submits go without it; when creating it fails (no right to create routines, or another
- * instance created it first), they try the routine again after RETRY_MS.
+ * Puts a missing routine back (its migration's DDL) and tells the operator's log (the
+ * `submitRoutineMissing` notice). Until it is back, submits go without it; when creating it fails (no
+ * right to create routines, or another instance created it first), they try the routine again after
+ * RETRY_MS.
  */
-function restoreRoutine(db: Db): void {
+function restoreRoutine(db: Db, events: EventSender): void {
   if (!routineAvailable(db, ROUTINE)) return
   markRoutineMissing(db, ROUTINE, Number.POSITIVE_INFINITY)
   const said = 'The database has no leaderboard_submit routine (restored from a dump made without routines?)'
   createRoutine(db).then(
     () => {
       markRoutineBack(db, ROUTINE)
-      process.emitWarning(`${said}: created it again.`, { code: 'OUTPOST_ROUTINE_RESTORED' })
+      events.notify(db, 'submitRoutineMissing', true, `${said}: created it again.`)
     },
     (error: unknown) => {
-      process.emitWarning(
-        `${said}, and creating it failed (${(error as Error).message}): score submits take several round ` +
-          'trips instead of one meanwhile. Grant the database user the right to create routines, or ' +
-          'restore a dump that includes the routines (docs/deployment.md, backups).',
-        { code: 'OUTPOST_ROUTINE_MISSING' },
-      )
       markRoutineMissing(db, ROUTINE, RETRY_MS)
+      events.notify(
+        db,
+        'submitRoutineMissing',
+        false,
+        `${said}, and creating it failed (${(error as Error).message}): score submits take several round ` +
+          'trips instead of one meanwhile, and try the routine again in a minute. Grant the database user ' +
+          'the right to create routines, or restore a dump that includes the routines (docs/deployment.md, backups).',
+      )
     },
   )
 }
@@ -208,7 +211,7 @@ export async function submitByRoutine(
   } catch (error) {
     if (isForeignKeyViolation(error) || isUniqueViolation(error)) return null
     if (isMissingRoutine(error)) {
-      restoreRoutine(db)
+      restoreRoutine(db, events)
       return null
     }
     throw error

@@ -128,9 +128,19 @@ function body(dialect: Dialect): string {
   const my = dialect === 'mysql'
   const set = (assignment: string) => (my ? `set ${assignment};` : `${assignment.replace(' = ', ' := ')};`)
   const into = (expression: string, target: string) => `select ${expression} into ${target};`
-  const begin = my ? 'start transaction;' : ''
-  const commit = my ? 'commit;' : ''
-  const rollback = my ? 'rollback;' : ''
+  // The entry's write, then the count rows when it wrote one row (`wrote`), in one transaction: on
+  // MySQL the routine's own; on PostgreSQL the call's, which a function cannot end itself.
+  const written = (write: string, wrote: string, counts: string) => `${my ? 'start transaction;' : ''}
+        ${write};
+        ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
+        if ${wrote} then
+          ${counts}
+          ${my ? 'commit;' : ''}
+          ${set(`v_outcome = 'written'`)}
+        else
+          ${my ? 'rollback;' : ''}
+          ${set(`v_outcome = 'raced'`)}
+        end if;`
   const boardKey = my ? 'p_board_key collate utf8mb4_bin' : 'p_board_key'
   const period = `case b_schedule when 'daily' then p_daily when 'weekly' then p_weekly when 'monthly' then p_monthly else 'all' end`
   const rankOf = (score: string) => `case when b_sort = 'desc' then -(${score}) else (${score}) end`
@@ -156,21 +166,15 @@ function body(dialect: Dialect): string {
       if p_raising = 1 and v_position = 1 then
         ${set(`v_outcome = 'lead'`)}
       else
-        ${begin}
-        insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at)
+        ${written(
+          `insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at)
           select b.id, v_period, p_user_id, p_score, v_rank, p_now, 0, p_metadata, p_now from leaderboards b
            where b.id = b_id and b.is_active = 1
              and not exists (select 1 from leaderboard_bans ban where ban.board_id = b.id and ban.user_id = p_user_id)
-          ${my ? '' : 'on conflict do nothing'};
-        ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
-        if v_refused = 0 and v_count = 1 then
-          ${addCounts(dialect)}
-          ${commit}
-          ${set(`v_outcome = 'written'`)}
-        else
-          ${rollback}
-          ${set(`v_outcome = 'raced'`)}
-        end if;
+          ${my ? '' : 'on conflict do nothing'}`,
+          'v_refused = 0 and v_count = 1',
+          addCounts(dialect),
+        )}
       end if;
     elseif e_hidden = 0 and e_reached <> -1 then
       ${set(`v_stored = case b_strategy when 'best' then case when ${rankOf('p_score')} < e_rank then p_score else e_score end when 'increment' then e_score + p_score else p_score end`)}
@@ -185,19 +189,13 @@ function body(dialect: Dialect): string {
         if p_raising = 1 and v_position = 1 and ${position(dialect, 'e_rank', 'e_reached')} <> 1 then
           ${set(`v_outcome = 'lead'`)}
         else
-          ${begin}
-          update leaderboard_entries set score = v_stored, rank_score = v_rank, reached_at = p_now, hidden = 0, metadata = p_metadata
+          ${written(
+            `update leaderboard_entries set score = v_stored, rank_score = v_rank, reached_at = p_now, hidden = 0, metadata = p_metadata
            where board_id = b_id and period = v_period and user_id = p_user_id
-             and score = e_score and rank_score = e_rank and reached_at = e_reached and hidden = 0;
-          ${my ? 'set v_count = row_count();' : 'get diagnostics v_count = row_count;'}
-          if v_count = 1 then
-            ${moveCounts(dialect)}
-            ${commit}
-            ${set(`v_outcome = 'written'`)}
-          else
-            ${rollback}
-            ${set(`v_outcome = 'raced'`)}
-          end if;
+             and score = e_score and rank_score = e_rank and reached_at = e_reached and hidden = 0`,
+            'v_count = 1',
+            moveCounts(dialect),
+          )}
         end if;
       end if;
     end if;

@@ -1,6 +1,7 @@
 // The one-round-trip submit on the database servers: a first, an improving and an unchanged submit
 // are each one statement, and a database restored without the routine still takes submits (the
-// statements of submit.ts) while the routine is created again, after which they are one again.
+// statements of submit.ts) while the routine is created again, which the log is told, after which
+// they are one again.
 import t from 'tap'
 import { sql } from 'kysely'
 import { buildTestApp, eachDialect } from '../../helpers/app.js'
@@ -52,10 +53,8 @@ eachDialect(t, async (t, dialect) => {
   })
 
   t.test('a database without the routine: submits go on, and the routine comes back', async (t) => {
-    const warnings: string[] = []
-    const listen = (warning: Error & { code?: string }) => warnings.push(`${warning.code}: ${warning.message}`)
-    process.on('warning', listen)
-    t.teardown(() => void process.off('warning', listen))
+    const told: Array<[boolean, string]> = []
+    ctx.app.events.on('submitRoutineMissing', (restored, message) => void told.push([restored, message]))
     await sql
       .raw(dialect === 'mysql' ? 'drop procedure leaderboard_submit' : 'drop function leaderboard_submit')
       .execute(db)
@@ -63,8 +62,8 @@ eachDialect(t, async (t, dialect) => {
     const without = await counted(() => submit(ctx, 'routine', a.userId, 3000))
     t.match(without.body, { score: 3000, improved: true, position: 1 }, 'the submit is answered')
     t.ok(without.n > 1, `the statements of submit.ts (${without.n}), after the failed call`)
-    for (let i = 0; i < 50 && !warnings.length; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-    t.match(warnings, [/OUTPOST_ROUTINE_RESTORED: The database has no leaderboard_submit routine/])
+    for (let i = 0; i < 50 && !told.length; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    t.match(told, [[true, /The database has no leaderboard_submit routine .*: created it again/]], 'the log is told')
 
     const again = await counted(() => submit(ctx, 'routine', b.userId, 1500))
     t.match(again, { n: 1, body: { score: 1500, improved: true, position: 2 } }, 'one statement again')
