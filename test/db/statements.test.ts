@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import { buildTestApp, eachDialect, type Dialect, type TestApp } from '../helpers/app.js'
+import { buildTestApp, eachDialect, stopBackgroundWork, type Dialect, type TestApp } from '../helpers/app.js'
 import { watchStatements } from '../../db/statements.js'
 import { createCosmetic } from '../fixtures/player-profile.js'
 import { createGiftCode, redeemCode } from '../fixtures/gift-codes.js'
@@ -45,14 +45,8 @@ async function expectStatements(
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
-  // The background writers (jobs, activity marks, webhook deliveries) poll on timers: stopped, so the
-  // counts are the requests' own.
-  // After ready: the workers start when the app is ready, which a first request would otherwise do.
-  await ctx.app.ready()
-  await ctx.app.jobs.stop()
-  await ctx.app.analytics.stop()
-  await ctx.app.webhookWorker.stop()
-  await ctx.app.bannedPlayers.stop()
+  // The background writers stopped, so the counts are the requests' own.
+  await stopBackgroundWork(ctx.app)
   const { call, admin } = ctx
   const signup = async () => {
     const res = await call({ method: 'POST', url: '/user-management/signup', payload: {} })

@@ -170,6 +170,19 @@ export async function buildTestApp(
   }
 }
 
+/**
+ * Readies the app and stops its background writers (jobs, activity marks, webhook deliveries, the
+ * banned-players reload), which poll on timers: after it, the app sends only what the test asks for.
+ * After ready: the workers start when the app is ready, which a first request would otherwise do.
+ */
+export async function stopBackgroundWork(app: FastifyInstance): Promise<void> {
+  await app.ready()
+  await app.jobs.stop()
+  await app.analytics.stop()
+  await app.webhookWorker.stop()
+  await app.bannedPlayers.stop()
+}
+
 /** The house error body, checked field by field. */
 export function assertError(
   t: Test,

@@ -13,6 +13,7 @@ import {
   buildTestApp,
   eachDialect,
   freshDatabase,
+  stopBackgroundWork,
   testConfig,
   testProcessMetrics,
   TestClock,
@@ -82,12 +83,8 @@ async function countedApp(t: Test, dialect: Dialect, activity: boolean, clock: T
     await app.close()
     await db.destroy()
   })
-  await app.ready()
   // The background writers stay out of the counts: the test writes the marks itself, when it says.
-  await app.jobs.stop()
-  await app.analytics.stop()
-  await app.webhookWorker.stop()
-  await app.bannedPlayers.stop()
+  await stopBackgroundWork(app)
   return { app, statements: () => statements }
 }
 

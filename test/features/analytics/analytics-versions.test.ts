@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildTestApp, eachDialect, TestClock, type TestApp } from '../../helpers/app.js'
+import { buildTestApp, eachDialect, stopBackgroundWork, TestClock, type TestApp } from '../../helpers/app.js'
 import { watchStatements } from '../../../db/statements.js'
 import { report, SESSION } from '../../fixtures/crash-reporting.js'
 import { runRollup, VERSIONS_PER_DAY } from '../../../features/analytics/rollup.js'
@@ -68,12 +68,7 @@ eachDialect(t, async (t, dialect) => {
   t.test(`${MANY} app versions in a day: bounded rows, bounded writes, exact totals`, async (t) => {
     const ctx = await buildTestApp(t, dialect, { clock: new TestClock(at('2026-11-20T08:00:00.000Z')) })
     // The test runs the rollup itself, with nothing else sending statements meanwhile.
-    // After ready: the workers start when the app is ready, which a first request would otherwise do.
-    await ctx.app.ready()
-    await ctx.app.jobs.stop()
-    await ctx.app.analytics.stop()
-    await ctx.app.webhookWorker.stop()
-    await ctx.app.bannedPlayers.stop()
+    await stopBackgroundWork(ctx.app)
     const day = Math.floor(ctx.clock.now() / DAY)
     const popular = Array.from({ length: VERSIONS_PER_DAY }, (_, i) => `2.0.${i}`)
     // 2.0.i has 30 − i sessions: the twenty most played, ahead of 2.1 (5) and everything else (1).

@@ -4,7 +4,7 @@
 // they are one again.
 import t from 'tap'
 import { sql } from 'kysely'
-import { buildTestApp, eachDialect } from '../../helpers/app.js'
+import { buildTestApp, eachDialect, stopBackgroundWork } from '../../helpers/app.js'
 import { createUser } from '../../fixtures/users.js'
 import { createBoard, submit } from '../../fixtures/leaderboard.js'
 import { watchStatements } from '../../../db/statements.js'
@@ -12,11 +12,7 @@ import { supportsRoutines } from '../../../db/dialect.js'
 
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
-  await ctx.app.ready()
-  await ctx.app.jobs.stop()
-  await ctx.app.analytics.stop()
-  await ctx.app.webhookWorker.stop()
-  await ctx.app.bannedPlayers.stop()
+  await stopBackgroundWork(ctx.app)
   const db = ctx.app.db
   const counted = async (work: () => Promise<{ statusCode: number; body: string; json(): unknown }>) => {
     let n = 0
