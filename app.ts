@@ -9,6 +9,8 @@ import configPlugin from './platform/core/config.js'
 import clockPlugin, { type Clock } from './platform/core/clock.js'
 import errorsPlugin from './platform/core/errors.js'
 import dbPlugin from './platform/core/db.js'
+import gamesPlugin from './platform/games/index.js'
+import { rewriteGamePath } from './platform/games/paths.js'
 import httpPlugin, { MAX_PARAM_LENGTH, frameworkError } from './platform/http/http.js'
 import { routeSurface } from './platform/core/paths.js'
 import { strictSchema } from './platform/http/strict-schema.js'
@@ -130,6 +132,8 @@ export async function buildApp({
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     // A server URL configured with a trailing slash makes every SDK send `//api/v1/...`: served as one
     // slash. Keys and limits still follow the matched route (paths.ts), never the raw target.
+    // A game's admin routes (/api/v1/admin/games/{gameId}/…) are the routes without the prefix, for that game.
+    rewriteUrl: rewriteGamePath,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: 1024 * 1024,
     frameworkErrors: frameworkError,
@@ -183,6 +187,7 @@ export async function buildApp({
   await app.register(featuresPlugin, { features: manifests })
   await app.register(metricsPlugin, { processRegistry: processMetrics })
   await app.register(dbPlugin, { db, migrations })
+  await app.register(gamesPlugin, { migrations })
   await app.register(httpPlugin)
   await app.register(rateLimitPlugin)
   await app.register(apiKeyPlugin)

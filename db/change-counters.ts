@@ -8,12 +8,12 @@ import { prepared } from './prepared.js'
  * transaction, and each process reads the counter (one primary-key read) to know when a copy it holds
  * in memory is stale, reloading only when the counter moved. The content features' caches
  * (platform/content/content-cache.ts) and the banned players (platform/security/banned-players.ts)
- * keep their copies this way.
+ * keep their copies this way, and so does every instance's list of games and their keys (platform/games/).
  *
  * A reader reads the counter before the rows it copies: a write landing in between leaves rows newer
  * than the counter, which costs one more reload later, never a stale copy kept as current.
  */
-export type ChangeCounter = 'remote-config' | 'localization' | 'news' | 'banned-players'
+export type ChangeCounter = 'remote-config' | 'localization' | 'news' | 'banned-players' | 'games'
 
 /** Marks the key's data as changed; call inside the transaction of the write. */
 export async function bumpChangeCounter(db: Db, key: ChangeCounter): Promise<void> {

@@ -38,7 +38,10 @@ export type DbConfig = Pick<
   | 'DB_QUERY_TIMEOUT_MS'
   | 'DB_SSL'
   | 'DB_SSL_CA'
->
+> & {
+  /** PostgreSQL: the schemas unqualified names are looked up in (a game's migrations, db/games.ts); the server's default when absent. */
+  searchPath?: string
+}
 
 /** What a server engine's opener fills in and reports to (open-mysql.ts, open-postgres.ts). */
 export interface OpenedPool {

@@ -2,6 +2,7 @@ import { sql, type InsertQueryBuilder, type Insertable, type Kysely, type RawBui
 import type { Database, Db, Flag } from './types.js'
 import type { ErrorClasses, ErrorLike } from './engine.js'
 import { ENGINES, engineOf } from './engines/index.js'
+import { schemaOf } from './game-schema.js'
 
 /**
  * The SQL forms and error classes the code uses, over whichever engine the database is
@@ -198,5 +199,5 @@ export function isMissingRoutine(error: unknown): boolean {
 
 /** A call of the stored routine `name` with `args` that answers rows (only where `supportsRoutines`). */
 export function routineCall(db: Kysely<any>, name: string, args: readonly unknown[]): RawBuilder<unknown> {
-  return engineOf(db).callRoutine(name, args)
+  return engineOf(db).callRoutine(name, args, schemaOf(db))
 }

@@ -149,9 +149,9 @@ export interface Engine {
   /**
    * A call of the stored routine `name` that answers rows (a procedure's result set on MySQL, a
    * set-returning function on PostgreSQL): one round trip for work the routine does on the server.
-   * Only where `routines` says the engine has them.
+   * Only where `routines` says the engine has them; `schema`: a game's database or schema (db/games.ts).
    */
-  callRoutine(name: string, args: readonly unknown[]): RawBuilder<unknown>
+  callRoutine(name: string, args: readonly unknown[], schema?: string): RawBuilder<unknown>
   /**
    * Whether the engine keeps stored routines: not SQLite, which runs in the process, where a round
    * trip costs nothing to save.

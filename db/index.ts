@@ -6,9 +6,9 @@ import type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
 import { openMysql } from './open-mysql.js'
 import { openPostgres } from './open-postgres.js'
 import { openSqlite } from './open-sqlite.js'
-import { registerPooledDirect } from './prepared.js'
-import { registerStatementTap } from './statements.js'
-import { setConflictBound } from './transaction.js'
+import { pooledDirectOf, registerPooledDirect } from './prepared.js'
+import { registerStatementTap, statementTapOf } from './statements.js'
+import { conflictBoundOf, setConflictBound } from './transaction.js'
 
 export { enableWal } from './open-sqlite.js'
 export type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
@@ -72,6 +72,21 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   poolUsages.set(db, opened.usage)
   setConflictBound(db, config.DB_QUERY_TIMEOUT_MS)
   return db
+}
+
+/**
+ * Makes `derived`, a handle over the same pool as `base` (a game's, db/games.ts), known where
+ * `base` is: its direct path (prepared.ts), statement tap, pool use and conflict bound.
+ */
+export function inheritHandle(base: Db, derived: Db): void {
+  const direct = pooledDirectOf(base)
+  if (direct) registerPooledDirect(derived, direct)
+  const tap = statementTapOf(base)
+  if (tap) registerStatementTap(derived, tap)
+  const usage = poolUsages.get(base)
+  if (usage) poolUsages.set(derived, usage)
+  const bound = conflictBoundOf(base)
+  if (bound !== undefined) setConflictBound(derived, bound)
 }
 
 /** Whether the configured engine is a server reached over the network (not an embedded file). */

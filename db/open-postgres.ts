@@ -48,6 +48,7 @@ export function openPostgres(config: DbConfig, observer: DbObserver | undefined,
     statement_timeout: config.DB_QUERY_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'outpost',
+    ...(config.searchPath ? { options: `-c search_path=${config.searchPath}` } : {}),
     types: postgresTypes,
     ssl: postgresTls(config),
   })

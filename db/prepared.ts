@@ -1,7 +1,8 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult } from 'kysely'
 import type { Db } from './types.js'
 import { affected } from './dialect.js'
-import { engineOf, type EngineName } from './engines/index.js'
+import { engineOf } from './engines/index.js'
+import { schemaOf } from './game-schema.js'
 import { isBusy } from './sqlite-driver.js'
 
 /**
@@ -54,6 +55,11 @@ export function registerPooledDirect(db: Db, driver: PooledDirect): void {
   pooledDirect.set(db, driver)
 }
 
+/** The pooled driver behind a handle, if any (a game's handle shares its default's: db/games.ts). */
+export function pooledDirectOf(db: Db): PooledDirect | undefined {
+  return pooledDirect.get(db)
+}
+
 type Run = (sqlText: string, parameters: readonly unknown[]) => QueryResult<any> | Promise<QueryResult<any>>
 
 /** Open transactions, with their connection's statement runner. */
@@ -95,16 +101,17 @@ export interface PreparedQuery<P, R> {
 /** Compiles `build` once per engine, with placeholders for its values, for queries run on every request. */
 export function prepared<P extends object, R>(build: (db: Db, values: P) => Compilable<R>): PreparedQuery<P, R> {
   const placeholders = new Proxy({} as P, { get: (_target, name) => new Placeholder(String(name)) })
-  const compiled = new Map<EngineName, Compiled>()
+  // By engine and game schema: a game's handle writes its schema before each table (db/games.ts).
+  const compiled = new Map<string, Compiled>()
 
   const compile = (db: Db): Compiled => {
     const query = build(db, placeholders).compile()
     return { sql: query.sql, slots: [...query.parameters] }
   }
   const compiledFor = (db: Db): Compiled => {
-    const engine = engineOf(db).name
-    let query = compiled.get(engine)
-    if (!query) compiled.set(engine, (query = compile(db)))
+    const key = `${engineOf(db).name}:${schemaOf(db) ?? ''}`
+    let query = compiled.get(key)
+    if (!query) compiled.set(key, (query = compile(db)))
     return query
   }
 

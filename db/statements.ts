@@ -19,6 +19,11 @@ export function registerStatementTap(db: Db, tap: StatementTap): void {
   taps.set(db, tap)
 }
 
+/** The tap a handle reports to, if `createDb` made it (or a game's handle over its pool). */
+export function statementTapOf(db: Db): StatementTap | undefined {
+  return taps.get(db)
+}
+
 /** Statements `db` has sent since it was made; undefined for a database `createDb` did not make. */
 export function statementsSent(db: Db): number | undefined {
   return taps.get(db)?.sent

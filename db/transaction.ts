@@ -18,6 +18,11 @@ export function setConflictBound(db: Db, ms: number): void {
   conflictBounds.set(db, ms)
 }
 
+/** The conflict bound set for `db`, if any. */
+export function conflictBoundOf(db: Db): number | undefined {
+  return conflictBounds.get(db)
+}
+
 /**
  * A transaction that is run again when the database aborted it to break a deadlock (InnoDB does
  * that under concurrent writes to neighbouring index ranges), until the database's conflict bound

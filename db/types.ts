@@ -6,6 +6,8 @@ import type {
   LoginLocksTable,
   JobRunsTable,
   AuditLogTable,
+  GamesTable,
+  GameKeysTable,
 } from './tables/platform.js'
 
 /**
@@ -25,6 +27,8 @@ export interface Database {
   login_locks: LoginLocksTable
   audit_log: AuditLogTable
   job_runs: JobRunsTable
+  games: GamesTable
+  game_keys: GameKeysTable
 }
 
 /**

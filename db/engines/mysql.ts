@@ -54,7 +54,7 @@ export const mysqlEngine: Engine = {
   returning: false,
   survivesFailedStatement: true,
   routines: true,
-  callRoutine: (name, args) => sql`call ${sql.id(name)}(${sql.join(args)})`,
+  callRoutine: (name, args, schema) => sql`call ${schema ? sql.id(schema, name) : sql.id(name)}(${sql.join(args)})`,
   dropIndex: (db, name, table) => db.schema.dropIndex(name).on(table),
   errors: {
     unique: (e) => e.errno === 1062,

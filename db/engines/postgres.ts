@@ -44,7 +44,8 @@ export const postgresEngine: Engine = {
   returning: true,
   survivesFailedStatement: false,
   routines: true,
-  callRoutine: (name, args) => sql`select * from ${sql.id(name)}(${sql.join(args)})`,
+  callRoutine: (name, args, schema) =>
+    sql`select * from ${schema ? sql.id(schema, name) : sql.id(name)}(${sql.join(args)})`,
   dropIndex: (db, name) => db.schema.dropIndex(name),
   errors: {
     unique: (e) => e.code === '23505',

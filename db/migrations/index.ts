@@ -8,10 +8,11 @@ import * as m0095 from './0095_create_job_runs.js'
 import * as m0120 from './0120_create_ban_generation.js'
 import * as m0121 from './0121_drop_ban_generation.js'
 import * as m0130 from './0130_login_attempts_in_flight.js'
+import * as m0140 from './0140_create_games.js'
 
 /**
  * The migrations of the platform's own tables (sessions, change counters, sign-in lockout, audit log,
- * job claims). Each feature lists its own (its manifest's `migrations`); app.ts gathers them all.
+ * job claims, the games and their keys). Each feature lists its own (its manifest's `migrations`); app.ts gathers them all.
  * Listed here rather than read from the folder so that the compiled server needs no file-system scan
  * and a missing file is a compile error, not a silent skip.
  */
@@ -25,4 +26,5 @@ export const platformMigrations: Record<string, Migration> = {
   '0120_create_ban_generation': m0120,
   '0121_drop_ban_generation': m0121,
   '0130_login_attempts_in_flight': m0130,
+  '0140_create_games': m0140,
 }

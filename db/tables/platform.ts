@@ -52,6 +52,32 @@ export interface AuditLogTable {
   target: string | null
   /** JSON summary of the body, secrets removed and size capped, or null. */
   changes: string | null
+  /** The game the write was for (platform/games/); null in entries written before games existed: the default's. */
+  game_id: string | null
+}
+
+/** A game the server holds (platform/games/): its data lives in a database of its own (db/games.ts). */
+export interface GamesTable {
+  id: string
+  name: string
+  /** JSON of the game's own settings (platform/games/settings.ts); what it leaves out takes the environment's. */
+  settings: string
+  created_at: number
+  updated_at: number
+  /** Set when its erasure began: the game is gone for every request, and its database is being dropped. */
+  deleted_at: number | null
+}
+
+/** An app key of a game: the SHA-256 of its secret, and the secret's first 8 characters to tell it by. */
+export interface GameKeysTable {
+  id: string
+  game_id: string
+  label: string
+  prefix: string
+  hash: string
+  created_at: number
+  last_used_at: number | null
+  revoked_at: number | null
 }
 
 /** A boolean column: 0 or 1, stored alike on every engine (SQLite has no boolean type). */

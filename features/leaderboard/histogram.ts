@@ -8,6 +8,7 @@ import { sql } from 'kysely'
 import type { Db } from '../../db/types.js'
 import { betterRanges, childRange, LEVELS, periodKey, totalEntries } from './ranking.js'
 import { boardNotFound, findBoard, scoreCounts } from './boards.js'
+import { table } from '../../db/games.js'
 
 /** Boards, and the visible entries of every board's current period. */
 export async function boardTotals(db: Db, now: number) {
@@ -28,7 +29,7 @@ async function entriesBelow(db: Db, boardId: string, period: string, points: num
   const ranges = points.flatMap((point, i) =>
     betterRanges(point).map(
       ([level, from, to]) =>
-        sql`select ${i} as i, n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
+        sql`select ${i} as i, n from ${table(db, 'leaderboard_counts')} where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`,
     ),
   )
   const below = new Array<number>(points.length).fill(0)
@@ -53,7 +54,7 @@ async function rankScoresAt(db: Db, boardId: string, period: string, positions: 
     const parents = [...new Set(walks.map((w) => w.parent))]
     const ranges = parents.map((parent, i) => {
       const [from, to] = childRange(level, parent)
-      return sql`select ${i} as i, prefix, n from leaderboard_counts where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`
+      return sql`select ${i} as i, prefix, n from ${table(db, 'leaderboard_counts')} where board_id = ${boardId} and period = ${period} and level = ${level} and prefix >= ${from} and prefix <= ${to}`
     })
     const { rows } = await sql<{
       i: number | string
@@ -97,7 +98,7 @@ export interface Histogram {
  */
 async function ends(db: Db, boardId: string, period: string, low: number, high: number) {
   const seek = (fn: 'min' | 'max') =>
-    sql`(select ${sql.raw(fn)}(rank_score) from leaderboard_entries where board_id = ${boardId} and period = ${period} and hidden = 0 and rank_score >= ${low} and rank_score <= ${high})`
+    sql`(select ${sql.raw(fn)}(rank_score) from ${table(db, 'leaderboard_entries')} where board_id = ${boardId} and period = ${period} and hidden = 0 and rank_score >= ${low} and rank_score <= ${high})`
   const { rows } = await sql<{
     lo: number | string | null
     hi: number | string | null

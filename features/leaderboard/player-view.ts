@@ -4,6 +4,7 @@ import type { Leaderboard } from './tables.js'
 import { prepared } from '../../db/prepared.js'
 import { entryPositionSql, periodKey, previousPeriodKey } from './ranking.js'
 import { boardNotFound, readPeriod, type Period } from './boards.js'
+import { table } from '../../db/games.js'
 
 /** A player's visible entry in the period read, with its position (null: not ranked in it). */
 export interface PlayerStanding {
@@ -33,10 +34,10 @@ const periodOfRow = (p: PeriodKeys) =>
   >`case ${sql.ref('b.reset_schedule')} when 'daily' then ${p.daily} when 'weekly' then ${p.weekly} when 'monthly' then ${p.monthly} else ${p.none} end`
 
 /** The visible entries of the board row `b` in `period`, from the count tree's root. */
-const totalOfRow = (period: ReturnType<typeof periodOfRow>) =>
+const totalOfRow = (db: Db, period: ReturnType<typeof periodOfRow>) =>
   sql<
     number | null
-  >`(select n from leaderboard_counts where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`
+  >`(select n from ${table(db, 'leaderboard_counts')} where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`
 
 /** Every schedule's key for the period asked for, for `periodOfRow`. */
 function periodKeys(which: Period, now: number): PeriodKeys {
@@ -71,7 +72,7 @@ const playerView = prepared((db, p: PeriodKeys & { boardKey: string; userId: str
       sql<number | null>`case when ${sql.ref('e.user_id')} is null then null else ${entryPositionSql(db, 'e')} end`.as(
         'e_position',
       ),
-      totalOfRow(period).as('total'),
+      totalOfRow(db, period).as('total'),
     ])
     .where('b.board_key', '=', p.boardKey)
 })
@@ -110,7 +111,7 @@ const boardView = prepared((db, p: PeriodKeys & { boardKey: string }) =>
   db
     .selectFrom('leaderboards as b')
     .selectAll('b')
-    .select(totalOfRow(periodOfRow(p)).as('total'))
+    .select(totalOfRow(db, periodOfRow(p)).as('total'))
     .where('b.board_key', '=', p.boardKey),
 )
 

@@ -3,6 +3,7 @@ import type { Db } from '../../db/types.js'
 import type { ResetSchedule } from './tables.js'
 import { addOnConflict, bitAnd, signedInteger } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
+import { table } from '../../db/games.js'
 
 /**
  * The rank structure kept beside the entries: a radix count tree in `leaderboard_counts`.
@@ -162,13 +163,13 @@ const position = preparedFamily((levels: number) => (db, p: Values) => {
   const ranges = Array.from(
     { length: levels },
     (_, i) =>
-      sql`select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = ${p[`l${i}`]} and prefix >= ${p[`f${i}`]} and prefix <= ${p[`t${i}`]}`,
+      sql`select n from ${table(db, 'leaderboard_counts')} where board_id = ${p.boardId} and period = ${p.period} and level = ${p[`l${i}`]} and prefix >= ${p[`f${i}`]} and prefix <= ${p[`t${i}`]}`,
   )
   const better =
     levels === 0 ? sql`0` : sql`(select coalesce(sum(n), 0) from (${sql.join(ranges, sql` union all `)}) as better)`
-  const ties = sql`(select count(*) from leaderboard_entries where board_id = ${p.boardId} and period = ${p.period} and hidden = 0 and rank_score = ${p.rankScore} and (reached_at < ${p.reachedAt} or (reached_at = ${p.reachedAt} and user_id < ${p.userId})))`
+  const ties = sql`(select count(*) from ${table(db, 'leaderboard_entries')} where board_id = ${p.boardId} and period = ${p.period} and hidden = 0 and rank_score = ${p.rankScore} and (reached_at < ${p.reachedAt} or (reached_at = ${p.reachedAt} and user_id < ${p.userId})))`
   // The period's total rides along (one primary-key read): the rank answer shows it.
-  const total = sql`(select n from leaderboard_counts where board_id = ${p.boardId} and period = ${p.period} and level = 0 and prefix = 0)`
+  const total = sql`(select n from ${table(db, 'leaderboard_counts')} where board_id = ${p.boardId} and period = ${p.period} and level = 0 and prefix = 0)`
   const query = sql<{
     n: number | string
     total: number | string | null
@@ -232,7 +233,7 @@ export function positionSql(
 ): RawBuilder<number> {
   const k = sql`(${e.rankScore} + ${sql.lit(Number(OFFSET))})`
   const counts = (level: number, from: RawBuilder<unknown>, below: RawBuilder<unknown>) =>
-    sql`(select coalesce(sum(n), 0) from leaderboard_counts where board_id = ${e.boardId} and period = ${e.period} and level = ${sql.lit(level)} and prefix >= ${from} and prefix < ${below})`
+    sql`(select coalesce(sum(n), 0) from ${table(db, 'leaderboard_counts')} where board_id = ${e.boardId} and period = ${e.period} and level = ${sql.lit(level)} and prefix >= ${from} and prefix < ${below})`
   const parts: Array<RawBuilder<unknown>> = []
   for (let level = 1; level < LEVELS; level++) {
     const shift = Number(KEY_BITS) - DIGIT_BITS * level
@@ -244,7 +245,7 @@ export function positionSql(
     counts(LEVELS, sql`(${e.rankScore} - ${signedInteger(db, bitAnd(db, k, (1 << DIGIT_BITS) - 1))})`, e.rankScore),
   )
   parts.push(
-    sql`(select count(*) from leaderboard_entries where board_id = ${e.boardId} and period = ${e.period} and hidden = 0 and rank_score = ${e.rankScore} and (reached_at < ${e.reachedAt} or (reached_at = ${e.reachedAt} and user_id < ${e.userId})))`,
+    sql`(select count(*) from ${table(db, 'leaderboard_entries')} where board_id = ${e.boardId} and period = ${e.period} and hidden = 0 and rank_score = ${e.rankScore} and (reached_at < ${e.reachedAt} or (reached_at = ${e.reachedAt} and user_id < ${e.userId})))`,
   )
   return sql<number>`(${sql.join(parts, sql` + `)} + 1)`
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/types.js'
 import type { Leaderboard } from './tables.js'
 import { prepared } from '../../db/prepared.js'
 import { entryPositionSql, periodKey } from './ranking.js'
+import { table } from '../../db/games.js'
 
 /** A score submit as the route and validated-actions hand it over. */
 export interface SubmitInput {
@@ -168,7 +169,7 @@ export const casEntry = prepared(
  */
 export const insertFirstEntry = prepared(
   (db, p: EntryKey & { score: number; rankScore: number; metadata: string | null; now: number }) => {
-    const query = sql`insert into leaderboard_entries (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at) select b.id, ${p.period}, ${p.userId}, ${p.score}, ${p.rankScore}, ${p.now}, 0, ${p.metadata}, ${p.now} from leaderboards b where b.id = ${p.boardId} and b.is_active = 1 and not exists (select 1 from leaderboard_bans ban where ban.board_id = b.id and ban.user_id = ${p.userId})`
+    const query = sql`insert into ${table(db, 'leaderboard_entries')} (board_id, period, user_id, score, rank_score, reached_at, hidden, metadata, created_at) select b.id, ${p.period}, ${p.userId}, ${p.score}, ${p.rankScore}, ${p.now}, 0, ${p.metadata}, ${p.now} from ${table(db, 'leaderboards')} b where b.id = ${p.boardId} and b.is_active = 1 and not exists (select 1 from ${table(db, 'leaderboard_bans')} ban where ban.board_id = b.id and ban.user_id = ${p.userId})`
     return { compile: () => query.compile(db) }
   },
 )

@@ -7,6 +7,16 @@ import { secretChecker } from './secrets.js'
 import { featureOf } from '../core/features.js'
 import { adminAction, allows, decideAccess, type AdminAccess, type Role } from './admin-access.js'
 import { audited, type AdminActor } from './audit.js'
+import { DEFAULT_GAME } from '../../db/games.js'
+import { namedGame } from '../games/paths.js'
+import { gameNotFound } from '../games/store.js'
+
+/** An operator's role in a game: `owner` everywhere, else the role it was given there (none: undefined). */
+export function roleIn(actor: Pick<AdminActor, 'role' | 'roles'>, gameId: string): Role | undefined {
+  if (actor.role === 'owner') return 'owner'
+  if (actor.roles) return actor.roles[gameId]
+  return gameId === DEFAULT_GAME ? actor.role : undefined
+}
 
 /** The console's session cookie; sent back only to the admin API. */
 export const SESSION_COOKIE = 'outpost_session'
@@ -113,12 +123,22 @@ export default fp(
       route.config = { ...route.config, adminAccess: access }
       for (const method of methods) routes.push({ method, url: route.url, access })
       if (access.audit) {
-        route.handler = audited(route.handler, adminAction(methods[0], route.url), {
-          db: () => app.db,
-          now: () => app.clock.now(),
-        })
+        route.handler = audited(route.handler, adminAction(methods[0], route.url), { now: () => app.clock.now() })
       }
     })
+
+    /**
+     * The game the admin path named (`default` without the prefix): 404 GAME_NOT_FOUND when it does
+     * not exist, or when the operator holds no role in it (an operator sees only their games).
+     */
+    const gameOf = (request: FastifyRequest, actor: AdminActor) => {
+      const named = namedGame(request.raw) ?? DEFAULT_GAME
+      const game = app.games.get(named)
+      const role = game && roleIn(actor, named)
+      if (!role) throw gameNotFound(named)
+      actor.role = role
+      return game
+    }
 
     const checkAdmin = async (request: FastifyRequest, reply: FastifyReply) => {
       const actor = await identify(request)
@@ -144,6 +164,7 @@ export default fp(
         )
       }
       request.adminActor = actor
+      request.game = gameOf(request, actor)
       if (!access) return
       if (actor.via === 'session' && access.write && request.headers[CSRF_HEADER] !== CSRF_VALUE) {
         throw new AppError(
@@ -166,5 +187,5 @@ export default fp(
       checkAdmin(request, reply).then(() => done(), done)
     })
   },
-  { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db'] },
+  { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db', 'games'] },
 )

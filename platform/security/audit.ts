@@ -102,6 +102,8 @@ export interface AuditEntry {
   status: number
   target?: Record<string, unknown> | null
   changes?: unknown
+  /** The game the write was for (contract §14); absent: `default`. */
+  game?: string
 }
 
 /** Writes an action in the caller's transaction, so a change and its record stand or fall together. */
@@ -117,6 +119,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
     status: entry.status,
     target,
     changes: summarizeChanges(entry.changes),
+    game_id: entry.game ?? 'default',
   }
   await db.insertInto('audit_log').values(row).execute()
 }
@@ -155,6 +158,7 @@ export async function listAudit(db: Db, query: AuditQuery) {
       status: Number(row.status),
       target: parseJson(row.target) as Record<string, unknown> | null,
       changes: parseJson(row.changes),
+      game: row.game_id ?? 'default',
     })),
     nextCursor: page.nextCursor,
   }
@@ -164,7 +168,10 @@ export async function listAudit(db: Db, query: AuditQuery) {
 export interface AdminActor {
   /** The operator's name, or `admin-key`. */
   name: string
+  /** Its role in the request's game (admin-auth.ts sets it from `roles`): `owner` is server-wide. */
   role: 'owner' | 'moderator' | 'viewer'
+  /** A non-owner's role in each game it holds one in (contract §14). */
+  roles?: Readonly<Record<string, 'moderator' | 'viewer'>>
   via: 'key' | 'session'
   operatorId: string | null
   sessionId: string | null
@@ -187,17 +194,17 @@ function targetOf(params: unknown, result: unknown): Record<string, unknown> | n
 }
 
 /**
- * Wraps an admin write handler: it runs in one transaction (which `app.db` is, inside it, so the
+ * Wraps an admin write handler: it runs in one transaction (which `request.db` is, inside it, so the
  * feature's services join it) together with its audit entry. A handler that throws rolls both back.
  * The handler must return its body: a reply it sent itself would leave before the commit.
  */
-export function audited(
-  handler: RouteHandlerMethod,
-  action: string,
-  deps: { db: () => Db; now: () => number },
-): RouteHandlerMethod {
+export function audited(handler: RouteHandlerMethod, action: string, deps: { now: () => number }): RouteHandlerMethod {
   return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
-    return runInRequestTransaction(deps.db(), async (trx) => {
+    // In the database of the request's game (its entry with it); a write to a game's own settings or
+    // keys runs in the server's (`default`'s) and names the game it was for.
+    const params = request.params as { gameId?: unknown } | undefined
+    const game = typeof params?.gameId === 'string' ? params.gameId : request.game.id
+    return runInRequestTransaction(request.game.db, async (trx) => {
       const result = await (handler as (this: unknown, rq: FastifyRequest, rp: FastifyReply) => unknown).call(
         this,
         request,
@@ -217,6 +224,7 @@ export function audited(
         status: reply.statusCode,
         target: targetOf(request.params, result),
         changes: request.body,
+        game,
       })
       return result
     })

@@ -19,6 +19,8 @@ export const PLATFORM_OWNERS = {
   job_runs: { owner: 'platform/jobs/runner.ts', code: ['platform/jobs/'] },
   login_failures: { owner: 'platform/security/login-lockout.ts', code: ['platform/security/login-lockout.ts'] },
   login_locks: { owner: 'platform/security/login-lockout.ts', code: ['platform/security/login-lockout.ts'] },
+  games: { owner: 'platform/games/store.ts', code: ['platform/games/store.ts'] },
+  game_keys: { owner: 'platform/games/store.ts', code: ['platform/games/store.ts'] },
 } satisfies Partial<Record<keyof Database, { owner: string; code: string[] }>>
 
 /**
@@ -138,10 +140,17 @@ export function tableUses(file: string, source: string, tables: readonly string[
 
   const raw = (keywords: string, kind: TableUse['kind']) => {
     // A DELETE's FROM names the table it writes, not one it reads.
-    const pattern = new RegExp(`(?<!delete\\s+)\\b(${keywords})\\s+(?:(\\$\\{)|[\`"']?(\\w+)[\`"']?)`, 'gi')
+    // A table named through db/games.ts's `table(db, 'name')` (a game's schema before it) is written out too.
+    const pattern = new RegExp(
+      `(?<!delete\\s+)\\b(${keywords})\\s+(?:\\$\\{table\\(\\w+, '(\\w+)'\\)\\}|(\\$\\{)|[\`"']?(\\w+)[\`"']?)`,
+      'gi',
+    )
     for (const m of text.matchAll(pattern)) {
-      if (m[2] && kind === 'write') add(m.index, kind, '?', m[1]!.replace(/\s+/g, ' ').toUpperCase())
-      else if (known.has(m[3]!)) add(m.index, kind, m[3]!, m[1]!.replace(/\s+/g, ' ').toUpperCase())
+      const form = m[1]!.replace(/\s+/g, ' ').toUpperCase()
+      const [throughTable, interpolated, name] = [m[2], m[3], m[4]]
+      if (throughTable) add(m.index, kind, throughTable, form)
+      else if (interpolated && kind === 'write') add(m.index, kind, '?', form)
+      else if (known.has(name!)) add(m.index, kind, name!, form)
     }
   }
   raw('INSERT\\s+(?:IGNORE\\s+)?INTO|UPDATE|DELETE\\s+FROM|REPLACE\\s+INTO', 'write')

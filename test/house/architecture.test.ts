@@ -130,6 +130,8 @@ t.test('app.ts registers the shared plugins and every feature of the one list, o
     'errors',
     'metrics',
     'db',
+    // Every request's game (platform/games/), decided before the gates.
+    'games',
     'http',
     'rate-limit',
     'api-key',

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { engineOf } from '../../../db/engines/index.js'
+import { schemaOf } from '../../../db/games.js'
 
 /**
  * A score submit in one round trip on the database servers: the stored routine `leaderboard_submit`
@@ -254,11 +255,11 @@ const PARAMETERS = `p_user_id varchar(36), p_board_key varchar(64), p_daily varc
   p_monthly varchar(10), p_score bigint, p_metadata text, p_now bigint, p_validated integer, p_check_user integer,
   p_raising integer`
 
-function mysqlProcedure(): string {
+function mysqlProcedure(name = 'leaderboard_submit'): string {
   const declared = VARIABLES.map(([name, type]) =>
     name === 'v_user' ? 'declare v_user integer default 0;' : `declare ${name} ${type} default null;`,
   )
-  return `create procedure leaderboard_submit(${PARAMETERS.replace(/(p_\w+) /g, 'in $1 ')})
+  return `create procedure ${name}(${PARAMETERS.replace(/(p_\w+) /g, 'in $1 ')})
   modifies sql data
   sql security invoker
 begin
@@ -283,12 +284,16 @@ begin
 end`
 }
 
-function postgresFunction(): string {
+function postgresFunction(name = 'leaderboard_submit', schema?: string): string {
   const declared = VARIABLES.map(([name, type]) => `${name} ${type}${name === 'v_user' ? ' := 0' : ''};`)
-  return `create or replace function leaderboard_submit(${PARAMETERS})
+  // Its tables are those of its own schema, whatever the caller's search path: a game's function
+  // (db/games.ts) is called over the default game's pool.
+  const searchPath = schema ? `set search_path = "${schema}"` : 'set search_path from current'
+  return `create or replace function ${name}(${PARAMETERS})
   returns table (${ANSWER.map(([column, type]) => `${column} ${type}`).join(', ')})
   language plpgsql
   security invoker
+  ${searchPath}
 as $$
 declare
   ${declared.join('\n  ')}
@@ -303,8 +308,15 @@ $$`
 
 export async function up(db: Kysely<any>): Promise<void> {
   const name = engineOf(db).name
-  if (name === 'mysql') await sql.raw(mysqlProcedure()).execute(db)
-  else if (name === 'postgres') await sql.raw(postgresFunction()).execute(db)
+  // Through a game's handle (a routine put back at run time), in the game's database or schema.
+  const schema = schemaOf(db)
+  const routine = schema ? `\`${schema}\`.leaderboard_submit` : 'leaderboard_submit'
+  if (name === 'mysql') await sql.raw(mysqlProcedure(routine)).execute(db)
+  else if (name === 'postgres') {
+    await sql
+      .raw(postgresFunction(schema ? `"${schema}".leaderboard_submit` : 'leaderboard_submit', schema))
+      .execute(db)
+  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,0 +1,32 @@
+import { sql, WithSchemaPlugin, type Kysely, type RawBuilder } from 'kysely'
+
+/*
+ * How a game's handle names its tables on the database servers (db/games.ts): Kysely's schema
+ * plugin, marked so that the schema can be read back from a handle or a transaction on it. Apart
+ * from games.ts so that the prepared queries (prepared.ts) can key their compiled text by it.
+ */
+
+/** The schema plugin that marks a game's handle, so that its schema can be read back (`schemaOf`). */
+export class GameSchema extends WithSchemaPlugin {
+  constructor(readonly schema: string) {
+    super(schema)
+  }
+}
+
+/** The schema a game's handle (or a transaction on it) writes before its tables; undefined for `default` and SQLite. */
+export function schemaOf(db: Kysely<any>): string | undefined {
+  for (const plugin of db.getExecutor().plugins) if (plugin instanceof GameSchema) return plugin.schema
+  return undefined
+}
+
+/** A table named in hand-written SQL, in the game of `db`: the schema plugin does not reach into raw SQL. */
+export function table(db: Kysely<any>, name: string): RawBuilder<unknown> {
+  const schema = schemaOf(db)
+  return sql.table(schema ? `${schema}.${name}` : name)
+}
+
+/** A stored routine's name as the game of `db` calls it: a game's routines live in its own database or schema. */
+export function routineName(db: Kysely<any>, name: string): string {
+  const schema = schemaOf(db)
+  return schema ? `${schema}.${name}` : name
+}

@@ -1,0 +1,68 @@
+import fp from 'fastify-plugin'
+import type { Db } from '../../db/types.js'
+import type { Migrations } from '../../db/migrate.js'
+import { createGameStore, DEFAULT_GAME, dropGameStore } from '../../db/games.js'
+import { requestDb } from '../../db/transaction.js'
+import { GameRegistry, type Game } from './registry.js'
+import { ensureDefaultGame, erasing, forgetGame, readSnapshot } from './store.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server's games in memory (registry.ts). */
+    games: GameRegistry
+  }
+  interface FastifyRequest {
+    /** The game the request is for: decided by its app key, its admin path, else `default`. */
+    game: Game
+    /** The game's database, or inside an admin write the request's transaction on it. */
+    readonly db: Db
+  }
+}
+
+/**
+ * Several games on one server (contract §14): the registry of games and keys, every request's game
+ * (`request.game`, `request.db`), and at start the games' databases brought to the latest migration
+ * and any erasure that stopped half-way finished.
+ */
+export default fp<{ migrations: Migrations }>(
+  async (app, opts) => {
+    const control = app.db
+    const { config } = app
+    await ensureDefaultGame(control, app.clock.now())
+    await finishErasures(control, config)
+    if (config.MIGRATE_ON_START) {
+      for (const game of (await readSnapshot(control)).games) {
+        if (game.id === DEFAULT_GAME) continue
+        const applied = await createGameStore(control, config, game.id, opts.migrations)
+        if (applied.length) app.log.info({ game: game.id, applied }, 'migrations applied')
+      }
+    }
+    const registry = new GameRegistry(
+      control,
+      config,
+      app.clock,
+      { queryFailed: (kind) => app.metrics.queryFailed(kind) },
+      app.log.child({ component: 'games' }),
+    )
+    app.decorate('games', registry)
+    // Set per request by the gates (api-key.ts on the app surface, admin-auth.ts on the admin one);
+    // a public route's (health, docs) is `default`.
+    app.decorateRequest('game', null as unknown as Game)
+    app.decorateRequest('db', {
+      getter(this: { game: Game | null }) {
+        return requestDb((this.game ?? registry.default).db)
+      },
+    })
+    app.addHook('onReady', async () => registry.start())
+    app.addHook('onClose', async () => registry.stop())
+  },
+  { name: 'games', dependencies: ['db', 'config', 'clock', 'metrics'] },
+)
+
+/** Drops the databases of games whose erasure began but did not finish (a crash half-way), then their rows. */
+async function finishErasures(control: Db, config: Parameters<typeof dropGameStore>[1]): Promise<void> {
+  for (const id of await erasing(control)) {
+    await dropGameStore(control, config, id)
+    await forgetGame(control, id)
+  }
+}
