@@ -1,4 +1,15 @@
-import { sql, WithSchemaPlugin, type Kysely, type RawBuilder } from 'kysely'
+import {
+  sql,
+  WithSchemaPlugin,
+  type Kysely,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RawBuilder,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely'
 
 /*
  * How a game's handle names its tables on the database servers (db/games.ts): Kysely's schema
@@ -6,11 +17,33 @@ import { sql, WithSchemaPlugin, type Kysely, type RawBuilder } from 'kysely'
  * from games.ts so that the prepared queries (prepared.ts) can key their compiled text by it.
  */
 
-/** The schema plugin that marks a game's handle, so that its schema can be read back (`schemaOf`). */
+/** The schema plugin of a game's handle on a database server: its schema and game can be read back. */
 export class GameSchema extends WithSchemaPlugin {
-  constructor(readonly schema: string) {
+  constructor(
+    readonly schema: string,
+    readonly gameId: string,
+  ) {
     super(schema)
   }
+}
+
+/** The mark of a SQLite game's handle (a file of its own, nothing to rewrite): its game can be read back. */
+export class GameMark implements KyselyPlugin {
+  constructor(readonly gameId: string) {}
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result
+  }
+}
+
+/** The game of a handle or of a transaction on it: `default` when it carries no game's mark. */
+export function gameIdOf(db: Kysely<any>): string {
+  for (const plugin of db.getExecutor().plugins) {
+    if (plugin instanceof GameSchema || plugin instanceof GameMark) return plugin.gameId
+  }
+  return 'default'
 }
 
 /** The schema a game's handle (or a transaction on it) writes before its tables; undefined for `default` and SQLite. */

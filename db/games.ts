@@ -6,9 +6,9 @@ import type { DbConfig, DbObserver } from './config.js'
 import { createDb, inheritHandle, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
 import { migrateToLatest, type Migrations } from './migrate.js'
 import { engineNamed } from './engines/index.js'
-import { GameSchema, schemaOf } from './game-schema.js'
+import { GameMark, GameSchema } from './game-schema.js'
 
-export { routineName, schemaOf, table } from './game-schema.js'
+export { gameIdOf, routineName, schemaOf, table } from './game-schema.js'
 
 /**
  * Where each game's data lives (docs/several-games.md, "How games are kept apart"). The game
@@ -61,15 +61,24 @@ export function gameStoreProblem(config: Pick<DbConfig, 'DB_DRIVER' | 'DB_NAME'>
 export function openGameDb(base: Db, config: DbConfig, gameId: string, observer?: DbObserver): Db {
   if (gameId === DEFAULT_GAME) return base
   const schema = gameSchema(config, gameId)
-  if (!schema) return createDb({ ...config, DB_PATH: gameFile(config.DB_PATH, gameId) }, observer)
-  const db = base.withPlugin(new GameSchema(schema)) as Db
+  if (!schema) {
+    const own = createDb({ ...config, DB_PATH: gameFile(config.DB_PATH, gameId) }, observer)
+    const marked = own.withPlugin(new GameMark(gameId)) as Db
+    inheritHandle(own, marked)
+    ownHandles.set(marked, own)
+    return marked
+  }
+  const db = base.withPlugin(new GameSchema(schema, gameId)) as Db
   inheritHandle(base, db)
   return db
 }
 
-/** Whether the handle is its own database (a SQLite game's file), which its owner destroys. */
-export function ownsConnection(base: Db, db: Db): boolean {
-  return db !== base && schemaOf(db) === undefined
+/** The SQLite games' handles, marked, with the database each was made from. */
+const ownHandles = new WeakMap<Db, Db>()
+
+/** Closes a game's handle when it is a database of its own (a SQLite game's file); a no-op on the servers. */
+export async function closeGameDb(db: Db): Promise<void> {
+  await ownHandles.get(db)?.destroy()
 }
 
 /** The settings of a connection of its own to a game's database, for its migrations (one connection, no query bound). */
@@ -111,7 +120,11 @@ export async function createGameStore(base: Db, config: DbConfig, gameId: string
   }
   const db = createDb(migrationConfig(config, gameId))
   try {
-    return await migrateToLatest(db, migrations)
+    return await migrateToLatest(
+      db,
+      migrations,
+      engineNamed(config.DB_DRIVER).name === 'postgres' ? { tableSchema: schema } : {},
+    )
   } finally {
     await db.destroy()
   }

@@ -6,7 +6,7 @@ import type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
 import { openMysql } from './open-mysql.js'
 import { openPostgres } from './open-postgres.js'
 import { openSqlite } from './open-sqlite.js'
-import { pooledDirectOf, registerPooledDirect } from './prepared.js'
+import { pooledDirectOf, registerPooledDirect, registerSqliteDirect, sqliteDirectOf } from './prepared.js'
 import { registerStatementTap, statementTapOf } from './statements.js'
 import { conflictBoundOf, setConflictBound } from './transaction.js'
 
@@ -75,12 +75,14 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
 }
 
 /**
- * Makes `derived`, a handle over the same pool as `base` (a game's, db/games.ts), known where
- * `base` is: its direct path (prepared.ts), statement tap, pool use and conflict bound.
+ * Makes `derived`, a handle over the same pool or file as `base` (a game's, db/games.ts), known
+ * where `base` is: its direct path (prepared.ts), statement tap, pool use and conflict bound.
  */
 export function inheritHandle(base: Db, derived: Db): void {
   const direct = pooledDirectOf(base)
   if (direct) registerPooledDirect(derived, direct)
+  const embedded = sqliteDirectOf(base)
+  if (embedded) registerSqliteDirect(derived, embedded)
   const tap = statementTapOf(base)
   if (tap) registerStatementTap(derived, tap)
   const usage = poolUsages.get(base)

@@ -11,6 +11,11 @@ import {
 export interface MigrateOptions {
   /** Tests only: called at each statement a migration runs (test/db/migrations-killed.test.ts kills there). */
   onStep?: StepHook
+  /**
+   * PostgreSQL: the schema of Kysely's own migration tables, a game's (db/games.ts). Named, because
+   * Kysely looks for its tables in every schema and would find the default game's.
+   */
+  tableSchema?: string
 }
 
 /** Every migration the app knows, by the name the database records it under (app.ts gathers them). */
@@ -28,7 +33,11 @@ export async function migrateToLatest(
   migrations: Migrations,
   options: MigrateOptions = {},
 ): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => journaled(migrations, options.onStep) } })
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => journaled(migrations, options.onStep) },
+    ...(options.tableSchema && { migrationTableSchema: options.tableSchema }),
+  })
   const { error, results } = await ensureStepsTable(db).then(
     () => migrator.migrateToLatest(),
     (error: unknown) => ({ error, results: undefined }),

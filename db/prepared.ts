@@ -55,6 +55,11 @@ export function registerPooledDirect(db: Db, driver: PooledDirect): void {
   pooledDirect.set(db, driver)
 }
 
+/** The embedded driver behind a handle, if any (a SQLite game's marked handle shares its file's). */
+export function sqliteDirectOf(db: Db): SqliteDirect | undefined {
+  return direct.get(db)
+}
+
 /** The pooled driver behind a handle, if any (a game's handle shares its default's: db/games.ts). */
 export function pooledDirectOf(db: Db): PooledDirect | undefined {
   return pooledDirect.get(db)

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js'
 import type { Db } from '../../db/types.js'
 import type { DbObserver } from '../../db/config.js'
 import { readChangeCounter } from '../../db/change-counters.js'
-import { DEFAULT_GAME, openGameDb, ownsConnection } from '../../db/games.js'
+import { closeGameDb, DEFAULT_GAME, openGameDb } from '../../db/games.js'
 import { hashToken, secretChecker } from '../security/secrets.js'
 import { effectiveSettings, environmentSettings, type GameSettings, type GameSettingsPatch } from './settings.js'
 import { readSnapshot, recordKeyUse, type GamesSnapshot } from './store.js'
@@ -256,7 +256,7 @@ export class GameRegistry {
     }
     const entry = game as GameEntry
     const handle = entry.opened
-    if (closeHandle && handle && ownsConnection(this.control, handle)) await handle.destroy()
+    if (closeHandle && handle) await closeGameDb(handle)
   }
 
   private async flushKeyUse() {
