@@ -14,8 +14,11 @@ import { ADMIN_PREFIX } from '../core/paths.js'
 const NAMED_GAME = Symbol('outpost.game')
 
 const PREFIXED = new RegExp(`^/+${ADMIN_PREFIX.slice(1)}/+games/+([^/?#]+)/+([^?#]*)([?#].*)?$`)
-/** The games' own routes below a game's prefix, which stay as they are. */
-const OWN_ROUTES = /^(keys|settings|copy-from|games)(\/|$)/
+/**
+ * Below a game's prefix, the games' own routes stay as they are, and the server-wide ones (the
+ * operators, an operator's session) are not served: they belong to no game.
+ */
+const OWN_ROUTES = /^(keys|settings|copy-from|games|operators|session)(\/|$)/
 
 /** Fastify's `rewriteUrl`: a game's admin path becomes the route's own path, the game kept aside. */
 export function rewriteGamePath(request: IncomingMessage): string {
