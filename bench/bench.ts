@@ -66,6 +66,10 @@ const USAGE = `usage: npm run bench -- [options]
   --ab NAME=VALUE          A/B in one run: each database's scenarios run on a server as configured,
                            then on one with the setting NAME=VALUE (e.g. ANALYTICS_ACTIVITY=false),
                            and the two are printed side by side
+  --ab-games N             A/B in one run: each database's scenarios on a server with one game, then on
+                           one with N games (N-1 made through the admin API, each with its key and
+                           remote config; the players dealt out over the games, every request sent
+                           with its player's game's key)
   --ab-server-dir DIR      A/B of two builds in one run: each database's scenarios on this build
                            (or --server-dir), then on the one built in DIR (DIR/dist/server.js)
   --profile                write a V8 CPU profile of the server to bench/results/profiles
@@ -98,6 +102,7 @@ const { values: args } = parseArgs({
     },
     profile: { type: 'boolean', default: false },
     ab: { type: 'string' },
+    'ab-games': { type: 'string' },
     'ab-server-dir': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -159,15 +164,24 @@ async function runBench() {
   const selected = args.scenarios ? args.scenarios.split(',') : [...SCENARIO_NAMES]
   const ceiling = await measureCeiling(ctx)
   const results: Result[] = [ceiling]
-  if (args.ab !== undefined && args['ab-server-dir'] !== undefined)
-    throw new Error('--ab and --ab-server-dir: one at a time')
+  if ([args.ab, args['ab-server-dir'], args['ab-games']].filter((a) => a !== undefined).length > 1)
+    throw new Error('--ab, --ab-server-dir and --ab-games: one at a time')
+  const abGames = args['ab-games'] === undefined ? undefined : Number(args['ab-games'])
+  if (abGames !== undefined && !(Number.isInteger(abGames) && abGames >= 2 && abGames <= 1000))
+    throw new Error(`--ab-games takes a whole number from 2 to 1000, not ${args['ab-games']}`)
   const otherBuild = args['ab-server-dir'] === undefined ? undefined : resolve(args['ab-server-dir'])
   const ab = otherBuild
     ? { env: {}, label: `build=${basename(otherBuild)}` }
-    : args.ab === undefined
-      ? undefined
-      : parseAb(args.ab)
-  const bCtx = otherBuild ? { ...ctx, serverDir: otherBuild, labelSuffix: ` ${ab!.label}` } : ctx
+    : abGames !== undefined
+      ? { env: {}, label: `games=${abGames}` }
+      : args.ab === undefined
+        ? undefined
+        : parseAb(args.ab)
+  const bCtx = otherBuild
+    ? { ...ctx, serverDir: otherBuild, labelSuffix: ` ${ab!.label}` }
+    : abGames !== undefined
+      ? { ...ctx, games: abGames, labelSuffix: ` ${ab!.label}` }
+      : ctx
   for (const db of dbs) {
     results.push(...(await benchOutpost(ctx, db, args.workers, selected, ceiling.rps)))
     if (ab) results.push(...(await benchOutpost(bCtx, db, args.workers, selected, ceiling.rps, ab.env)))

@@ -18,10 +18,10 @@ export const API_KEY = 'bench-api-key-0123456789'
 export const ADMIN_KEY = 'bench-admin-key-0123456789'
 const APP = '/api/v1/app'
 
-export async function api(server: Server, method: string, path: string, body?: unknown, admin = false) {
+export async function api(server: Server, method: string, path: string, body?: unknown, admin = false, key = API_KEY) {
   const res = await fetch(`${server.url}${path}`, {
     method,
-    headers: { 'content-type': 'application/json', [admin ? 'x-admin-key' : 'x-api-key']: admin ? ADMIN_KEY : API_KEY },
+    headers: { 'content-type': 'application/json', [admin ? 'x-admin-key' : 'x-api-key']: admin ? ADMIN_KEY : key },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await res.text()
@@ -49,28 +49,54 @@ export const REMOTE_CONFIG: Array<[string, string]> = Array.from({ length: 8 }, 
 
 export interface Seeded {
   users: string[]
+  /** Each game's app key (`API_KEY` for `default`, first). */
+  keys: string[]
+  /** The key of the game each player belongs to. */
+  keyOf: Map<string, string>
 }
 
-/** The same players on every server: each signs up, submits one score and saves 2 KB once. */
-export async function seed(server: Server, flavour: Flavour, userCount: number): Promise<Seeded> {
+/**
+ * The same players on every server: each signs up, submits one score and saves 2 KB once. With
+ * `games` > 1 (Outpost only), games `bench-2` … `bench-N` are made first, each with its key and its
+ * remote config, and the players are dealt out over the games in turn.
+ */
+export async function seed(server: Server, flavour: Flavour, userCount: number, games = 1): Promise<Seeded> {
+  const keys = [API_KEY]
+  const prefixes = ['']
+  for (let i = 2; i <= games; i++) {
+    const made = await api(server, 'POST', '/api/v1/admin/games', { id: `bench-${i}`, name: `Bench ${i}` }, true)
+    keys.push(made.key.key)
+    prefixes.push(`/games/bench-${i}`)
+  }
   const users: string[] = []
+  const keyOf = new Map<string, string>()
   await pool(
     Array.from({ length: userCount }, (_, i) => i),
     16,
     async (i) => {
+      const key = keys[i % keys.length]!
       const signup = flavour === 'php' ? { type: 'ANONYMOUS', username: `Bench ${i}` } : { username: `Bench ${i}` }
-      const user = await api(server, 'POST', `${APP}/user-management/signup`, signup)
+      const user = await api(server, 'POST', `${APP}/user-management/signup`, signup, false, key)
       users.push(user.userId)
+      keyOf.set(user.userId, key)
       // The same scores on every server, spread over the board (7919 is prime, so no two players tie).
       const score = (i * 7919) % 1_000_000
-      await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score })
-      await api(server, 'POST', `${APP}/cloud-save/save`, { userId: user.userId, saveData: saveData('seed') })
+      await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score }, false, key)
+      await api(
+        server,
+        'POST',
+        `${APP}/cloud-save/save`,
+        { userId: user.userId, saveData: saveData('seed') },
+        false,
+        key,
+      )
     },
   )
   if (flavour === 'outpost')
-    for (const [key, value] of REMOTE_CONFIG)
-      await api(server, 'PUT', `/api/v1/admin/remote-config/${key}`, { value }, true)
-  return { users }
+    for (const prefix of prefixes)
+      for (const [key, value] of REMOTE_CONFIG)
+        await api(server, 'PUT', `/api/v1/admin${prefix}/remote-config/${key}`, { value }, true)
+  return { users, keys, keyOf }
 }
 
 type Req = { method: string; path: string; body?: string; headers: Record<string, string> }
@@ -92,12 +118,12 @@ export interface Scenario {
 
 // A fresh headers object per request: autocannon writes content-length into the one it is given,
 // and a shared object would then send a POST's length on the next GET.
-const get = (path: string): Req => ({ method: 'GET', path, headers: { 'x-api-key': API_KEY } })
-const post = (path: string, body: unknown): Req => ({
+const get = (path: string, key = API_KEY): Req => ({ method: 'GET', path, headers: { 'x-api-key': key } })
+const post = (path: string, body: unknown, key = API_KEY): Req => ({
   method: 'POST',
   path,
   body: JSON.stringify(body),
-  headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+  headers: { 'x-api-key': key, 'content-type': 'application/json' },
 })
 
 export const SCENARIO_NAMES = [
@@ -115,6 +141,9 @@ export const SCENARIO_NAMES = [
 
 export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
   const pick = () => seeded.users[randomInt(0, seeded.users.length)]!
+  /** The key of a player's game; a random game's for requests that name no player. */
+  const keyOf = (userId: string) => seeded.keyOf.get(userId) ?? API_KEY
+  const anyKey = () => seeded.keys[randomInt(0, seeded.keys.length)]!
   const best = new Map<string, number>()
   const saves = new Map<string, { version: number; nonce: string }>()
 
@@ -122,7 +151,7 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
     const userId = pick()
     const score = randomInt(0, 2_000_000)
     ctx.submit = { userId, score }
-    return post(`${APP}/leaderboard/submit`, { userId, score })
+    return post(`${APP}/leaderboard/submit`, { userId, score }, keyOf(userId))
   }
   const onSubmit = (status: number, _body: string, ctx: Ctx) => {
     const s = ctx.submit as { userId: string; score: number } | undefined
@@ -136,7 +165,7 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
     const entry = { nonce, sent: performance.now(), acked: null as number | null }
     ctx.save = { userId, nonce, entry }
     if (flavour === 'php') timeline.set(userId, [...(timeline.get(userId) ?? []), entry])
-    return post(`${APP}/cloud-save/save`, { userId, saveData: saveData(nonce) })
+    return post(`${APP}/cloud-save/save`, { userId, saveData: saveData(nonce) }, keyOf(userId))
   }
   const onSave = (status: number, body: string, ctx: Ctx) => {
     const s = ctx.save as { userId: string; nonce: string; entry: { acked: number | null } } | undefined
@@ -149,15 +178,21 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
     const known = saves.get(s.userId)
     if (!known || version > known.version) saves.set(s.userId, { version, nonce: s.nonce })
   }
-  const top = () => get(`${APP}/leaderboard/top?limit=10${flavour === 'php' ? `&userId=${pick()}` : ''}`)
-  const rank = () => get(`${APP}/leaderboard/rank?userId=${pick()}`)
-  const load = () => post(`${APP}/cloud-save/load`, { userId: pick() })
-  const configAll = () => get(`${APP}/remote-config/all`)
+  const top = () => get(`${APP}/leaderboard/top?limit=10${flavour === 'php' ? `&userId=${pick()}` : ''}`, anyKey())
+  const rank = () => {
+    const userId = pick()
+    return get(`${APP}/leaderboard/rank?userId=${userId}`, keyOf(userId))
+  }
+  const load = () => {
+    const userId = pick()
+    return post(`${APP}/cloud-save/load`, { userId }, keyOf(userId))
+  }
+  const configAll = () => get(`${APP}/remote-config/all`, anyKey())
 
   const verifySubmits = async (server: Server): Promise<Check> => {
     let lost = 0
     for (const [userId, score] of best) {
-      const res = await api(server, 'GET', `${APP}/leaderboard/rank?userId=${userId}`)
+      const res = await api(server, 'GET', `${APP}/leaderboard/rank?userId=${userId}`, undefined, false, keyOf(userId))
       if (res.score < score) lost++
     }
     return { text: `${best.size} users checked, ${lost} lost best scores`, lost }
@@ -170,7 +205,7 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
     let lost = 0
     let ahead = 0
     for (const [userId, { version, nonce }] of saves) {
-      const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId })
+      const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId }, false, keyOf(userId))
       if (res.version < version || (res.version === version && !String(res.saveData).includes(nonce))) lost++
       else if (res.version > version) ahead++
     }
@@ -190,7 +225,7 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
       const acked = entries.filter((e) => e.acked !== null)
       if (!acked.length) continue
       checked++
-      const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId })
+      const res = await api(server, 'POST', `${APP}/cloud-save/load`, { userId }, false, keyOf(userId))
       const stored = entries.find((e) => String(res.saveData).includes(`"nonce":"${e.nonce}"`))
       const lastSent = Math.max(...acked.map((e) => e.sent))
       if (!stored || (stored.acked !== null && stored.acked < lastSent)) lost++
@@ -210,11 +245,17 @@ export function scenarios(seeded: Seeded, flavour: Flavour): Scenario[] {
   return [
     { name: 'health', next: () => get(flavour === 'php' ? `${APP}/health` : '/health') },
     { name: 'config-all', next: configAll },
-    { name: 'signup', next: () => post(`${APP}/user-management/signup`, signupBody()) },
+    { name: 'signup', next: () => post(`${APP}/user-management/signup`, signupBody(), anyKey()) },
     { name: 'lb-submit', next: submit, onResponse: onSubmit, verify: verifySubmits },
     { name: 'lb-top', next: top },
     { name: 'lb-rank', next: rank },
-    { name: 'lb-around', next: () => get(`${APP}/leaderboard/around?userId=${pick()}&range=10`) },
+    {
+      name: 'lb-around',
+      next: () => {
+        const userId = pick()
+        return get(`${APP}/leaderboard/around?userId=${userId}&range=10`, keyOf(userId))
+      },
+    },
     { name: 'save', next: save, onResponse: onSave, verify: verifySaves },
     { name: 'load', next: load },
     {

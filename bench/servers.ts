@@ -61,6 +61,8 @@ export interface BenchContext {
   pinning: Pinning
   /** Appended to each Outpost's label: names the other build of an `--ab-server-dir` run. */
   labelSuffix?: string
+  /** Games on each Outpost (`--ab-games`: the B side's), the players dealt out over them; default 1. */
+  games?: number
 }
 
 /** mariadbd or PostgreSQL pinned for their runs, their affinity given back after each (and on exit or ^C). */
@@ -298,8 +300,9 @@ export async function benchOutpost(
   const outpost = await startOutpost(ctx, db, workers, extraEnv)
   const results: Result[] = []
   try {
-    process.stdout.write(`${outpost.label}: seeding ${ctx.users} users…\n`)
-    const seeded = await seed(outpost.server, 'outpost', ctx.users)
+    const games = ctx.games ?? 1
+    process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${games > 1 ? ` over ${games} games` : ''}…\n`)
+    const seeded = await seed(outpost.server, 'outpost', ctx.users, games)
     const all = scenarios(seeded, 'outpost')
     for (const name of names) {
       const scenario = all.find((s) => s.name === name)
