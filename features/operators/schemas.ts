@@ -116,6 +116,9 @@ export const AuditEntrySchema = Type.Object({
   changes: Type.Unknown({
     description: 'The request body, secrets replaced by "[redacted]", cut to a preview past 4000 characters',
   }),
+  game: Type.String({
+    description: 'The game the write was for (entries from before games existed: `default`)',
+  }),
 })
 export type AuditEntry = Static<typeof AuditEntrySchema>
 export const AuditListSchema = Type.Object({
