@@ -169,7 +169,8 @@ const analyticsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => scoreHistogram(request.db, request.params.boardKey, request.query.buckets ?? 20, app.clock.now()),
+    async (request) =>
+      scoreHistogram(request.db, request.params.boardKey, request.query.buckets ?? 20, app.clock.now()),
   )
 }
 
