@@ -1,4 +1,5 @@
 import { defineFeature, adminRoutes } from '../../platform/core/features.js'
+import { DEFAULT_GAME } from '../../db/games.js'
 import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { ActivityRecorder } from './activity.js'
 import { ROLLUP_EVERY_MS, runRollup } from './rollup.js'
@@ -30,7 +31,10 @@ export default defineFeature(
       if (request.identity !== null && reply.statusCode < 400) recorder.mark(request.identity.userId, app.clock.now())
       done()
     })
-    app.events.on('scoreSubmitted', (boardKey, now) => recorder.submitted(boardKey, now))
+    // The recorder writes to the default game's database: it counts that game's submits only.
+    app.events.on('scoreSubmitted', (gameId, boardKey, now) => {
+      if (gameId === DEFAULT_GAME) recorder.submitted(boardKey, now)
+    })
     app.jobs.add({ name: 'analytics-rollup', everyMs: ROLLUP_EVERY_MS, run: (db, now) => runRollup(db, now) })
     app.addHook('onReady', async () => recorder.start())
     app.addHook('onClose', async () => recorder.stop())

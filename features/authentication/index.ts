@@ -12,8 +12,8 @@ export { manifest } from './manifest.js'
 export default defineFeature(
   manifest,
   async (app) => {
-    const deps: AuthDeps = {
-      db: app.db,
+    // The database is the request's game's, given with each call (routes.ts).
+    const deps: Omit<AuthDeps, 'db'> = {
       now: () => app.clock.now(),
       lifetimes: {
         sessionTtlMs: app.config.SESSION_TTL_SECONDS * 1000,

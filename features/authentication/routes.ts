@@ -1,5 +1,6 @@
 // The app routes of authentication: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { present } from '../../platform/schemas/common.js'
 import {
   AuthResponseSchema,
@@ -21,8 +22,10 @@ import * as examples from './docs.js'
 const accountKind = (type: string | null | undefined) =>
   type === 'EMAIL' ? 'email' : type === 'APPLE' ? 'apple' : type === 'GOOGLE' ? 'google' : 'anonymous'
 
-const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
+const authentication: FastifyPluginAsyncTypebox<{ deps: Omit<AuthDeps, 'db'> }> = async (app, { deps: shared }) => {
   const route = routesOf(manifest)
+  // Each call acts on the request's game's database.
+  const depsOf = (request: FastifyRequest): AuthDeps => ({ ...shared, db: request.db })
   const signedUp = app.metrics.counter('outpost_signups_total')
   const signedIn = app.metrics.counter('outpost_signins_total')
   app.post(
@@ -54,7 +57,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
       }),
     },
     async (request, reply) => {
-      const outcome = await signup(deps, request.body)
+      const outcome = await signup(depsOf(request), request.body)
       // The player the request named, for what reads it once the answer is sent (activity, contract §12).
       request.identity = { userId: outcome.body.userId, sessionId: null }
       if (outcome.status === 201) signedUp(accountKind(request.body.type))
@@ -90,7 +93,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
       }),
     },
     async (request, reply) => {
-      const outcome = await signin(deps, request.body)
+      const outcome = await signin(depsOf(request), request.body)
       request.identity = { userId: outcome.body.userId, sessionId: null }
       const { refreshToken, type } = request.body
       if (outcome.status === 201) signedUp(accountKind(type))
@@ -115,7 +118,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         },
       }),
     },
-    async (request) => verifyEmail(deps, request.body.token),
+    async (request) => verifyEmail(depsOf(request), request.body.token),
   )
 
   app.post(
@@ -134,7 +137,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         },
       }),
     },
-    async (request) => forgotPassword(deps, request.body.email),
+    async (request) => forgotPassword(depsOf(request), request.body.email),
   )
 
   app.post(
@@ -155,7 +158,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         },
       }),
     },
-    async (request) => resetPassword(deps, request.body.token, request.body.newPassword),
+    async (request) => resetPassword(depsOf(request), request.body.token, request.body.newPassword),
   )
 }
 

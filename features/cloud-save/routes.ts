@@ -151,7 +151,7 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { bytes, binary, expected } = checkedSaves.get(request)!
-      const saved = await writeSave(app.db, {
+      const saved = await writeSave(request.db, {
         userId: request.identity!.userId,
         bytes,
         binary,
@@ -170,7 +170,7 @@ const cloudSave: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   async function load(userId: string | undefined, request: FastifyRequest, reply: FastifyReply) {
-    const save = userId === undefined ? undefined : await findSave(app.db, userId)
+    const save = userId === undefined ? undefined : await findSave(request.db, userId)
     // The Unity SDK's snapshots read the version here (0: no save), on JSON, bytes and 204 alike.
     reply.header(REVISION_HEADER, String(save?.version ?? 0))
     if (wantsBytes(request)) {

@@ -37,7 +37,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listGroups(app.db, request.query),
+    async (request) => listGroups(request.db, request.query),
   )
 
   app.get(
@@ -81,7 +81,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => getGroup(app.db, request.params.groupId),
+    async (request) => getGroup(request.db, request.params.groupId),
   )
 
   app.get(
@@ -106,7 +106,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listGroupUsers(app.db, request.params.groupId, request.query),
+    async (request) => listGroupUsers(request.db, request.params.groupId, request.query),
   )
 
   app.patch(
@@ -128,7 +128,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => updateGroup(app.db, request.params.groupId, request.body, app.clock.now()),
+    async (request) => updateGroup(request.db, request.params.groupId, request.body, app.clock.now()),
   )
 
   app.get(
@@ -153,7 +153,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => crashStats(app.db, request.query.appVersion),
+    async (request) => crashStats(request.db, request.query.appVersion),
   )
 }
 

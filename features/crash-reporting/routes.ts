@@ -46,7 +46,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request, reply) => {
-      const created = await registerSession(app.db, request.body, app.clock.now())
+      const created = await registerSession(request.db, request.body, app.clock.now())
       return reply.code(created ? 201 : 200).send({ status: 'ok' as const })
     },
   )
@@ -91,7 +91,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request, reply) => {
-      const created = await createReport(app.db, request.body, app.clock.now(), { events: app.events })
+      const created = await createReport(request.db, request.body, app.clock.now(), { events: app.events })
       crashReported(request.body.type)
       return reply.code(201).send(created)
     },

@@ -39,7 +39,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listTemplates(app.db, request.query),
+    async (request) => listTemplates(request.db, request.query),
   )
 
   app.get(
@@ -57,7 +57,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => toApiTemplate(await getTemplate(app.db, request.params.slug)),
+    async (request) => toApiTemplate(await getTemplate(request.db, request.params.slug)),
   )
 
   app.put(
@@ -94,7 +94,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => toApiTemplate(await putTemplate(app.db, request.params.slug, request.body, app.clock.now())),
+    async (request) => toApiTemplate(await putTemplate(request.db, request.params.slug, request.body, app.clock.now())),
   )
 
   app.delete(
@@ -114,7 +114,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => {
-      await deleteTemplate(app.db, request.params.slug)
+      await deleteTemplate(request.db, request.params.slug)
       return { slug: request.params.slug, deleted: true as const }
     },
   )
@@ -139,7 +139,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) =>
-      previewTemplate(app.db, request.params.slug, {
+      previewTemplate(request.db, request.params.slug, {
         language: present(request.body.language),
         variables: request.body.variables ?? undefined,
       }),
@@ -162,7 +162,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listEmails(app.db, request.query),
+    async (request) => listEmails(request.db, request.query),
   )
 
   app.get(
@@ -181,7 +181,7 @@ const emailSendingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => getAdminEmail(app.db, request.params.emailId),
+    async (request) => getAdminEmail(request.db, request.params.emailId),
   )
 }
 

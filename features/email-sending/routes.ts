@@ -20,8 +20,8 @@ import * as examples from './docs.js'
 const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   const route = routesOf(manifest)
   const strict = app.config.AUTH_MODE === 'strict'
-  const deps: SendDeps = {
-    db: app.db,
+  // The database is the request's game's, given with each call.
+  const deps: Omit<SendDeps, 'db'> = {
     now: () => app.clock.now(),
     enabled: Boolean(app.config.SMTP_URL),
     maxPerUserPerHour: app.config.EMAIL_MAX_PER_USER_PER_HOUR,
@@ -74,13 +74,18 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { userId, templateSlug, language, variables } = request.body
-      const queued = await sendEmail(deps, {
-        userId,
-        templateSlug,
-        language,
-        variables: variables ? Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v ?? ''])) : undefined,
-        scheduledAt: scheduledAtOf.get(request)!,
-      })
+      const queued = await sendEmail(
+        { ...deps, db: request.db },
+        {
+          userId,
+          templateSlug,
+          language,
+          variables: variables
+            ? Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v ?? '']))
+            : undefined,
+          scheduledAt: scheduledAtOf.get(request)!,
+        },
+      )
       return reply.code(201).send(queued)
     },
   )
@@ -101,7 +106,7 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
       }),
       preHandler: ownerSession,
     },
-    async (request) => getEmailStatus(app.db, request.params.emailId, request.identity?.userId),
+    async (request) => getEmailStatus(request.db, request.params.emailId, request.identity?.userId),
   )
 
   app.delete(
@@ -120,7 +125,7 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
       }),
       preHandler: ownerSession,
     },
-    async (request) => cancelEmail(app.db, request.params.emailId, app.clock.now(), request.identity?.userId),
+    async (request) => cancelEmail(request.db, request.params.emailId, app.clock.now(), request.identity?.userId),
   )
 }
 

@@ -43,7 +43,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listGiftCodes(app.db, request.query, app.clock.now()),
+    async (request) => listGiftCodes(request.db, request.query, app.clock.now()),
   )
 
   app.post(
@@ -71,7 +71,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     // Returned, not sent: an admin write's reply leaves only after its transaction (and audit entry) commits.
     async (request, reply) => {
-      const created = await createGiftCode(app.db, request.body, app.clock.now())
+      const created = await createGiftCode(request.db, request.body, app.clock.now())
       reply.code(201)
       return created
     },
@@ -105,7 +105,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request, reply) => {
-      const generated = await generateGiftCodes(app.db, request.body, app.clock.now())
+      const generated = await generateGiftCodes(request.db, request.body, app.clock.now())
       reply.code(201)
       return generated
     },
@@ -126,7 +126,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => getGiftCode(app.db, request.params.code, app.clock.now()),
+    async (request) => getGiftCode(request.db, request.params.code, app.clock.now()),
   )
 
   app.get(
@@ -146,7 +146,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listRedemptions(app.db, request.params.code, request.query),
+    async (request) => listRedemptions(request.db, request.params.code, request.query),
   )
 
   app.post(
@@ -164,7 +164,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => revokeGiftCode(app.db, request.params.code, app.clock.now()),
+    async (request) => revokeGiftCode(request.db, request.params.code, app.clock.now()),
   )
 }
 

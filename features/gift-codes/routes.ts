@@ -28,7 +28,7 @@ const giftCodes: FastifyPluginAsyncTypebox = async (app) => {
       }),
       preHandler: app.auth.userScoped,
     },
-    async (request) => validateGiftCode(app.db, request.identity!.userId, request.body.code, app.clock.now()),
+    async (request) => validateGiftCode(request.db, request.identity!.userId, request.body.code, app.clock.now()),
   )
 
   app.post(
@@ -60,7 +60,7 @@ const giftCodes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       redeemGiftCode(
-        app.db,
+        request.db,
         request.identity!.userId,
         request.body.code,
         app.config.PROFILE_MAX_UNLOCKS,

@@ -47,7 +47,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listBoards(app.db, request.query, app.clock.now()),
+    async (request) => listBoards(request.db, request.query, app.clock.now()),
   )
 
   app.put(
@@ -72,7 +72,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => putBoard(app.db, app.events, request.params.boardKey, request.body, app.clock.now()),
+    async (request) => putBoard(request.db, app.events, request.params.boardKey, request.body, app.clock.now()),
   )
 
   app.delete(
@@ -92,7 +92,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => {
-      await deleteBoard(app.db, app.events, request.params.boardKey)
+      await deleteBoard(request.db, app.events, request.params.boardKey)
       return { leaderboardKey: request.params.boardKey, deleted: true as const }
     },
   )
@@ -113,7 +113,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => resetBoard(app.db, app.events, request.params.boardKey, app.clock.now()),
+    async (request) => resetBoard(request.db, app.events, request.params.boardKey, app.clock.now()),
   )
 
   app.get(
@@ -149,7 +149,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listEntries(app.db, request.params.boardKey, request.query, app.clock.now()),
+    async (request) => listEntries(request.db, request.params.boardKey, request.query, app.clock.now()),
   )
 
   app.delete(
@@ -170,7 +170,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { boardKey, userId } = request.params
-      await deleteEntry(app.db, app.events, boardKey, userId, app.clock.now())
+      await deleteEntry(request.db, app.events, boardKey, userId, app.clock.now())
       return { leaderboardKey: boardKey, userId, deleted: true as const }
     },
   )
@@ -202,7 +202,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { boardKey, userId } = request.params
-      return banPlayer(app.db, app.events, boardKey, userId, present(request.body?.reason), app.clock.now())
+      return banPlayer(request.db, app.events, boardKey, userId, present(request.body?.reason), app.clock.now())
     },
   )
 
@@ -222,7 +222,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => unbanPlayer(app.db, app.events, request.params.boardKey, request.params.userId),
+    async (request) => unbanPlayer(request.db, app.events, request.params.boardKey, request.params.userId),
   )
 }
 

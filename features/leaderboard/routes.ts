@@ -22,17 +22,18 @@ import { aroundOf, listActiveBoards, rankOf, serializedMetadata, submitScore, to
 import { DEFAULT_BOARD } from './admin-service.js'
 import { clamp } from '../../platform/http/pagination.js'
 import type { TopPageCache } from './top-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 
-const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async (app, { topPages }) => {
+const leaderboard: FastifyPluginAsyncTypebox<{ topPages: PerGame<TopPageCache> }> = async (app, { topPages }) => {
   const route = routesOf(manifest)
   const scoreSubmitted = app.metrics.counter('outpost_score_submits_total')
   const submit = async (boardKey: string, body: SubmitBody, request: FastifyRequest) => {
     const now = app.clock.now()
-    const result = await submitScore(app.db, app.events, {
+    const result = await submitScore(request.db, app.events, {
       checkUser: request.identity?.checked === false,
       boardKey,
       userId: body.userId,
@@ -42,7 +43,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       now,
     })
     scoreSubmitted()
-    app.events.notify(app.db, 'scoreSubmitted', boardKey, now)
+    app.events.notify(request.db, 'scoreSubmitted', boardKey, now)
     return { success: true as const, ...result }
   }
   // The metadata's size is validation: checked before the session. The player's standing is read
@@ -96,11 +97,11 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
 
   const selfHosted = (key: string | null | undefined) => present(key) ?? DEFAULT_BOARD
 
-  const top = async (reply: FastifyReply, boardKey: string, query: TopQuery) => {
+  const top = async (request: FastifyRequest, reply: FastifyReply, boardKey: string, query: TopQuery) => {
     const options = { ...query, limit: clamp(query.limit, TOP_LIMIT) }
     const json = await topEntries(
-      app.db,
-      topPages,
+      request.db,
+      topPages.of(request.game),
       boardKey,
       options,
       app.clock.now(),
@@ -124,7 +125,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
         },
       }),
     },
-    async (request, reply) => top(reply, selfHosted(request.query.leaderboardKey), request.query),
+    async (request, reply) => top(request, reply, selfHosted(request.query.leaderboardKey), request.query),
   )
 
   app.get(
@@ -143,7 +144,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
         },
       }),
     },
-    async (request, reply) => top(reply, request.params.boardKey, request.query),
+    async (request, reply) => top(request, reply, request.params.boardKey, request.query),
   )
 
   app.get(
@@ -163,7 +164,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     },
     async (request) =>
       rankOf(
-        app.db,
+        request.db,
         selfHosted(request.query.leaderboardKey),
         request.query.userId,
         request.query.period,
@@ -188,7 +189,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       }),
     },
     async (request) =>
-      rankOf(app.db, request.params.boardKey, request.query.userId, request.query.period, app.clock.now()),
+      rankOf(request.db, request.params.boardKey, request.query.userId, request.query.period, app.clock.now()),
   )
 
   app.get(
@@ -208,7 +209,14 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     },
     async (request) => {
       const { userId, range, period, leaderboardKey } = request.query
-      return aroundOf(app.db, selfHosted(leaderboardKey), userId, clamp(range, AROUND_RANGE), period, app.clock.now())
+      return aroundOf(
+        request.db,
+        selfHosted(leaderboardKey),
+        userId,
+        clamp(range, AROUND_RANGE),
+        period,
+        app.clock.now(),
+      )
     },
   )
 
@@ -230,7 +238,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
     },
     async (request) => {
       const { userId, range, period } = request.query
-      return aroundOf(app.db, request.params.boardKey, userId, clamp(range, AROUND_RANGE), period, app.clock.now())
+      return aroundOf(request.db, request.params.boardKey, userId, clamp(range, AROUND_RANGE), period, app.clock.now())
     },
   )
 
@@ -248,7 +256,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
         },
       }),
     },
-    async () => listActiveBoards(app.db, app.clock.now()),
+    async (request) => listActiveBoards(request.db, app.clock.now()),
   )
 }
 

@@ -11,8 +11,8 @@ import type { CacheLookup } from '../../platform/observability/metrics/index.js'
  * bounds how late a write made by another instance shows, as CONTENT_CHECK_INTERVAL_MS does for
  * remote config.
  *
- * Changes are stamped on the cache's own counter (one cache per app: the leaderboard plugin's, marked
- * through the app's event hub). A read notes the counter before it starts and its page is stored with
+ * Changes are stamped on the cache's own counter (one cache per game: the leaderboard plugin's, marked
+ * through the app's event hub, which tells the game of each write). A read notes the counter before it starts and its page is stored with
  * that stamp, so a page read while a write was committing is never trusted past the write's mark. A
  * write marks its board once inside its transaction and again after the commit.
  *
@@ -57,7 +57,7 @@ export interface PageRead {
   startedAt: number
 }
 
-/** The top pages per app, least recently used dropped first, so a popular board is read once per interval. */
+/** The top pages of one game, least recently used dropped first, so a popular board is read once per interval. */
 export class TopPageCache {
   /** In insertion order, refreshed on every hit: the first key is the least recently used. */
   private readonly pages = new Map<string, Stored>()

@@ -14,6 +14,7 @@ import {
   TranslationGridSchema,
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import {
   deleteLanguage,
   deleteTranslation,
@@ -26,7 +27,7 @@ import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
 import { EX } from '../../platform/openapi/examples.js'
 
-const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<LocalizationView> }> = async (
+const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: PerGame<ContentCache<LocalizationView>> }> = async (
   app,
   { cache },
 ) => {
@@ -56,7 +57,7 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
         },
       }),
     },
-    async (request) => listTranslationKeys(app.db, request.query),
+    async (request) => listTranslationKeys(request.db, request.query),
   )
 
   app.put(
@@ -80,7 +81,9 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
       }),
     },
     async (request) =>
-      cache.afterWrite(upsertTranslations(app.db, request.params.lang, request.body.translations, app.clock.now())),
+      cache
+        .of(request.game)
+        .afterWrite(upsertTranslations(request.db, request.params.lang, request.body.translations, app.clock.now())),
   )
 
   app.put(
@@ -102,9 +105,11 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
       }),
     },
     async (request) =>
-      cache.afterWrite(
-        putTranslation(app.db, request.params.lang, request.params.key, request.body.value, app.clock.now()),
-      ),
+      cache
+        .of(request.game)
+        .afterWrite(
+          putTranslation(request.db, request.params.lang, request.params.key, request.body.value, app.clock.now()),
+        ),
   )
 
   app.delete(
@@ -122,7 +127,8 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
         },
       }),
     },
-    async (request) => cache.afterWrite(deleteTranslation(app.db, request.params.lang, request.params.key)),
+    async (request) =>
+      cache.of(request.game).afterWrite(deleteTranslation(request.db, request.params.lang, request.params.key)),
   )
 
   app.delete(
@@ -141,7 +147,7 @@ const localizationAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<Localiz
         },
       }),
     },
-    async (request) => cache.afterWrite(deleteLanguage(app.db, request.params.lang)),
+    async (request) => cache.of(request.game).afterWrite(deleteLanguage(request.db, request.params.lang)),
   )
 }
 

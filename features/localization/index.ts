@@ -14,10 +14,13 @@ export default defineFeature(
   manifest,
   async (app) => {
     const defaultLanguage = canonicalLanguageTag(app.config.DEFAULT_LANGUAGE) ?? app.config.DEFAULT_LANGUAGE
-    // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'localization', loadLocalization(defaultLanguage), {
-      onLookup: app.metrics.cacheLookup('localization'),
-    })
+    // One copy per game, shared by both halves: an admin write refreshes the copy the game's players read.
+    const cache = app.games.scoped(
+      (game) =>
+        new ContentCache(game.db, app.clock, 'localization', loadLocalization(defaultLanguage), {
+          onLookup: app.metrics.cacheLookup('localization'),
+        }),
+    )
     app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, cache, defaultLanguage })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, cache })

@@ -9,6 +9,7 @@ import {
   NotModifiedSchema,
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { allTranslationsJson, requestedLanguage, translate, type LocalizationView } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
@@ -16,7 +17,7 @@ import { manifest } from './manifest.js'
 import * as examples from './docs.js'
 
 const localization: FastifyPluginAsyncTypebox<{
-  cache: ContentCache<LocalizationView>
+  cache: PerGame<ContentCache<LocalizationView>>
   defaultLanguage: string
 }> = async (app, { cache, defaultLanguage }) => {
   const route = routesOf(manifest)
@@ -33,7 +34,7 @@ const localization: FastifyPluginAsyncTypebox<{
       }),
     },
     async (request, reply) => {
-      const view = await cache.get()
+      const view = await cache.of(request.game).get()
       if (answeredNotModified(request, reply, view.etag)) return reply
       return { languages: view.languages, total: view.languages.length, defaultLanguage }
     },
@@ -55,7 +56,7 @@ const localization: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const language = requestedLanguage(request.query.lang, defaultLanguage)
-      const view = await cache.get()
+      const view = await cache.of(request.game).get()
       if (answeredNotModified(request, reply, view.etag)) return reply
       // Already JSON: Fastify sends a string with a JSON content type as it is.
       return reply.type('application/json; charset=utf-8').send(allTranslationsJson(view, language) as never)
@@ -90,7 +91,7 @@ const localization: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const language = requestedLanguage(request.query.lang, defaultLanguage)
-      const view = await cache.get()
+      const view = await cache.of(request.game).get()
       if (answeredNotModified(request, reply, view.etag)) return reply
       return translate(view, request.params.key, language)
     },

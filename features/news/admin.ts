@@ -10,13 +10,14 @@ import {
   UpdateNewsBodySchema,
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { EX, page } from '../../platform/openapi/examples.js'
 import { createNews, deleteNews, listNews, updateNews, type NewsView } from './service.js'
 import { STORED_NEWS_EXAMPLE as stored } from './docs.js'
 import { manifest } from './manifest.js'
 
-const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
+const newsAdmin: FastifyPluginAsyncTypebox<{ cache: PerGame<ContentCache<NewsView>> }> = async (app, { cache }) => {
   const route = routesOf(manifest)
   app.get(
     '/news',
@@ -33,7 +34,7 @@ const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = 
         },
       }),
     },
-    async (request) => listNews(app.db, request.query, app.clock.now()),
+    async (request) => listNews(request.db, request.query, app.clock.now()),
   )
 
   app.post(
@@ -53,7 +54,7 @@ const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = 
       }),
     },
     async (request, reply) => {
-      const created = await cache.afterWrite(createNews(app.db, request.body, app.clock.now()))
+      const created = await cache.of(request.game).afterWrite(createNews(request.db, request.body, app.clock.now()))
       // Returned, not sent: an admin write's reply leaves only after its transaction (and audit entry) commits.
       reply.code(201)
       return created
@@ -77,7 +78,8 @@ const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = 
         },
       }),
     },
-    async (request) => cache.afterWrite(updateNews(app.db, request.params.id, request.body, app.clock.now())),
+    async (request) =>
+      cache.of(request.game).afterWrite(updateNews(request.db, request.params.id, request.body, app.clock.now())),
   )
 
   app.delete(
@@ -96,7 +98,7 @@ const newsAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = 
       }),
     },
     async (request) => {
-      await cache.afterWrite(deleteNews(app.db, request.params.id))
+      await cache.of(request.game).afterWrite(deleteNews(request.db, request.params.id))
       return { id: request.params.id, deleted: true as const }
     },
   )

@@ -12,10 +12,13 @@ export { manifest } from './manifest.js'
 export default defineFeature(
   manifest,
   async (app) => {
-    // One copy per app, shared by both halves: an admin write refreshes the copy the players read.
-    const cache = new ContentCache(app.db, app.clock, 'news', loadNews, {
-      onLookup: app.metrics.cacheLookup('news'),
-    })
+    // One copy per game, shared by both halves: an admin write refreshes the copy the game's players read.
+    const cache = app.games.scoped(
+      (game) =>
+        new ContentCache(game.db, app.clock, 'news', loadNews, {
+          onLookup: app.metrics.cacheLookup('news'),
+        }),
+    )
     app.openapi.describe({}, components)
     await app.register(routes, { prefix: APP_PREFIX, cache })
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX, cache })

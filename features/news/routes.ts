@@ -5,10 +5,11 @@ import { manifest } from './manifest.js'
 import { NEWS_EXAMPLE } from './docs.js'
 import { NEWS_LIMIT, NewsListSchema, NewsQuerySchema } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import { clamp } from '../../platform/http/pagination.js'
 import { releasedNews, type NewsView } from './service.js'
 
-const news: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async (app, { cache }) => {
+const news: FastifyPluginAsyncTypebox<{ cache: PerGame<ContentCache<NewsView>> }> = async (app, { cache }) => {
   const route = routesOf(manifest)
   app.get(
     '/news',
@@ -29,7 +30,7 @@ const news: FastifyPluginAsyncTypebox<{ cache: ContentCache<NewsView> }> = async
     },
     async (request) =>
       releasedNews(
-        await cache.get(),
+        await cache.of(request.game).get(),
         { ...request.query, limit: clamp(request.query.limit, NEWS_LIMIT) },
         app.clock.now(),
       ),

@@ -18,6 +18,7 @@ import { hashPassword } from '../../platform/security/passwords.js'
 import { createOperator, listOperators, normalizeUsername, removeOperator, revokeSessions, setRole } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
+import { serverWideOnly } from './server-wide.js'
 import { page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 
@@ -28,6 +29,7 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/operators',
     {
+      onRequest: serverWideOnly,
       schema: route.admin({
         summary: 'Every operator',
         response: { 200: OperatorListSchema },
@@ -49,6 +51,7 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/operators',
     {
+      onRequest: serverWideOnly,
       schema: route.admin({
         summary: 'Add an operator',
         body: OperatorCreateBodySchema,
@@ -82,6 +85,7 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/operators/:username',
     {
+      onRequest: serverWideOnly,
       schema: route.admin({
         summary: "Change an operator's role",
         params: OperatorParamsSchema,
@@ -102,6 +106,7 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/operators/:username',
     {
+      onRequest: serverWideOnly,
       schema: route.admin({
         summary: 'Remove an operator',
         params: OperatorParamsSchema,
@@ -123,6 +128,7 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/operators/:username/revoke-sessions',
     {
+      onRequest: serverWideOnly,
       schema: route.admin({
         summary: "End all of an operator's sessions",
         params: OperatorParamsSchema,
@@ -162,7 +168,8 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { actor, action, from, to, cursor, limit } = request.query
-      return listAudit(app.db, {
+      // Under a game's prefix, that game's entries: each admin write is recorded in its game's database.
+      return listAudit(request.db, {
         actor,
         action,
         from: parseIsoTime(from, 'querystring/from'),

@@ -24,6 +24,7 @@ import { reauthenticate, signIn } from './sign-in.js'
 import { beginTotp, confirmTotp } from './second-factor.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
+import { serverWideOnly } from './server-wide.js'
 import * as examples from './docs.js'
 
 const security = [{ adminSession: [] }]
@@ -41,6 +42,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // reply.setCookie and clearCookie, for these routes only (the admin gate reads the Cookie header
   // itself): its hooks then run on the session routes, not on every request.
   await app.register(cookie)
+  app.addHook('onRequest', serverWideOnly)
   const cookieOptions = (request: FastifyRequest) => ({
     path: SESSION_COOKIE_PATH,
     httpOnly: true,

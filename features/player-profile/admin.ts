@@ -47,7 +47,7 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> =
         },
       }),
     },
-    async (request) => listCosmetics(app.db, request.query),
+    async (request) => listCosmetics(request.db, request.query),
   )
 
   app.put(
@@ -69,7 +69,7 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> =
         },
       }),
     },
-    async (request) => putCosmetic(app.db, request.params.id, request.body, app.clock.now()),
+    async (request) => putCosmetic(request.db, request.params.id, request.body, app.clock.now()),
   )
 
   app.delete(
@@ -89,7 +89,7 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> =
       }),
     },
     async (request) => {
-      await deleteCosmetic(app.db, app.events, request.params.id, app.clock.now())
+      await deleteCosmetic(request.db, app.events, request.params.id, app.clock.now())
       return { id: request.params.id, deleted: true as const }
     },
   )
@@ -109,7 +109,7 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> =
         },
       }),
     },
-    async (request) => adminUnlocks(app.db, request.params.userId, maxUnlocks),
+    async (request) => adminUnlocks(request.db, request.params.userId, maxUnlocks),
   )
 
   app.post(
@@ -135,8 +135,8 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> =
     },
     async (request) => {
       const { userId } = request.params
-      const granted = await grantUnlocks(app.db, userId, request.body.ids, maxUnlocks, app.clock.now())
-      return adminUnlocks(app.db, userId, maxUnlocks, granted)
+      const granted = await grantUnlocks(request.db, userId, request.body.ids, maxUnlocks, app.clock.now())
+      return adminUnlocks(request.db, userId, maxUnlocks, granted)
     },
   )
 
@@ -159,8 +159,8 @@ const playerProfileAdmin: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> =
     },
     async (request) => {
       const { userId, id } = request.params
-      await revokeUnlock(app.db, app.events, userId, id, app.clock.now())
-      return adminUnlocks(app.db, userId, maxUnlocks)
+      await revokeUnlock(request.db, app.events, userId, id, app.clock.now())
+      return adminUnlocks(request.db, userId, maxUnlocks)
     },
   )
 }

@@ -36,7 +36,7 @@ const playerProfile: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> = asyn
       }),
       preHandler: app.auth.sessionRequired,
     },
-    async (request) => getProfileDocument(app.db, request.identity!.userId, limits),
+    async (request) => getProfileDocument(request.db, request.identity!.userId, limits),
   )
 
   app.put(
@@ -70,7 +70,7 @@ const playerProfile: FastifyPluginAsyncTypebox<{ limits: ProfileLimits }> = asyn
       preHandler: app.auth.sessionRequired,
     },
     async (request) =>
-      updateProfile(app.db, app.events, request.identity!.userId, request.body, limits, app.clock.now()),
+      updateProfile(request.db, app.events, request.identity!.userId, request.body, limits, app.clock.now()),
   )
 }
 

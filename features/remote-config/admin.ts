@@ -11,13 +11,14 @@ import {
   PutConfigBodySchema,
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import { deleteConfig, importConfigs, listConfigs, putConfig, type RemoteConfigView } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
 import { page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 
-const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (
+const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: PerGame<ContentCache<RemoteConfigView>> }> = async (
   app,
   { cache },
 ) => {
@@ -37,7 +38,7 @@ const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteC
         },
       }),
     },
-    async (request) => listConfigs(app.db, request.query),
+    async (request) => listConfigs(request.db, request.query),
   )
 
   app.put(
@@ -60,7 +61,9 @@ const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteC
       }),
     },
     async (request) =>
-      cache.afterWrite(putConfig(app.db, request.params.configKey, request.body.value, app.clock.now())),
+      cache
+        .of(request.game)
+        .afterWrite(putConfig(request.db, request.params.configKey, request.body.value, app.clock.now())),
   )
 
   app.delete(
@@ -79,7 +82,7 @@ const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteC
       }),
     },
     async (request) => {
-      await cache.afterWrite(deleteConfig(app.db, request.params.configKey))
+      await cache.of(request.game).afterWrite(deleteConfig(request.db, request.params.configKey))
       return { configKey: request.params.configKey, deleted: true as const }
     },
   )
@@ -102,7 +105,8 @@ const remoteConfigAdmin: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteC
         },
       }),
     },
-    async (request) => cache.afterWrite(importConfigs(app.db, request.body.configs, app.clock.now())),
+    async (request) =>
+      cache.of(request.game).afterWrite(importConfigs(request.db, request.body.configs, app.clock.now())),
   )
 }
 

@@ -9,13 +9,17 @@ import {
   NotModifiedSchema,
 } from './schemas.js'
 import type { ContentCache } from '../../platform/content/content-cache.js'
+import type { PerGame } from '../../platform/games/registry.js'
 import { answeredNotModified } from '../../platform/http/etag.js'
 import { filterConfigs, parsePattern, type RemoteConfigView } from './service.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
 import * as examples from './docs.js'
 
-const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfigView> }> = async (app, { cache }) => {
+const remoteConfig: FastifyPluginAsyncTypebox<{ cache: PerGame<ContentCache<RemoteConfigView>> }> = async (
+  app,
+  { cache },
+) => {
   const route = routesOf(manifest)
   // Static paths win over the parameter in Fastify's router: `all` and `filter` are never keys here.
   app.get(
@@ -31,7 +35,7 @@ const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfig
       }),
     },
     async (request, reply) => {
-      const view = await cache.get()
+      const view = await cache.of(request.game).get()
       if (answeredNotModified(request, reply, view.etag)) return reply
       // Serialized once per version (the largest, most requested body): Fastify sends a string with a
       // JSON content type as it is, without running the serializer again.
@@ -58,7 +62,7 @@ const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfig
     },
     async (request, reply) => {
       const pattern = parsePattern(request.query.pattern)
-      const view = await cache.get()
+      const view = await cache.of(request.game).get()
       if (answeredNotModified(request, reply, view.etag)) return reply
       const configs = filterConfigs(view, pattern)
       return { configs, total: Object.keys(configs).length, pattern: pattern.pattern, matchType: pattern.matchType }
@@ -83,7 +87,7 @@ const remoteConfig: FastifyPluginAsyncTypebox<{ cache: ContentCache<RemoteConfig
     },
     async (request, reply) => {
       const { configKey } = request.params
-      const view = await cache.get()
+      const view = await cache.of(request.game).get()
       if (answeredNotModified(request, reply, view.etag)) return reply
       const value = view.values.get(configKey)
       return { configKey, configValue: value ?? null, found: value !== undefined }

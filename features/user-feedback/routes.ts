@@ -54,7 +54,7 @@ const userFeedback: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const body = request.body
       await submitFeedback(
-        app.db,
+        request.db,
         {
           userId: request.identity?.userId ?? null,
           title: body.title,

@@ -38,7 +38,7 @@ const userLogs: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { message, type, errorCode } = request.body
       const created = await createLog(
-        app.db,
+        request.db,
         { userId: request.identity!.userId, message, type, errorCode: present(errorCode) },
         app.clock.now(),
       )

@@ -35,7 +35,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
         },
       }),
     },
-    async (request) => searchUsers(app.db, request.query, app.clock.now()),
+    async (request) => searchUsers(request.db, request.query, app.clock.now()),
   )
 
   app.get(
@@ -55,7 +55,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
         },
       }),
     },
-    async (request) => getAdminUser(app.db, request.params.userId, app.clock.now()),
+    async (request) => getAdminUser(request.db, request.params.userId, app.clock.now()),
   )
 
   app.get(
@@ -80,7 +80,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
       }),
     },
     async (request, reply) => {
-      const document = await exportUser(app.db, playerExport, request.params.userId, app.clock.now())
+      const document = await exportUser(request.db, playerExport, request.params.userId, app.clock.now())
       void reply.header('content-disposition', `attachment; filename="user-${request.params.userId}.json"`)
       return document
     },
@@ -108,8 +108,8 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
     },
     async (request) =>
       setBan(
-        app.db,
-        app.bannedPlayers,
+        request.db,
+        app.bannedPlayers.of(request.game),
         request.params.userId,
         { reason: present(request.body.reason) },
         app.clock.now(),
@@ -132,7 +132,8 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
         },
       }),
     },
-    async (request) => setBan(app.db, app.bannedPlayers, request.params.userId, null, app.clock.now()),
+    async (request) =>
+      setBan(request.db, app.bannedPlayers.of(request.game), request.params.userId, null, app.clock.now()),
   )
 
   app.post(
@@ -153,7 +154,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
         },
       }),
     },
-    async (request) => revokeUserSessions(app.db, request.params.userId, app.clock.now()),
+    async (request) => revokeUserSessions(request.db, request.params.userId, app.clock.now()),
   )
 
   app.delete(
@@ -174,7 +175,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
       }),
     },
     async (request) => {
-      await deleteUser(app.db, app.events, app.bannedPlayers, request.params.userId)
+      await deleteUser(request.db, app.events, app.bannedPlayers.of(request.game), request.params.userId)
       return { userId: request.params.userId, deleted: true as const }
     },
   )

@@ -45,7 +45,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
       }),
       config: { sessionInBody: true },
     },
-    async (request) => checkAuth(app.db, request.body.userId, presentedToken(request), app.clock.now()),
+    async (request) => checkAuth(request.db, request.body.userId, presentedToken(request), app.clock.now()),
   )
 
   app.post(
@@ -74,7 +74,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { userId, newName } = request.body
-      const username = await renameUser(app.db, app.events, userId, newName, app.clock.now())
+      const username = await renameUser(request.db, app.events, userId, newName, app.clock.now())
       return { isAuthenticated: true, authStatus: 'AUTHENTICATED' as const, userId, username }
     },
   )
@@ -100,7 +100,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.auth.sessionRequired,
     },
     async (request) => {
-      await revokeSession(app.db, request.identity!.sessionId!, app.clock.now())
+      await revokeSession(request.db, request.identity!.sessionId!, app.clock.now())
       return { success: true }
     },
   )

@@ -74,7 +74,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => putRules(app.db, request.params.boardKey, request.body ?? {}, app.clock.now()),
+    async (request) => putRules(request.db, request.params.boardKey, request.body ?? {}, app.clock.now()),
   )
 
   app.get(
@@ -91,7 +91,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listRules(app.db, request.query),
+    async (request) => listRules(request.db, request.query),
   )
 
   app.put(
@@ -112,7 +112,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => putValue(app.db, request.params.key, request.body ?? {}, app.clock.now()),
+    async (request) => putValue(request.db, request.params.key, request.body ?? {}, app.clock.now()),
   )
 
   app.get(
@@ -129,7 +129,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listValues(app.db, request.query),
+    async (request) => listValues(request.db, request.query),
   )
 
   app.post(
@@ -153,7 +153,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { key, amount, reason } = request.body
-      return adjustBalance(app.db, request.params.userId, { key, amount, reason: present(reason) }, app.clock.now())
+      return adjustBalance(request.db, request.params.userId, { key, amount, reason: present(reason) }, app.clock.now())
     },
   )
 
@@ -173,8 +173,8 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => {
-      if (!(await findUser(app.db, request.params.userId))) throw notFound('USER_NOT_FOUND', 'User not found')
-      return playerState(app.db, request.params.userId, app.clock.now())
+      if (!(await findUser(request.db, request.params.userId))) throw notFound('USER_NOT_FOUND', 'User not found')
+      return playerState(request.db, request.params.userId, app.clock.now())
     },
   )
 
@@ -193,7 +193,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listAdjustments(app.db, request.query),
+    async (request) => listAdjustments(request.db, request.query),
   )
 
   app.get(
@@ -211,7 +211,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listRuns(app.db, request.query, app.clock.now()),
+    async (request) => listRuns(request.db, request.query, app.clock.now()),
   )
 
   app.get(
@@ -234,7 +234,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => runDetail(app.db, request.params.runId, app.clock.now()),
+    async (request) => runDetail(request.db, request.params.runId, app.clock.now()),
   )
 
   app.get(
@@ -254,7 +254,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request, reply) => {
-      const log = await evidenceLog(app.db, request.params.runId)
+      const log = await evidenceLog(request.db, request.params.runId)
       return (reply as FastifyReply).code(200).type('application/octet-stream').send(log)
     },
   )
@@ -282,7 +282,7 @@ const validatedActionsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => reviewRun(app.db, app.events, request.params.runId, request.body.verdict, app.clock.now()),
+    async (request) => reviewRun(request.db, app.events, request.params.runId, request.body.verdict, app.clock.now()),
   )
 }
 

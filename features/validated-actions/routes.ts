@@ -71,7 +71,7 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.auth.sessionRequired,
     },
     async (request) =>
-      startRun(app.db, {
+      startRun(request.db, {
         userId: request.body.userId,
         boardKey: present(request.body.leaderboardKey),
         context: request.body.context,
@@ -135,7 +135,7 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const body = request.body
       try {
-        const result = await submitRun(app.db, app.events, {
+        const result = await submitRun(request.db, app.events, {
           userId: body.userId,
           ticket: body.ticket,
           inputLogHash: body.inputLogHash,
@@ -174,7 +174,7 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
       }),
       preHandler: app.auth.sessionRequired,
     },
-    async (request) => playerState(app.db, request.query.userId, app.clock.now()),
+    async (request) => playerState(request.db, request.query.userId, app.clock.now()),
   )
 
   app.put(
@@ -202,7 +202,7 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.auth.sessionRequired,
     },
     async (request) =>
-      uploadEvidence(app.db, request.params.runId, request.body.userId, request.body.log, app.clock.now()),
+      uploadEvidence(request.db, request.params.runId, request.body.userId, request.body.log, app.clock.now()),
   )
 }
 

@@ -52,7 +52,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
         },
       }),
     },
-    async (request) => listWebhooks(app.db, request.query),
+    async (request) => listWebhooks(request.db, request.query),
   )
 
   app.post(
@@ -92,7 +92,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
       }),
     },
     async (request, reply) => {
-      const created = await createWebhook(app.db, policy, request.body, app.clock.now())
+      const created = await createWebhook(request.db, policy, request.body, app.clock.now())
       reply.code(201)
       return created
     },
@@ -113,7 +113,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
         },
       }),
     },
-    async (request) => getWebhook(app.db, request.params.id),
+    async (request) => getWebhook(request.db, request.params.id),
   )
 
   app.put(
@@ -133,7 +133,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
         },
       }),
     },
-    async (request) => updateWebhook(app.db, policy, request.params.id, request.body, app.clock.now()),
+    async (request) => updateWebhook(request.db, policy, request.params.id, request.body, app.clock.now()),
   )
 
   app.delete(
@@ -152,7 +152,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
       }),
     },
     async (request) => {
-      await deleteWebhook(app.db, request.params.id)
+      await deleteWebhook(request.db, request.params.id)
       return { id: request.params.id, deleted: true as const }
     },
   )
@@ -172,7 +172,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
         },
       }),
     },
-    async (request) => rotateSecret(app.db, request.params.id, app.clock.now()),
+    async (request) => rotateSecret(request.db, request.params.id, app.clock.now()),
   )
 
   app.post(
@@ -191,7 +191,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
       }),
     },
     async (request, reply) => {
-      const queued = await queueTest(app.db, request.params.id, app.clock.now())
+      const queued = await queueTest(request.db, request.params.id, app.clock.now())
       reply.code(202)
       return queued
     },
@@ -217,7 +217,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
         },
       }),
     },
-    async (request) => listDeliveries(app.db, request.params.id, request.query),
+    async (request) => listDeliveries(request.db, request.params.id, request.query),
   )
 
   app.post(
@@ -236,7 +236,7 @@ const webhooksAdmin: FastifyPluginAsyncTypebox<{ policy: AddressPolicy; eventTyp
       }),
     },
     async (request, reply) => {
-      const queued = await retryDelivery(app.db, request.params.id, request.params.deliveryId, app.clock.now())
+      const queued = await retryDelivery(request.db, request.params.id, request.params.deliveryId, app.clock.now())
       reply.code(202)
       return queued
     },

@@ -54,7 +54,7 @@ export function refreshedOrLast<T>(refresh: Promise<T>, last: T, startedAt: numb
   })
 }
 
-/** The features whose content is cached per app and whose change counter tells other instances to reload. */
+/** The features whose content is cached per game and whose change counter tells other instances to reload. */
 export type ContentFeature = Extract<ChangeCounter, 'remote-config' | 'localization' | 'news'>
 
 /** Builds a feature's in-memory view from the database; `now` is the app clock at load time. */
@@ -65,7 +65,7 @@ interface Snapshot<T> {
   data: T
 }
 
-/** A feature's content held in memory per app: reads cost no query, a change elsewhere is seen at the next check. */
+/** A feature's content of one game held in memory: reads cost no query, a change elsewhere is seen at the next check. */
 export class ContentCache<T> {
   private snapshot: Snapshot<T> | undefined
   private checkedAt = Number.NEGATIVE_INFINITY

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { Transaction } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
+import { gameIdOf } from '../../db/games.js'
 import { nowAndAfterCommit } from '../../db/transaction.js'
 
 /**
@@ -13,7 +14,8 @@ import { nowAndAfterCommit } from '../../db/transaction.js'
 
 /**
  * Notices that mark what a write changed (an in-process cache, a count), by name: the arguments its
- * listeners take. They run now and, when sent with a transaction, again once it commits (never for a
+ * listeners take after the game the write was in (what a per-game cache needs to know which copy to
+ * mark). They run now and, when sent with a transaction, again once it commits (never for a
  * rolled-back one), because a read that began between the first run and the commit may still have
  * seen the old rows.
  */
@@ -49,7 +51,7 @@ export type RaisedEventListener = (trx: Db, event: RaisedEvent) => Promise<void>
 
 /** A notice's arguments: the tuple its declaration gives. */
 type Args<T> = T extends unknown[] ? T : never
-type NoticeListener<N extends keyof Notices> = (...args: Args<Notices[N]>) => void
+type NoticeListener<N extends keyof Notices> = (gameId: string, ...args: Args<Notices[N]>) => void
 type TransactionListener<N extends keyof TransactionNotices> = (
   trx: Transaction<Database>,
   ...args: Args<TransactionNotices[N]>
@@ -61,7 +63,10 @@ export class EventHub {
   private readonly noticeListeners = new Map<string, Array<(...args: unknown[]) => void>>()
   private readonly transactionListeners = new Map<string, Array<(...args: unknown[]) => Promise<void>>>()
 
-  /** Listens to a notice another feature sends (its listeners run in the order they were added). */
+  /**
+   * Listens to a notice another feature sends (its listeners run in the order they were added): the
+   * listener gets the id of the game whose database the write was in, then the notice's arguments.
+   */
   on<N extends keyof Notices>(name: N, listener: NoticeListener<N>): void {
     listen(this.noticeListeners, name, listener as (...args: unknown[]) => void)
   }
@@ -71,10 +76,13 @@ export class EventHub {
     listen(this.transactionListeners, name, listener as (...args: unknown[]) => Promise<void>)
   }
 
-  /** Call with the write's transaction (or the database, after the write). */
+  /** Call with the write's transaction (or the database, after the write): its game is the listeners' first argument. */
   notify<N extends keyof Notices>(db: Db, name: N, ...args: Args<Notices[N]>): void {
+    const listeners = this.noticeListeners.get(name)
+    if (!listeners) return
+    const gameId = gameIdOf(db)
     nowAndAfterCommit(db, () => {
-      for (const listener of this.noticeListeners.get(name) ?? []) listener(...args)
+      for (const listener of listeners) listener(gameId, ...args)
     })
   }
 

@@ -33,7 +33,7 @@ const readBannedIds = prepared((db, _p: Record<string, never>) =>
   db.selectFrom('users').select('id').where('is_anonymous', 'in', [0, 1]).where('banned_at', 'is not', null),
 )
 
-/** The banned players held per app: the session check asks it on every request instead of the database. */
+/** The banned players of one game: the session check asks it on every request instead of the database. */
 export class BannedPlayers {
   private banned = new Set<string>()
   private loaded = false
@@ -45,6 +45,7 @@ export class BannedPlayers {
   private edits = 0
   private timer: NodeJS.Timeout | undefined
   private polling: Promise<void> | undefined
+  private starting: Promise<void> | undefined
   private stopped = false
   private failingSince: number | undefined
   private lastErrorLog = Number.NEGATIVE_INFINITY
@@ -79,10 +80,9 @@ export class BannedPlayers {
     })
   }
 
-  /** The first load (the caller awaits it), then the poll on a timer that keeps no process alive. */
-  async start(): Promise<void> {
-    await this.poll()
-    this.schedule()
+  /** The first load (the caller awaits it), then the poll on a timer that keeps no process alive; once. */
+  start(): Promise<void> {
+    return (this.starting ??= this.poll().then(() => this.schedule()))
   }
 
   /** Stops the poll and waits for one in flight, so the database can close after it. */

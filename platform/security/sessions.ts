@@ -3,6 +3,7 @@ import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler 
 import { AppError, badRequest } from '../core/errors.js'
 import { assertActive, resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 import { BannedPlayers } from './banned-players.js'
+import type { PerGame } from '../games/registry.js'
 
 /**
  * Who is calling. Two preHandlers, run after validation:
@@ -25,8 +26,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     auth: { sessionRequired: preHandlerAsyncHookHandler; userScoped: preHandlerAsyncHookHandler }
-    /** The banned players in memory: the users feature reports its ban, unban and delete writes to it. */
-    bannedPlayers: BannedPlayers
+    /** The banned players in memory, per game: the users feature reports its ban, unban and delete writes to it. */
+    bannedPlayers: PerGame<BannedPlayers>
   }
   interface FastifyContextConfig {
     /** The hosted form of this route takes `sessionToken` in the body (check-auth, change-name). */
@@ -93,19 +94,24 @@ function assertSessionFor(session: ResolvedSession, userId: string | undefined):
 
 export default fp(
   async (app) => {
-    const { db, clock } = app
+    const { clock } = app
     const strict = app.config.AUTH_MODE === 'strict'
     app.decorateRequest('identity', null)
-    const bannedPlayers = new BannedPlayers(db, {
-      warn: (details, message) => app.log.warn(details, message),
-      info: (message) => app.log.info(message),
-    })
-    // Only compat mode reads it (a session carries the ban in its own query). Loaded before the first
-    // request; should that fail, requests read the ban from the database until a poll succeeds.
-    if (!strict) {
-      await bannedPlayers.start()
-      app.addHook('onClose', () => bannedPlayers.stop())
-    }
+    // Only compat mode reads it (a session carries the ban in its own query). A game's set starts
+    // loading on the game's first request, `default`'s before the first request of all; until it is
+    // loaded (or should loading fail), requests read the ban from the database. Stopped with its game.
+    const bannedPlayers = app.games.scoped(
+      (game) => {
+        const bans = new BannedPlayers(game.db, {
+          warn: (details, message) => app.log.warn({ ...details, game: game.id }, message),
+          info: (message) => app.log.info({ game: game.id }, message),
+        })
+        if (!strict) void bans.start()
+        return bans
+      },
+      { dispose: (bans) => bans.stop() },
+    )
+    if (!strict) await bannedPlayers.of(app.games.default).start()
     app.decorate('bannedPlayers', bannedPlayers)
     if (!strict) {
       // The game's API key ships in every build: the operator must know what compat mode lets it do.
@@ -119,7 +125,10 @@ export default fp(
     async function requireSession(request: FastifyRequest) {
       const token = presentedToken(request)
       if (!token) throw sessionRequiredError('A session is required: send Authorization: Bearer <accessToken>')
-      request.identity = assertSessionFor(await resolveAccessToken(db, token, clock.now()), namedUserId(request))
+      request.identity = assertSessionFor(
+        await resolveAccessToken(request.db, token, clock.now()),
+        namedUserId(request),
+      )
     }
 
     const sessionRequired: preHandlerAsyncHookHandler = async (request) => requireSession(request)
@@ -132,14 +141,15 @@ export default fp(
         request.identity = { userId, sessionId: null, checked: false }
         return
       }
-      if (bannedPlayers.ready) {
-        if (bannedPlayers.isBanned(userId)) assertActive('BANNED')
+      const bans = bannedPlayers.of(request.game)
+      if (bans.ready) {
+        if (bans.isBanned(userId)) assertActive('BANNED')
         if (request.routeOptions.config.userInStatement) {
           request.identity = { userId, sessionId: null }
           return
         }
       }
-      assertActive(await userStanding(db, userId))
+      assertActive(await userStanding(request.db, userId))
       request.identity = { userId, sessionId: null }
     }
 
@@ -162,5 +172,5 @@ export default fp(
       route.preHandler = [check, ...own]
     })
   },
-  { name: 'sessions', dependencies: ['db', 'clock', 'errors'] },
+  { name: 'sessions', dependencies: ['db', 'clock', 'errors', 'games'] },
 )

@@ -180,7 +180,7 @@ export async function stopBackgroundWork(app: FastifyInstance): Promise<void> {
   await app.jobs.stop()
   await app.analytics.stop()
   await app.webhookWorker.stop()
-  await app.bannedPlayers.stop()
+  for (const [, bans] of app.bannedPlayers.entries()) await bans.stop()
 }
 
 /** The house error body, checked field by field. */

@@ -108,7 +108,7 @@ eachDialect(t, async (t, dialect) => {
     // The leaderboard's reaction is its plugin's subscription on this app's hub, not an import: the
     // leaderboard's modules are loaded all the same, but a delete announced on a hub nobody
     // subscribed to leaves the count tree behind (the entry is gone, its count is not).
-    await deleteUser(ctx.app.db, new EventHub(), ctx.app.bannedPlayers, p3.userId)
+    await deleteUser(ctx.app.db, new EventHub(), ctx.app.bannedPlayers.of(ctx.app.games.default), p3.userId)
     t.match(await rank(ctx, 'hub', p4), { position: 3, total: 3 }, 'without the subscription the counts are stale')
   })
 })

@@ -50,7 +50,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('a database without the routine: submits go on, and the routine comes back', async (t) => {
     const told: Array<[boolean, string]> = []
-    ctx.app.events.on('submitRoutineMissing', (restored, message) => void told.push([restored, message]))
+    ctx.app.events.on('submitRoutineMissing', (_gameId, restored, message) => void told.push([restored, message]))
     await sql
       .raw(dialect === 'mysql' ? 'drop procedure leaderboard_submit' : 'drop function leaderboard_submit')
       .execute(db)

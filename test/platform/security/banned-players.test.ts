@@ -117,14 +117,17 @@ eachDialect(t, async (t, dialect) => {
     const save = { method: 'POST' as const, url: '/cloud-save/save', payload: { userId: player.userId, saveData: 'x' } }
     assertError(t, await ctx.call(save), 403, 'USER_BANNED')
     await ctx.admin({ method: 'DELETE', url: `/users/${player.userId}` })
-    t.notOk(ctx.app.bannedPlayers.isBanned(player.userId), 'the deletion took the player out of the set at once')
+    t.notOk(
+      ctx.app.bannedPlayers.of(ctx.app.games.default).isBanned(player.userId),
+      'the deletion took the player out of the set at once',
+    )
     assertError(t, await ctx.call(save), 404, 'USER_NOT_FOUND')
   })
 
   t.test('a ban that rolls back leaves the player unbanned after the next poll', async (t) => {
     const ctx = await buildTestApp(t, dialect)
     const player = await createUser(ctx)
-    const bans = ctx.app.bannedPlayers
+    const bans = ctx.app.bannedPlayers.of(ctx.app.games.default)
     await ctx.app.db
       .transaction()
       .execute(async (trx) => {
