@@ -1,7 +1,7 @@
 import { defineFeature, adminRoutes } from '../../platform/core/features.js'
-import { DEFAULT_GAME } from '../../db/games.js'
 import { ADMIN_PREFIX } from '../../platform/core/paths.js'
 import { ActivityRecorder } from './activity.js'
+import { backgroundPerGame, type BackgroundPerGame } from '../../platform/games/background.js'
 import { ROLLUP_EVERY_MS, runRollup } from './rollup.js'
 import admin from './admin.js'
 import { components } from './docs.js'
@@ -11,35 +11,42 @@ export { manifest } from './manifest.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The activity marks and submit counts of this app, waiting for their next batched write. */
+    /** The default game's activity marks and submit counts, waiting for their next batched write. */
     analytics: ActivityRecorder
+    /** Every game's recorder, each writing into its game's database: `analyticsRecorders.of(game)`. */
+    analyticsRecorders: BackgroundPerGame<ActivityRecorder>
   }
 }
 
 export default defineFeature(
   manifest,
   async (app) => {
-    const recorder = new ActivityRecorder(
-      app.db,
-      app.log.child({ component: 'analytics' }),
-      app.config.ANALYTICS_ACTIVITY,
+    const log = app.log.child({ component: 'analytics' })
+    // One per game, flushing into its game's database (a flush with nothing gathered sends nothing).
+    const recorders = backgroundPerGame(
+      app,
+      (game) => new ActivityRecorder(game.db, log.child({ game: game.id }), app.config.ANALYTICS_ACTIVITY),
+      { eager: true },
     )
-    app.decorate('analytics', recorder)
+    app.decorate('analyticsRecorders', recorders)
+    app.decorate('analytics', { getter: () => recorders.of(app.games.default) })
     // The player is known once the session hooks (or sign-up and sign-in) have named them; marked only
-    // when the answer is a success, after it was sent.
+    // when the answer is a success, after it was sent, in the request's game.
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.identity !== null && reply.statusCode < 400) recorder.mark(request.identity.userId, app.clock.now())
+      if (request.identity !== null && reply.statusCode < 400) {
+        recorders.live(request.game ?? app.games.default)?.mark(request.identity.userId, app.clock.now())
+      }
       done()
     })
-    // The recorder writes to the default game's database: it counts that game's submits only.
+    // Each game's submits are counted in that game's recorder.
     app.events.on('scoreSubmitted', (gameId, boardKey, now) => {
-      if (gameId === DEFAULT_GAME) recorder.submitted(boardKey, now)
+      const game = app.games.get(gameId)
+      if (game) recorders.of(game).submitted(boardKey, now)
     })
+    // Run for every game, in its database (platform/jobs).
     app.jobs.add({ name: 'analytics-rollup', everyMs: ROLLUP_EVERY_MS, run: (db, now) => runRollup(db, now) })
-    app.addHook('onReady', async () => recorder.start())
-    app.addHook('onClose', async () => recorder.stop())
     app.openapi.describe({}, components)
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  ['db', 'clock', 'sessions', 'events', 'jobs'],
+  ['db', 'clock', 'sessions', 'events', 'jobs', 'games'],
 )

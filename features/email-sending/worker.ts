@@ -8,6 +8,8 @@ import { inTransaction, retryOnConflict } from '../../db/transaction.js'
 import type { Clock } from '../../platform/core/clock.js'
 import type { EventSender } from '../../platform/core/events.js'
 import { Outbox } from '../../platform/jobs/outbox.js'
+import { IDLE_AFTER, idleDelay } from '../../platform/jobs/polling.js'
+import { backgroundPerGame, countOverGames, type BackgroundPerGame } from '../../platform/games/background.js'
 import { countEmailsByStatus, scrubAccountBody } from './service.js'
 
 /**
@@ -17,7 +19,17 @@ import { countEmailsByStatus, scrubAccountBody } from './service.js'
  * sends it. Transient failures (SMTP 4xx, connection errors) go back to pending with exponential
  * backoff until EMAIL_MAX_ATTEMPTS; permanent ones (SMTP 5xx) end `failed` with the reason. A lease
  * that lapsed (a process died mid-send) is taken back, so nothing stays `processing` forever.
+ *
+ * One worker per game, each polling its game's own queue; they share the one SMTP connection, and
+ * since each sends one mail at a time and the pool serves waiting sends in order, a game with a long
+ * queue holds at most one place in the line: another game's mail waits for at most one send per busy
+ * game. An idle game's queue is polled less and less often (platform/jobs/polling.ts), up to
+ * IDLE_MAX_MS; a write request of the game answered by this instance wakes its worker at once.
  */
+/** The longest wait between two polls of an idle game's queue (never shorter than the poll interval). */
+export const IDLE_MAX_MS = 60_000
+
+/** What a worker is set up with: the sender address (its game's, read at each send) and the queue's timings. */
 export interface WorkerSettings {
   from: string
   maxAttempts: number
@@ -27,6 +39,8 @@ export interface WorkerSettings {
   leaseMs: number
   backoffBaseMs: number
   backoffMaxMs: number
+  /** The longest wait between two polls of an idle queue (IDLE_MAX_MS unless given). */
+  idleMaxMs?: number
 }
 
 /** What one pass did, by count (lapsed claims taken back, claimed, sent, retried, failed): `runOnce`'s answer. */
@@ -90,6 +104,10 @@ export class EmailWorker {
   private timer: NodeJS.Timeout | undefined
   private chain: Promise<unknown> = Promise.resolve()
   private stopped = true
+  /** Passes in a row that found nothing to send. */
+  private empty = 0
+  private timedPass = false
+  private woken = false
   private readonly outbox: Outbox<'emails'>
 
   constructor(
@@ -145,24 +163,45 @@ export class EmailWorker {
     this.schedule(this.settings.pollIntervalMs)
   }
 
-  /** Stops polling and waits for the pass in progress to finish its batch. */
+  /** Stops polling and waits for the pass in progress to finish its batch (the shared transport stays open). */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
     await this.chain
-    this.transport?.close()
   }
 
+  /** Work may have been queued (a write of the game): an idle worker polls at once, a busy one at its next poll. */
+  wake(): void {
+    if (this.stopped || !this.enabled) return
+    const idle = this.empty >= IDLE_AFTER
+    this.empty = 0
+    if (!idle) return
+    if (this.timedPass) this.woken = true
+    else this.schedule(0)
+  }
+
+  /** One timer at a time: a wake during a timed pass asks that pass to go on at once when it ends. */
   private schedule(delay: number) {
+    clearTimeout(this.timer)
     this.timer = setTimeout(async () => {
-      let next = this.settings.pollIntervalMs
+      this.timer = undefined
+      this.timedPass = true
+      let next: number
       try {
         const result = await this.runOnce()
+        this.empty = result.claimed > 0 || result.released > 0 ? 0 : this.empty + 1
         // A full batch means more may be due: go on at once rather than after the interval.
-        if (result.claimed >= this.settings.batchSize) next = 0
+        next =
+          result.claimed >= this.settings.batchSize
+            ? 0
+            : idleDelay(this.empty, this.settings.pollIntervalMs, this.settings.idleMaxMs ?? IDLE_MAX_MS)
       } catch (err) {
         this.log.error({ err }, 'e-mail worker pass failed')
+        next = this.settings.pollIntervalMs
       }
+      this.timedPass = false
+      if (this.woken) next = 0
+      this.woken = false
       if (!this.stopped) this.schedule(next)
     }, delay)
     this.timer.unref()
@@ -256,11 +295,18 @@ export class EmailWorker {
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The default game's e-mail worker (tests drive it by hand). */
     emailWorker: EmailWorker
+    /** Every game's e-mail worker: `emailWorkers.of(game)`. */
+    emailWorkers: BackgroundPerGame<EmailWorker>
   }
 }
 
-/** Starts with the server (onReady) and stops with it (onClose), finishing the batch in hand. */
+/**
+ * One worker per game, each polling its game's queue, made when the games are known and for every
+ * game added later; all start with the server (onReady) and stop with it (onClose), finishing the
+ * batch in hand, and share one SMTP connection.
+ */
 export default fp(
   async (app) => {
     const sent = app.metrics.counter('outpost_emails_sent_total')
@@ -270,6 +316,7 @@ export default fp(
       ? nodemailer.createTransport({
           url: config.SMTP_URL,
           // One reused connection: a pass sends its batch one by one, without a handshake per mail.
+          // Every game's worker sends through it; the pool serves waiting sends in the order they came.
           pool: true,
           maxConnections: 1,
           connectionTimeout: 30_000,
@@ -277,34 +324,57 @@ export default fp(
           socketTimeout: 60_000,
         })
       : null
-    const worker = new EmailWorker(
-      app.db,
-      app.clock,
-      app.log.child({ component: 'email-worker' }),
-      transport,
-      {
-        from: config.EMAIL_FROM,
-        maxAttempts: config.EMAIL_MAX_ATTEMPTS,
-        pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
-        batchSize: 20,
-        // Longer than one SMTP conversation can last with the timeouts above.
-        leaseMs: 10 * 60_000,
-        backoffBaseMs: 30_000,
-        backoffMaxMs: 3600_000,
-      },
-      (outcome) => (outcome === 'sent' ? sent() : failed(outcome === 'retried' ? 'retry' : 'final')),
-      app.events,
+    const log = app.log.child({ component: 'email-worker' })
+    const onDelivery = (outcome: 'sent' | 'retried' | 'failed') =>
+      outcome === 'sent' ? sent() : failed(outcome === 'retried' ? 'retry' : 'final')
+    const workers = backgroundPerGame(
+      app,
+      (game) =>
+        new EmailWorker(
+          game.db,
+          app.clock,
+          log.child({ game: game.id }),
+          transport,
+          {
+            // The game's sender, read at each send: its settings may change while the server runs.
+            get from() {
+              return game.settings.emailFrom
+            },
+            maxAttempts: config.EMAIL_MAX_ATTEMPTS,
+            pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
+            batchSize: 20,
+            // Longer than one SMTP conversation can last with the timeouts above.
+            leaseMs: 10 * 60_000,
+            backoffBaseMs: 30_000,
+            backoffMaxMs: 3600_000,
+          },
+          onDelivery,
+          app.events,
+        ),
+      { eager: true, closed: () => transport?.close() },
     )
-    app.decorate('emailWorker', worker)
-    // Ready (GET /health/ready) only while the worker polls, when there is SMTP to deliver to.
-    if (worker.enabled) {
+    app.decorate('emailWorkers', workers)
+    app.decorate('emailWorker', {
+      getter: () => workers.of(app.games.default),
+    })
+    // A write this instance answered may have queued e-mails (a sign-up's verification, a send):
+    // the game's worker, if idle, polls at once rather than at its next idle poll.
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.game && request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) {
+        workers.live(request.game)?.wake()
+      }
+      done()
+    })
+    // Ready (GET /health/ready) only while every game's worker polls, when there is SMTP to deliver to.
+    if (transport) {
       app.readiness.add('emailWorker', () =>
-        worker.running ? { ok: true, state: 'running' } : { ok: false, state: 'stopped' },
+        workers.entries().every(([, worker]) => worker.running)
+          ? { ok: true, state: 'running' }
+          : { ok: false, state: 'stopped' },
       )
     }
-    app.metrics.readGaugeFrom('outpost_email_queue', () => countEmailsByStatus(app.db))
-    app.addHook('onReady', async () => worker.start())
-    app.addHook('onClose', async () => worker.stop())
+    // Summed over the games: the server's queue, as one series per status.
+    app.metrics.readGaugeFrom('outpost_email_queue', () => countOverGames(app.games.list(), countEmailsByStatus))
   },
-  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health', 'events'] },
+  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health', 'events', 'games'] },
 )

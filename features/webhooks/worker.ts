@@ -3,10 +3,12 @@ import type { Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
 import type { Clock } from '../../platform/core/clock.js'
 import { Outbox } from '../../platform/jobs/outbox.js'
+import { IDLE_AFTER, idleDelay } from '../../platform/jobs/polling.js'
 import type { WebhookFormat } from './schemas.js'
 import { formatBody, type StoredEvent } from './format.js'
 import { recordAttemptHealth } from './health.js'
 import type { Sender } from './sender.js'
+import { SendSlots } from './slots.js'
 import { signatureHeaders } from './signing.js'
 
 /**
@@ -16,11 +18,16 @@ import { signatureHeaders } from './signing.js'
  * mid-send) is taken back. Sends run in
  * the background of the poll, at most `concurrency` at once and `perEndpoint` per endpoint, so a slow
  * or dead receiver holds a slot of its own and never the other endpoints' deliveries, nor a request.
+ *
+ * One worker per game, each polling its game's outbox; their sends share the process's slots
+ * (slots.ts), of which one game takes at most its `concurrency`, and a game that finds none free
+ * waits in line for the next. An idle game's outbox is polled less and less often
+ * (platform/jobs/polling.ts); an event this instance queues wakes its game's worker at once.
  */
 export interface WebhookWorkerSettings {
   maxAttempts: number
   pollIntervalMs: number
-  /** Sends in flight at most, in this process. */
+  /** Sends in flight at most for this game, in this process (the process's slots bound them all). */
   concurrency: number
   /** Sends in flight to one endpoint at most, in this process. */
   perEndpoint: number
@@ -29,6 +36,8 @@ export interface WebhookWorkerSettings {
   leaseMs: number
   backoffBaseMs: number
   backoffMaxMs: number
+  /** The longest wait between two polls of an idle outbox (never shorter than the poll interval). */
+  idleMaxMs: number
   /** The console's base URL, for the links in discord and slack messages. */
   publicUrl: string
   /** The title a chat message shows, by event type. */
@@ -66,6 +75,8 @@ export class WebhookWorker {
   private stopped = true
   private timedPass = false
   private kicked = false
+  /** Polls in a row that found nothing to send. */
+  private empty = 0
   private chain: Promise<unknown> = Promise.resolve()
   private readonly inFlight = new Set<Promise<void>>()
   private readonly perEndpoint = new Map<string, number>()
@@ -78,6 +89,10 @@ export class WebhookWorker {
     private readonly sender: Sender,
     readonly settings: WebhookWorkerSettings,
     private readonly onDelivery: (event: string, endpointId: string, outcome: DeliveryOutcome) => void = () => {},
+    /** The process's send slots, shared with the other games' workers (a worker of its own by default). */
+    private readonly slots = new SendSlots(settings.concurrency),
+    /** The game whose outbox this is (its place in the slots' line). */
+    private readonly game = 'default',
   ) {
     this.outbox = new Outbox({
       table: 'webhook_deliveries',
@@ -111,8 +126,17 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
+    this.slots.leave(this.game)
     await this.chain
     await Promise.all([...this.inFlight])
+    this.slots.leave(this.game)
+  }
+
+  /** Deliveries were queued by this instance: an idle worker polls at once, a busy one at its next poll. */
+  wake(): void {
+    const idle = this.empty >= IDLE_AFTER
+    this.empty = 0
+    if (idle) this.kick()
   }
 
   /** One poll, and the sends it started finished (tests drive the worker with this). */
@@ -136,19 +160,21 @@ export class WebhookWorker {
       this.timer = undefined
       this.timedPass = true
       try {
-        await this.poll()
+        const result = await this.poll()
+        this.empty = result.claimed > 0 || result.released > 0 || this.inFlight.size > 0 ? 0 : this.empty + 1
       } catch (err) {
         this.log.error({ err }, 'webhook worker pass failed')
       }
       this.timedPass = false
-      const next = this.kicked ? 0 : this.settings.pollIntervalMs
+      const { pollIntervalMs, idleMaxMs } = this.settings
+      const next = this.kicked ? 0 : idleDelay(this.empty, pollIntervalMs, idleMaxMs)
       this.kicked = false
       if (!this.stopped) this.schedule(next)
     }, delay)
     this.timer.unref()
   }
 
-  /** A send slot came free: a backlog goes on at once rather than after the poll interval. */
+  /** A send slot came free (or was kept for this game): a backlog goes on at once rather than after the poll interval. */
   private kick() {
     if (this.stopped) return
     if (this.timedPass) this.kicked = true
@@ -157,8 +183,11 @@ export class WebhookWorker {
 
   private async pass(): Promise<PassResult> {
     const result: PassResult = { released: await this.reclaimLapsed(), claimed: 0 }
-    const free = this.settings.concurrency - this.inFlight.size
-    if (free <= 0) return result
+    const room = this.settings.concurrency - this.inFlight.size
+    if (room <= 0) {
+      this.slots.take(this.game, 0, () => this.kick())
+      return result
+    }
     const busy = [...this.perEndpoint].filter(([, n]) => n >= this.settings.perEndpoint).map(([id]) => id)
     let q = this.db
       .selectFrom('webhook_deliveries as d')
@@ -172,26 +201,35 @@ export class WebhookWorker {
     const due = (await q
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
-      .limit(free * 4)
+      .limit(room * 4)
       .execute()) as Due[]
-    for (const delivery of due) {
-      if (this.inFlight.size >= this.settings.concurrency) break
-      if ((this.perEndpoint.get(delivery.endpoint_id) ?? 0) >= this.settings.perEndpoint) continue
-      const candidate = { key: delivery.id, attempts: delivery.attempts }
-      const token = await this.outbox.claim(this.db, candidate, this.clock.now())
-      if (!token) continue
-      result.claimed++
-      this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1)
-      const send: Promise<void> = this.deliver(delivery, token)
-        .catch((err) => this.log.error({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'))
-        .finally(() => {
-          this.inFlight.delete(send)
-          const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1
-          if (left > 0) this.perEndpoint.set(delivery.endpoint_id, left)
-          else this.perEndpoint.delete(delivery.endpoint_id)
-          this.kick()
-        })
-      this.inFlight.add(send)
+    // The slots this poll may use: what the shared ones spare, up to what is due and the game's room.
+    let granted = this.slots.take(this.game, Math.min(room, due.length), () => this.kick())
+    try {
+      for (const delivery of due) {
+        if (granted === 0) break
+        if ((this.perEndpoint.get(delivery.endpoint_id) ?? 0) >= this.settings.perEndpoint) continue
+        const candidate = { key: delivery.id, attempts: delivery.attempts }
+        const token = await this.outbox.claim(this.db, candidate, this.clock.now())
+        if (!token) continue
+        granted--
+        result.claimed++
+        this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1)
+        const send: Promise<void> = this.deliver(delivery, token)
+          .catch((err) => this.log.error({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'))
+          .finally(() => {
+            this.inFlight.delete(send)
+            this.slots.give(this.game)
+            const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1
+            if (left > 0) this.perEndpoint.set(delivery.endpoint_id, left)
+            else this.perEndpoint.delete(delivery.endpoint_id)
+            this.kick()
+          })
+        this.inFlight.add(send)
+      }
+    } finally {
+      // Slots taken and not used (claims another instance won) go back at once.
+      this.slots.give(this.game, granted)
     }
     return result
   }

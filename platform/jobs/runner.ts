@@ -10,8 +10,20 @@ export interface JobLog {
   error(details: object, message: string): void
 }
 
-/** How often a runner looks for a due job, at most: a claim is one UPDATE per job. */
+/** A game whose jobs run: its id (in the log) and its database, which holds its own `job_runs`. */
+export interface JobGame {
+  readonly id: string
+  readonly db: Db
+}
+
+/** How often a runner looks for a due job, at most: a claim is one UPDATE per job and game. */
 const POLL_MS = 60_000
+
+/** The games whose passes run at once: a slow game holds one of them, never the others' turn. */
+const GAMES_AT_ONCE = 4
+
+/** The game whose job names `runDue` answers bare (the others' are `game/name`). */
+const DEFAULT_GAME = 'default'
 
 /** A job's run: a lease of one period on its row in `job_runs`, taken when the last one lapsed. */
 function runLease(job: Pick<Job, 'everyMs'>) {
@@ -24,38 +36,69 @@ function runLease(job: Pick<Job, 'everyMs'>) {
   })
 }
 
-/**
- * Takes the job's run for the period that begins at `now`, for the runner `by`: true for exactly one
- * of any number of concurrent callers per period. The row is created once, with a lease long lapsed.
- */
-export async function claimRun(db: Db, job: Pick<Job, 'name' | 'everyMs'>, now: number, by: string) {
+/** Makes the job's row in `job_runs` if it is missing, with a lease long lapsed. */
+async function ensureRunRow(db: Db, job: Pick<Job, 'name'>): Promise<void> {
   await retryOnConflict(() =>
     insertOrIgnore(db, db.insertInto('job_runs').values({ name: job.name, claimed_at: 0, claimed_by: null })).execute(),
   )
+}
+
+/** Takes the period's lease on the job's row, which must exist: true for the one caller that won it. */
+async function takeRun(db: Db, job: Pick<Job, 'name' | 'everyMs'>, now: number, by: string): Promise<boolean> {
   const leases = runLease(job)
   return (await leases.take(db, job.name, now, leases.lapsed(now), { token: by })) !== null
 }
 
 /**
- * Runs the jobs added to it, each when its period has passed and this runner won the claim. Passes
- * never overlap; a failing job is logged and runs again in a later period; nothing thrown by a job
- * leaves the runner. Time is the injected clock's.
+ * Takes the job's run for the period that begins at `now`, for the runner `by`: true for exactly one
+ * of any number of concurrent callers per period. The row is created once, with a lease long lapsed.
+ */
+export async function claimRun(db: Db, job: Pick<Job, 'name' | 'everyMs'>, now: number, by: string) {
+  await ensureRunRow(db, job)
+  return takeRun(db, job, now, by)
+}
+
+/** What a runner remembers of one game's database: the job rows it made, and when each job it ran is due again. */
+interface GameState {
+  rows: Set<string>
+  dueAt: Map<string, number>
+  /** The game's pass in progress (passes of one game never overlap). */
+  chain: Promise<unknown>
+  busy: boolean
+}
+
+/**
+ * Runs the jobs added to it for every game the `games` callback lists at each pass (so games added
+ * or removed while it runs are followed), each in the game's own database: the run's lease is taken
+ * in that database's `job_runs`, the job runs with that database. A game's pass never waits for
+ * another's: at most GAMES_AT_ONCE run at once, and a game whose pass is still running when the next
+ * look comes is passed over until it ends. A failing job is logged with its game and runs again in a
+ * later period; nothing thrown by a job leaves the runner. Time is the injected clock's.
+ *
+ * Cost: a job this runner ran is not looked at again before its period has passed (it knows its
+ * lease holds until then), and its row is made once per database handle; a job another instance
+ * holds costs one UPDATE per look.
  */
 export class JobRunner {
   /** This runner's id in `job_runs.claimed_by`. */
   readonly id = randomUUID()
   private readonly jobs: Job[] = []
+  /** By database handle: a game erased and made again under its id is a new handle, known afresh. */
+  private readonly states = new WeakMap<Db, GameState>()
+  private readonly passes = new Set<Promise<unknown>>()
+  private readonly waiting: Array<() => void> = []
+  private active = 0
   private timer: NodeJS.Timeout | undefined
-  private chain: Promise<unknown> = Promise.resolve()
   private stopped = true
 
   constructor(
-    private readonly db: Db,
+    private readonly games: () => readonly JobGame[],
     private readonly clock: { now(): number },
     private readonly log: JobLog,
     private readonly pollMs = POLL_MS,
   ) {}
 
+  /** Adds a job, run for every game (its name unique). */
   add(job: Job): void {
     if (this.jobs.some((j) => j.name === job.name)) throw new Error(`A job named '${job.name}' is already added`)
     this.jobs.push(job)
@@ -69,11 +112,14 @@ export class JobRunner {
     return !this.stopped
   }
 
-  /** One pass over the jobs: the names of those this runner claimed and ran to the end. */
-  runDue(): Promise<string[]> {
-    const next = this.chain.then(() => this.pass())
-    this.chain = next.catch(() => undefined)
-    return next
+  /**
+   * One pass over every game (each after its pass in progress, if any), awaited: the jobs this runner
+   * claimed and ran to the end, named `name` for the default game and `game/name` for another.
+   */
+  async runDue(): Promise<string[]> {
+    const passes = this.games().map((game) => this.passOf(game, true))
+    const ran = await Promise.all(passes)
+    return ran.flat()
   }
 
   /** Looks for due jobs every poll interval (the first look one interval after the start). */
@@ -83,32 +129,80 @@ export class JobRunner {
     this.schedule()
   }
 
-  /** No pass starts after this; waits for the pass in progress to end. */
+  /** No pass starts after this; waits for the passes in progress to end. */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
-    await this.chain
+    while (this.passes.size > 0) await Promise.all([...this.passes])
   }
 
   private schedule() {
     const every = Math.min(this.pollMs, ...this.jobs.map((j) => j.everyMs))
-    this.timer = setTimeout(async () => {
-      await this.runDue()
+    this.timer = setTimeout(() => {
+      // Games whose pass is still running are passed over: the look does not wait for them.
+      for (const game of this.games()) void this.passOf(game, false).catch(() => {})
       if (!this.stopped) this.schedule()
     }, every)
     this.timer.unref()
   }
 
-  private async pass(): Promise<string[]> {
+  private stateOf(db: Db): GameState {
+    let state = this.states.get(db)
+    if (!state)
+      this.states.set(db, (state = { rows: new Set(), dueAt: new Map(), chain: Promise.resolve(), busy: false }))
+    return state
+  }
+
+  /** The game's next pass: queued after the one in progress (`queue`), else none while one runs. */
+  private passOf(game: JobGame, queue: boolean): Promise<string[]> {
+    const state = this.stateOf(game.db)
+    if (state.busy && !queue) return Promise.resolve([])
+    state.busy = true
+    const next = state.chain.then(() => this.inTurn(() => this.pass(game, state)))
+    const settled = next
+      .catch(() => [])
+      .finally(() => {
+        this.passes.delete(settled)
+        if (state.chain === settled) state.busy = false
+      })
+    state.chain = settled
+    this.passes.add(settled)
+    return next
+  }
+
+  /** Runs `work` when fewer than GAMES_AT_ONCE games' passes run, in the order asked. */
+  private async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= GAMES_AT_ONCE) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    else this.active++
+    try {
+      return await work()
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.active--
+    }
+  }
+
+  private async pass(game: JobGame, state: GameState): Promise<string[]> {
     const ran: string[] = []
     for (const job of this.jobs) {
       const now = this.clock.now()
+      if (now < (state.dueAt.get(job.name) ?? 0)) continue
       try {
-        if (!(await claimRun(this.db, job, now, this.id))) continue
-        await job.run(this.db, now)
-        ran.push(job.name)
+        if (!state.rows.has(job.name)) {
+          await ensureRunRow(game.db, job)
+          state.rows.add(job.name)
+        }
+        if (!(await takeRun(game.db, job, now, this.id))) continue
+        // This runner holds the period: no other look at the job before it has passed.
+        state.dueAt.set(job.name, now + job.everyMs)
+        await job.run(game.db, now)
+        ran.push(game.id === DEFAULT_GAME ? job.name : `${game.id}/${job.name}`)
       } catch (error) {
-        this.log.error({ err: error, job: job.name }, 'background job failed; it runs again in a later period')
+        this.log.error(
+          { err: error, job: job.name, game: game.id },
+          'background job failed; it runs again in a later period',
+        )
       }
     }
     return ran

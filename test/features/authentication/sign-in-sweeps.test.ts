@@ -182,7 +182,7 @@ eachDialect(t, async (t, dialect) => {
   t.test('a failing job is logged and runs again in a later period; the others still run', async (t) => {
     const ctx = await buildTestApp(t, dialect)
     const logged: Array<{ details: object; message: string }> = []
-    const runner = new JobRunner(ctx.app.db, ctx.clock, {
+    const runner = new JobRunner(() => [ctx.app.games.default], ctx.clock, {
       error: (details, message) => logged.push({ details, message }),
     })
     let calls = 0

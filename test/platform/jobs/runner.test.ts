@@ -1,0 +1,104 @@
+import t from 'tap'
+import { gameIdOf } from '../../../db/games.js'
+import type { Db } from '../../../db/types.js'
+import { JobRunner, type JobGame } from '../../../platform/jobs/runner.js'
+import { buildTestApp, eachDialect, stopBackgroundWork } from '../../helpers/app.js'
+import { addGame } from '../../helpers/another-game.js'
+
+/**
+ * The job runner runs every job for every game, each in that game's own database (the run's lease in
+ * its `job_runs`, the job handed its handle); a game's failing or hanging job neither stops nor
+ * delays the other games' jobs; a game added while the runner runs is picked up at its next look.
+ */
+
+const MINUTE = 60_000
+
+const claimsIn = (db: Db, name: string) =>
+  db.selectFrom('job_runs').select(['claimed_by', 'claimed_at']).where('name', '=', name).execute()
+
+eachDialect(t, async (t, dialect) => {
+  t.test("the app's jobs run for every game, each claimed and run in the game's own database", async (t) => {
+    const ctx = await buildTestApp(t, dialect)
+    await stopBackgroundWork(ctx.app)
+    const { game: second } = await addGame(ctx.app, 'second')
+    const seen: string[] = []
+    ctx.app.jobs.add({ name: 'test.which-db', everyMs: MINUTE, run: async (db) => void seen.push(gameIdOf(db)) })
+
+    const ran = await ctx.app.jobs.runDue()
+    t.ok(ran.includes('analytics-rollup') && ran.includes('second/analytics-rollup'), 'the rollup ran for both games')
+    t.ok(ran.includes('second/test.which-db'), "the second game's run is named with its game")
+    t.same(seen.sort(), ['default', 'second'], 'the job was handed each game’s database once')
+    for (const db of [ctx.app.db, second.db]) {
+      const rows = await claimsIn(db, 'test.which-db')
+      t.equal(rows.length, 1, `its lease is a row of ${gameIdOf(db)}'s own job_runs`)
+      t.equal(rows[0]!.claimed_by, ctx.app.jobs.id)
+    }
+
+    t.same(await ctx.app.jobs.runDue(), [], 'neither game runs a job again within its period')
+    ctx.clock.advance(MINUTE)
+    const again = await ctx.app.jobs.runDue()
+    t.ok(again.includes('test.which-db') && again.includes('second/test.which-db'), 'both again after it')
+  })
+
+  t.test("a game's failing or hanging job stops no other game's; an added game is picked up", async (t) => {
+    const ctx = await buildTestApp(t, dialect)
+    await stopBackgroundWork(ctx.app)
+    const { game: second } = await addGame(ctx.app, 'second')
+    const { game: third } = await addGame(ctx.app, 'third')
+    const games: JobGame[] = [ctx.app.games.default, second]
+    const logged: Array<{ details: Record<string, unknown>; message: string }> = []
+    const runner = new JobRunner(
+      () => games,
+      ctx.clock,
+      { error: (details, message) => logged.push({ details: details as Record<string, unknown>, message }) },
+      20,
+    )
+    const runs: string[] = []
+    let release: () => void = () => {}
+    const hanging = new Promise<void>((resolve) => (release = resolve))
+    runner.add({
+      name: 'test.fails-in-second',
+      everyMs: MINUTE,
+      run: async (db) => {
+        if (gameIdOf(db) === 'second') throw new Error('boom')
+      },
+    })
+    runner.add({
+      name: 'test.hangs-in-second',
+      everyMs: MINUTE,
+      run: async (db) => {
+        runs.push(gameIdOf(db))
+        if (gameIdOf(db) === 'second') await hanging
+      },
+    })
+    runner.start()
+    t.teardown(async () => {
+      release()
+      await runner.stop()
+    })
+    const until = async (what: string, done: () => boolean) => {
+      for (let i = 0; i < 250 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      t.ok(done(), what)
+    }
+    await until('both games ran the job once', () => runs.includes('default') && runs.includes('second'))
+    t.match(logged, [{ details: { job: 'test.fails-in-second', game: 'second' }, message: /background job failed/ }])
+
+    // The second game's run still hangs: the default game's next periods run regardless.
+    for (let period = 2; period <= 3; period++) {
+      ctx.clock.advance(MINUTE)
+      await until(
+        `the default game ran again (period ${period})`,
+        () => runs.filter((g) => g === 'default').length === period,
+      )
+    }
+    t.equal(runs.filter((g) => g === 'second').length, 1, 'the hanging game is passed over, not run twice at once')
+
+    games.push(third)
+    await until('a game added while it runs is picked up', () => runs.includes('third'))
+    t.equal((await claimsIn(third.db, 'test.hangs-in-second')).length, 1, "in the added game's own job_runs")
+
+    release()
+    ctx.clock.advance(MINUTE)
+    await until('the second game runs again once its run ended', () => runs.filter((g) => g === 'second').length === 2)
+  })
+})
