@@ -1,6 +1,6 @@
 import { defineFeature } from '../../platform/core/features.js'
 import { APP_PREFIX } from '../../platform/core/paths.js'
-import type { AuthDeps } from './service.js'
+import type { AppAuthDeps } from './service.js'
 import routes from './routes.js'
 import { components } from './docs.js'
 import { createSocialSettings } from './social.js'
@@ -12,7 +12,7 @@ export { manifest } from './manifest.js'
 export default defineFeature(
   manifest,
   async (app) => {
-    const deps: AuthDeps = {
+    const deps: AppAuthDeps = {
       db: app.db,
       now: () => app.clock.now(),
       lifetimes: {

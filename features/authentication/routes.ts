@@ -1,5 +1,6 @@
 // The app routes of authentication: what the feature guarantees is in index.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { present } from '../../platform/schemas/common.js'
 import {
   AuthResponseSchema,
@@ -10,7 +11,7 @@ import {
   SignupBodySchema,
   VerifyEmailBodySchema,
 } from './schemas.js'
-import { signin, signup, type AuthDeps } from './service.js'
+import { signin, signup, type AppAuthDeps, type AuthDeps } from './service.js'
 import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
@@ -21,8 +22,10 @@ import * as examples from './docs.js'
 const accountKind = (type: string | null | undefined) =>
   type === 'EMAIL' ? 'email' : type === 'APPLE' ? 'apple' : type === 'GOOGLE' ? 'google' : 'anonymous'
 
-const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
+const authentication: FastifyPluginAsyncTypebox<{ deps: AppAuthDeps }> = async (app, { deps }) => {
   const route = routesOf(manifest)
+  // Each call runs with the request's game's settings (contract §14): its Apple and Google audiences.
+  const depsOf = (request: FastifyRequest): AuthDeps => ({ ...deps, settings: request.game.settings })
   const signedUp = app.metrics.counter('outpost_signups_total')
   const signedIn = app.metrics.counter('outpost_signins_total')
   app.post(
@@ -54,11 +57,11 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
       }),
     },
     async (request, reply) => {
-      const outcome = await signup(deps, request.body)
+      const outcome = await signup(depsOf(request), request.body)
       // The player the request named, for what reads it once the answer is sent (activity, contract §12).
       request.identity = { userId: outcome.body.userId, sessionId: null }
-      if (outcome.status === 201) signedUp(accountKind(request.body.type))
-      else signedIn(accountKind(request.body.type))
+      if (outcome.status === 201) signedUp(accountKind(request.body.type), request.game.id)
+      else signedIn(accountKind(request.body.type), request.game.id)
       return reply.code(outcome.status).send(outcome.body)
     },
   )
@@ -90,11 +93,11 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
       }),
     },
     async (request, reply) => {
-      const outcome = await signin(deps, request.body)
+      const outcome = await signin(depsOf(request), request.body)
       request.identity = { userId: outcome.body.userId, sessionId: null }
       const { refreshToken, type } = request.body
-      if (outcome.status === 201) signedUp(accountKind(type))
-      else signedIn(present(refreshToken) ? 'refresh' : accountKind(type))
+      if (outcome.status === 201) signedUp(accountKind(type), request.game.id)
+      else signedIn(present(refreshToken) ? 'refresh' : accountKind(type), request.game.id)
       return reply.code(outcome.status).send(outcome.body)
     },
   )
@@ -115,7 +118,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         },
       }),
     },
-    async (request) => verifyEmail(deps, request.body.token),
+    async (request) => verifyEmail(depsOf(request), request.body.token),
   )
 
   app.post(
@@ -134,7 +137,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         },
       }),
     },
-    async (request) => forgotPassword(deps, request.body.email),
+    async (request) => forgotPassword(depsOf(request), request.body.email),
   )
 
   app.post(
@@ -155,7 +158,7 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app
         },
       }),
     },
-    async (request) => resetPassword(deps, request.body.token, request.body.newPassword),
+    async (request) => resetPassword(depsOf(request), request.body.token, request.body.newPassword),
   )
 }
 

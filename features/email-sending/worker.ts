@@ -292,7 +292,11 @@ export default fp(
         backoffBaseMs: 30_000,
         backoffMaxMs: 3600_000,
       },
-      (outcome) => (outcome === 'sent' ? sent() : failed(outcome === 'retried' ? 'retry' : 'final')),
+      // The worker sends the `default` game's queue (app.db): its counts are that game's.
+      (outcome) =>
+        outcome === 'sent'
+          ? sent(undefined, app.games.default.id)
+          : failed(outcome === 'retried' ? 'retry' : 'final', app.games.default.id),
       app.events,
     )
     app.decorate('emailWorker', worker)

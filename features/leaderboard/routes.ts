@@ -41,7 +41,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: TopPageCache }> = async
       validated: false,
       now,
     })
-    scoreSubmitted()
+    scoreSubmitted(undefined, request.game.id)
     app.events.notify(app.db, 'scoreSubmitted', boardKey, now)
     return { success: true as const, ...result }
   }

@@ -52,10 +52,12 @@ export default defineFeature(
         publicUrl: config.PUBLIC_URL,
         titles: new Map(events.map((event) => [event.type, event.title])),
       },
+      // The worker delivers the `default` game's outbox (app.db): its counts are that game's.
       (event, endpointId, outcome) => {
-        byOutcome(outcome)
-        byEvent(event)
-        byEndpoint(`${endpointId}:${outcome}`)
+        const game = app.games.default.id
+        byOutcome(outcome, game)
+        byEvent(event, game)
+        byEndpoint(`${endpointId}:${outcome}`, game)
       },
     )
     app.decorate('webhookWorker', worker)

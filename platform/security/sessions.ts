@@ -94,20 +94,21 @@ function assertSessionFor(session: ResolvedSession, userId: string | undefined):
 export default fp(
   async (app) => {
     const { db, clock } = app
-    const strict = app.config.AUTH_MODE === 'strict'
+    // Each request's game decides its mode (contract §14: `settings.authMode`, the environment's
+    // AUTH_MODE unless the game set its own), read per request: a game's change holds at once.
+    const isStrict = (request: FastifyRequest) => request.game.settings.authMode === 'strict'
     app.decorateRequest('identity', null)
     const bannedPlayers = new BannedPlayers(db, {
       warn: (details, message) => app.log.warn(details, message),
       info: (message) => app.log.info(message),
     })
-    // Only compat mode reads it (a session carries the ban in its own query). Loaded before the first
-    // request; should that fail, requests read the ban from the database until a poll succeeds.
-    if (!strict) {
-      await bannedPlayers.start()
-      app.addHook('onClose', () => bannedPlayers.stop())
-    }
+    // Only compat mode reads it (a session carries the ban in its own query), and any game may be in
+    // compat mode at any time, so it is always kept. Loaded before the first request; should that
+    // fail, requests read the ban from the database until a poll succeeds.
+    await bannedPlayers.start()
+    app.addHook('onClose', () => bannedPlayers.stop())
     app.decorate('bannedPlayers', bannedPlayers)
-    if (!strict) {
+    if (app.config.AUTH_MODE !== 'strict') {
       // The game's API key ships in every build: the operator must know what compat mode lets it do.
       app.log.warn(
         "AUTH_MODE=compat: anyone holding the game's API key can write any player's save, scores, logs and more by userId " +
@@ -125,7 +126,7 @@ export default fp(
     const sessionRequired: preHandlerAsyncHookHandler = async (request) => requireSession(request)
 
     const userScoped: preHandlerAsyncHookHandler = async (request) => {
-      if (strict || presentedToken(request)) return requireSession(request)
+      if (isStrict(request) || presentedToken(request)) return requireSession(request)
       const userId = namedUserId(request)
       if (!userId) throw badRequest('userId is required', '/userId')
       if (request.routeOptions.config.standingInHandler) {
@@ -162,5 +163,5 @@ export default fp(
       route.preHandler = [check, ...own]
     })
   },
-  { name: 'sessions', dependencies: ['db', 'clock', 'errors'] },
+  { name: 'sessions', dependencies: ['db', 'clock', 'errors', 'games'] },
 )
