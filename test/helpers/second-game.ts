@@ -11,7 +11,12 @@ import { APP, serverUrl, type TestApp } from './app.js'
  * migrations, its own settings, and the app's copy of the games reloaded. On MySQL its database
  * (`DB_NAME__id`) is dropped when the test ends; on PostgreSQL its schema goes with the test's database.
  */
-export async function addGame(t: Test, ctx: TestApp, id: string, settings: GameSettingsPatch = {}) {
+export async function addGame(
+  t: Test,
+  ctx: Pick<TestApp, 'app' | 'clock'>,
+  id: string,
+  settings: GameSettingsPatch = {},
+) {
   const { app, clock } = ctx
   const { key } = await insertGame(app.db, id, `Game ${id}`, clock.now())
   if (app.config.DB_DRIVER === 'mysql') {
@@ -27,7 +32,11 @@ export async function addGame(t: Test, ctx: TestApp, id: string, settings: GameS
 }
 
 /** Replaces a game's own settings (what it leaves out takes the environment's) and reloads the games. */
-export async function setSettings(ctx: TestApp, id: string, settings: GameSettingsPatch): Promise<void> {
+export async function setSettings(
+  ctx: Pick<TestApp, 'app' | 'clock'>,
+  id: string,
+  settings: GameSettingsPatch,
+): Promise<void> {
   await updateGame(ctx.app.db, id, { settings }, ctx.clock.now())
   await ctx.app.games.reload()
 }
