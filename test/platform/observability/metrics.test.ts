@@ -347,9 +347,8 @@ t.test(
       ['/b/:id', 'POST', 200, 0.2500001],
     ]
     for (const [route, method, status, seconds] of seen) {
-      const game = route === '/a' ? 'default' : 'b'
-      ours.requestAnswered(route, method, status, seconds, game)
-      const labels = { route, method, status: String(status), game }
+      const labels = { route, method, status: String(status), game: route === '/a' ? 'default' : 'b' }
+      ours.requestAnswered(route, method, status, seconds, labels.game)
       counter.inc(labels)
       histogram.observe(labels, seconds)
     }
