@@ -27,7 +27,9 @@ const PRIVATE_RELAY = /@privaterelay\.appleid\.com$/i
 
 /** Sign-up and sign-in with Apple: the identity token is checked against Apple's keys, then the user found or made. */
 export async function signInWithApple(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> {
-  const { audiences, keys } = deps.social.apple
+  const { keys } = deps.social.apple
+  // The request's game's audiences (contract §14): a token for another game's app is refused here.
+  const audiences = deps.settings.appleAudiences
   if (audiences.length === 0) throw notConfigured('APPLE_NOT_CONFIGURED', 'Apple')
   const token = present(body.appleIdentityToken)
   if (token === undefined) throw missingField('appleIdentityToken')

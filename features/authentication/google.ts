@@ -114,8 +114,10 @@ const invalidCode = () =>
 
 /** Checks an id_token; a valid one becomes the identity kept for its code. */
 async function identityOf(deps: AuthDeps, idToken: string): Promise<GoogleIdentity> {
-  const { clientId, keys } = deps.social.google
-  const check = await checkIdToken(idToken, keys, { issuer: ISSUERS, audience: [clientId], now: deps.now() })
+  const { keys } = deps.social.google
+  // The request's game's client ids (contract §14), whichever client exchanged the code.
+  const audience = deps.settings.googleAudiences
+  const check = await checkIdToken(idToken, keys, { issuer: ISSUERS, audience, now: deps.now() })
   if (!check.ok) throw invalidCode()
   const { claims } = check
   return {
@@ -162,7 +164,8 @@ async function resolveCode(deps: AuthDeps, code: string, redirectUri: string): P
 /** Sign-up and sign-in with Google: the code is exchanged once, and a retried code reuses its identity. */
 export async function signInWithGoogle(deps: AuthDeps, body: SignupBody | SigninBody): Promise<AuthOutcome> {
   const { clientId, clientSecret } = deps.social.google
-  if (!clientId || !clientSecret) throw notConfigured('GOOGLE_NOT_CONFIGURED', 'Google')
+  if (!clientId || !clientSecret || deps.settings.googleAudiences.length === 0)
+    throw notConfigured('GOOGLE_NOT_CONFIGURED', 'Google')
   const code = present(body.googleAuthorizationCode)
   if (code === undefined) throw missingField('googleAuthorizationCode')
   const username = chosenName(present(body.username))

@@ -1,6 +1,6 @@
 import { defineFeature } from '../../platform/core/features.js'
 import { APP_PREFIX } from '../../platform/core/paths.js'
-import type { AuthDeps } from './service.js'
+import type { AppAuthDeps } from './service.js'
 import routes from './routes.js'
 import { components } from './docs.js'
 import { createSocialSettings } from './social.js'
@@ -13,7 +13,7 @@ export default defineFeature(
   manifest,
   async (app) => {
     // The database is the request's game's, given with each call (routes.ts).
-    const deps: Omit<AuthDeps, 'db'> = {
+    const deps: Omit<AppAuthDeps, 'db'> = {
       now: () => app.clock.now(),
       lifetimes: {
         sessionTtlMs: app.config.SESSION_TTL_SECONDS * 1000,

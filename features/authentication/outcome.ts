@@ -3,6 +3,7 @@ import type { User } from '../users/service.js'
 import { toIso, toIsoOrNull } from '../../platform/core/clock.js'
 import type { IssuedSession, SessionLifetimes } from '../../platform/security/session-store.js'
 import type { KeySetCache } from './jwks.js'
+import type { GameSettings } from '../../platform/games/settings.js'
 import type { AuthResponse } from './schemas.js'
 
 /*
@@ -10,15 +11,21 @@ import type { AuthResponse } from './schemas.js'
  * and the ways it calls (e-mail, Apple, Google) share it without importing each other.
  */
 
-/** What the sign-in service needs from its app: built once in the feature's plugin, passed to each call. */
-export interface AuthDeps {
+/** What the sign-in service needs from its app: built once in the feature's plugin. */
+export interface AppAuthDeps {
   db: Db
   now: () => number
   lifetimes: SessionLifetimes
   /** E-mail accounts: whether SMTP is configured (account mails are queued), and the base of their links. */
   email: { enabled: boolean; publicUrl: string }
-  /** Sign in with Apple and Google: the settings and each provider's key cache. */
+  /** Sign in with Apple and Google: each provider's key cache, and Google's code exchange. */
   social: SocialSettings
+}
+
+/** What each call is given: the app's deps and the request's game's settings (its providers' audiences). */
+export interface AuthDeps extends AppAuthDeps {
+  /** The request's game's settings (contract §14): the audiences an Apple or Google token may carry. */
+  settings: Pick<GameSettings, 'appleAudiences' | 'googleAudiences'>
 }
 
 /** An auth response and its status: 201 for an account created, 200 for one found. */
@@ -27,10 +34,15 @@ export interface AuthOutcome {
   body: AuthResponse
 }
 
-/** Each provider's settings and key cache, made once per app so the keys are fetched once. */
+/**
+ * Each provider's key cache, made once per app so the keys are fetched once, and Google's code
+ * exchange (the environment's client: GOOGLE_CLIENT_ID's first id and GOOGLE_CLIENT_SECRET). The
+ * audiences a token may carry are the request's game's (`AuthDeps.settings`).
+ */
 export interface SocialSettings {
-  apple: { audiences: string[]; keys: KeySetCache }
+  apple: { keys: KeySetCache }
   google: {
+    /** The client the codes are exchanged as. */
     clientId: string
     clientSecret: string
     tokenUrl: string

@@ -11,7 +11,7 @@ import {
   SignupBodySchema,
   VerifyEmailBodySchema,
 } from './schemas.js'
-import { signin, signup, type AuthDeps } from './service.js'
+import { signin, signup, type AppAuthDeps, type AuthDeps } from './service.js'
 import { forgotPassword, resetPassword, verifyEmail } from './email-accounts.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
@@ -22,10 +22,11 @@ import * as examples from './docs.js'
 const accountKind = (type: string | null | undefined) =>
   type === 'EMAIL' ? 'email' : type === 'APPLE' ? 'apple' : type === 'GOOGLE' ? 'google' : 'anonymous'
 
-const authentication: FastifyPluginAsyncTypebox<{ deps: Omit<AuthDeps, 'db'> }> = async (app, { deps: shared }) => {
+const authentication: FastifyPluginAsyncTypebox<{ deps: Omit<AppAuthDeps, 'db'> }> = async (app, { deps: shared }) => {
   const route = routesOf(manifest)
-  // Each call acts on the request's game's database.
-  const depsOf = (request: FastifyRequest): AuthDeps => ({ ...shared, db: request.db })
+  // Each call acts on the request's game's database, with its settings (contract §14): its Apple and
+  // Google audiences.
+  const depsOf = (request: FastifyRequest): AuthDeps => ({ ...shared, db: request.db, settings: request.game.settings })
   const signedUp = app.metrics.counter('outpost_signups_total')
   const signedIn = app.metrics.counter('outpost_signins_total')
   app.post(
@@ -60,8 +61,8 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: Omit<AuthDeps, 'db'> }> 
       const outcome = await signup(depsOf(request), request.body)
       // The player the request named, for what reads it once the answer is sent (activity, contract §12).
       request.identity = { userId: outcome.body.userId, sessionId: null }
-      if (outcome.status === 201) signedUp(accountKind(request.body.type))
-      else signedIn(accountKind(request.body.type))
+      if (outcome.status === 201) signedUp(accountKind(request.body.type), request.game.id)
+      else signedIn(accountKind(request.body.type), request.game.id)
       return reply.code(outcome.status).send(outcome.body)
     },
   )
@@ -96,8 +97,8 @@ const authentication: FastifyPluginAsyncTypebox<{ deps: Omit<AuthDeps, 'db'> }> 
       const outcome = await signin(depsOf(request), request.body)
       request.identity = { userId: outcome.body.userId, sessionId: null }
       const { refreshToken, type } = request.body
-      if (outcome.status === 201) signedUp(accountKind(type))
-      else signedIn(present(refreshToken) ? 'refresh' : accountKind(type))
+      if (outcome.status === 201) signedUp(accountKind(type), request.game.id)
+      else signedIn(present(refreshToken) ? 'refresh' : accountKind(type), request.game.id)
       return reply.code(outcome.status).send(outcome.body)
     },
   )

@@ -19,7 +19,7 @@ import { signInWithApple } from './apple.js'
 import { signInWithGoogle } from './google.js'
 import { authResponse, type AuthDeps, type AuthOutcome } from './outcome.js'
 
-export type { AuthDeps, AuthOutcome } from './outcome.js'
+export type { AppAuthDeps, AuthDeps, AuthOutcome } from './outcome.js'
 
 /** 24 random bytes in base64url: exactly 32 characters, the most the SDKs keep in their cache. */
 const issueAnonymousToken = () => randomToken(24)

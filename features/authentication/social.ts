@@ -37,8 +37,6 @@ const RETRY_AFTER_S = 5
 /** Built once per app, so each provider's keys are cached for the app's life, not per request. */
 export function createSocialSettings(
   config: {
-    APPLE_BUNDLE_ID: string
-    APPLE_SERVICE_ID: string
     APPLE_JWKS_URL: string
     GOOGLE_CLIENT_ID: string
     GOOGLE_CLIENT_SECRET: string
@@ -58,12 +56,10 @@ export function createSocialSettings(
       onFetchFailed,
     })
   return {
-    apple: {
-      audiences: [config.APPLE_BUNDLE_ID, config.APPLE_SERVICE_ID].map((id) => id.trim()).filter(Boolean),
-      keys: keys(config.APPLE_JWKS_URL),
-    },
+    apple: { keys: keys(config.APPLE_JWKS_URL) },
     google: {
-      clientId: config.GOOGLE_CLIENT_ID.trim(),
+      // GOOGLE_CLIENT_ID is also the default game's list of accepted audiences: the first is the client.
+      clientId: config.GOOGLE_CLIENT_ID.split(',')[0]!.trim(),
       clientSecret: config.GOOGLE_CLIENT_SECRET,
       tokenUrl: config.GOOGLE_TOKEN_URL,
       keys: keys(config.GOOGLE_JWKS_URL),

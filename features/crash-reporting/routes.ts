@@ -92,7 +92,7 @@ const crashReporting: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const created = await createReport(request.db, request.body, app.clock.now(), { events: app.events })
-      crashReported(request.body.type)
+      crashReported(request.body.type, request.game.id)
       return reply.code(201).send(created)
     },
   )

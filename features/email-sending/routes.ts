@@ -19,7 +19,6 @@ import * as examples from './docs.js'
 
 const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   const route = routesOf(manifest)
-  const strict = app.config.AUTH_MODE === 'strict'
   // The database is the request's game's, given with each call.
   const deps: Omit<SendDeps, 'db'> = {
     now: () => app.clock.now(),
@@ -35,9 +34,10 @@ const emailSending: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   // Status and cancel: no session in compat mode (the SDKs send none; the id is an unguessable
-  // UUID). In strict mode, or when a bearer is sent anyway, it must be the owner's session.
+  // UUID). In strict mode (the request's game's), or when a bearer is sent anyway, it must be the owner's session.
   const ownerSession: preHandlerAsyncHookHandler = async function (request, reply) {
-    if (strict || presentedToken(request)) await app.auth.sessionRequired.call(this, request, reply)
+    if (request.game.settings.authMode === 'strict' || presentedToken(request))
+      await app.auth.sessionRequired.call(this, request, reply)
   }
 
   app.post(

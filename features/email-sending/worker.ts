@@ -325,8 +325,9 @@ export default fp(
         })
       : null
     const log = app.log.child({ component: 'email-worker' })
-    const onDelivery = (outcome: 'sent' | 'retried' | 'failed') =>
-      outcome === 'sent' ? sent() : failed(outcome === 'retried' ? 'retry' : 'final')
+    // Counted under the game whose queue the worker sends.
+    const onDelivery = (game: string) => (outcome: 'sent' | 'retried' | 'failed') =>
+      outcome === 'sent' ? sent(undefined, game) : failed(outcome === 'retried' ? 'retry' : 'final', game)
     const workers = backgroundPerGame(
       app,
       (game) =>
@@ -348,7 +349,7 @@ export default fp(
             backoffBaseMs: 30_000,
             backoffMaxMs: 3600_000,
           },
-          onDelivery,
+          onDelivery(game.id),
           app.events,
         ),
       { eager: true, closed: () => transport?.close() },

@@ -42,7 +42,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: PerGame<TopPageCache> }
       validated: false,
       now,
     })
-    scoreSubmitted()
+    scoreSubmitted(undefined, request.game.id)
     app.events.notify(request.db, 'scoreSubmitted', boardKey, now)
     return { success: true as const, ...result }
   }

@@ -145,11 +145,11 @@ const validatedActions: FastifyPluginAsyncTypebox = async (app) => {
           earned: body.earned ?? [],
           now: app.clock.now(),
         })
-        validatedRun(result.sus ? 'sus' : 'accepted')
+        validatedRun(result.sus ? 'sus' : 'accepted', request.game.id)
         return result
       } catch (error) {
         // A rule's refusal is a 422 with the rule's code; anything else is not a verdict on the run.
-        if (error instanceof AppError && error.statusCode === 422) validatedRun('rejected')
+        if (error instanceof AppError && error.statusCode === 422) validatedRun('rejected', request.game.id)
         throw error
       }
     },

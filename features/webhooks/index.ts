@@ -63,10 +63,11 @@ export default defineFeature(
       publicUrl: config.PUBLIC_URL,
       titles: new Map(events.map((event) => [event.type, event.title])),
     }
-    const onDelivery = (event: string, endpointId: string, outcome: DeliveryOutcome) => {
-      byOutcome(outcome)
-      byEvent(event)
-      byEndpoint(`${endpointId}:${outcome}`)
+    // Counted under the game whose outbox the worker delivers.
+    const onDelivery = (game: string) => (event: string, endpointId: string, outcome: DeliveryOutcome) => {
+      byOutcome(outcome, game)
+      byEvent(event, game)
+      byEndpoint(`${endpointId}:${outcome}`, game)
     }
     const workers = backgroundPerGame(
       app,
@@ -77,7 +78,7 @@ export default defineFeature(
           log.child({ game: game.id }),
           sender,
           settings,
-          onDelivery,
+          onDelivery(game.id),
           slots,
           game.id,
         ),

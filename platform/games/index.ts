@@ -45,6 +45,8 @@ export default fp<{ migrations: Migrations }>(
       app.log.child({ component: 'games' }),
     )
     app.decorate('games', registry)
+    // Each game's metric series are there at 0 from the moment the instance knows the game.
+    registry.scoped((game) => app.metrics.gameKnown(game.id), { eager: true })
     // Set per request by the gates (api-key.ts on the app surface, admin-auth.ts on the admin one);
     // a public route's (health, docs) is `default`.
     app.decorateRequest('game', null as unknown as Game)

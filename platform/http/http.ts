@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyBodyParser, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import cors from '@fastify/cors'
 import { AppError, badRequest, sendError } from '../core/errors.js'
 import { parseBoundedJson } from './json-body.js'
+import { registerCors } from './cors.js'
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
 
@@ -56,42 +56,12 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 /**
  * The tolerances the SDKs in the field need: a JSON content type on a bodiless GET or
  * DELETE, an empty JSON body meaning `{}`, any content type on a request without a body, CORS
- * preflights answered without an API key.
+ * preflights answered without an API key (cors.ts).
  */
 export default fp(
   async (app) => {
-    const origins = app.config.CORS_ORIGINS.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean)
-    await app.register(cors, {
-      origin: origins.includes('*') ? '*' : origins,
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      // Every request header a client of the contract sends (contract §1): a header missing here makes
-      // the browser refuse the request before it leaves, e.g. the Unity SDK's conditional cloud save
-      // (If-Match) in WebGL builds. Joined once here, like exposedHeaders.
-      allowedHeaders: [
-        'Content-Type',
-        'Authorization',
-        'X-API-Key',
-        'X-Admin-Key',
-        'If-Match',
-        'If-None-Match',
-        'Accept',
-        'X-Request-Id',
-        'X-Requested-With',
-      ].join(', '),
-      // Joined once here: @fastify/cors joins a list again on every request.
-      exposedHeaders: [
-        'ETag',
-        'Retry-After',
-        'x-ratelimit-limit',
-        'x-ratelimit-remaining',
-        'x-ratelimit-reset',
-        'X-Cloud-Save-Revision',
-        'X-Request-Id',
-      ].join(', '),
-      maxAge: 600,
-    })
+    // Each game's allowed origins; preflights answered before the rate limit and the key (cors.ts).
+    registerCors(app)
 
     // A POST or PUT with no body at all is validated as `{}`, so the client hears which field is missing.
     app.addHook('preValidation', (request, _reply, done) => {
@@ -112,5 +82,5 @@ export default fp(
       )
     })
   },
-  { name: 'http', dependencies: ['config', 'errors'] },
+  { name: 'http', dependencies: ['config', 'errors', 'surfaces', 'games'] },
 )

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { AppError } from '../core/errors.js'
 import { surfaceOf } from '../core/paths.js'
+import type { Game } from '../games/registry.js'
 
 /**
  * Every app request carries X-API-Key, and the key decides the request's game (contract §14):
@@ -15,7 +16,8 @@ export default fp(
     // A callback hook, not an async one: it runs on every request, and a promise per request costs.
     app.addHook('onRequest', (request, _reply, done) => {
       if (surfaceOf(request) !== 'app') return done()
-      const game = games.forKey(request.headers['x-api-key'])
+      // The rate limit, when on, has looked the key up already (rate-limit.ts) and left its game here.
+      const game = (request.game as Game | null) ?? games.forKey(request.headers['x-api-key'])
       if (game) {
         request.game = game
         return done()

@@ -5,6 +5,8 @@ import { Redis } from 'ioredis'
 import { RateLimitedError } from '../core/errors.js'
 import { surfaceOf } from '../core/paths.js'
 import type { Channel } from '../cluster/cluster.js'
+import { DEFAULT_GAME } from '../../db/games.js'
+import type { Game } from '../games/registry.js'
 import {
   BUCKET_SCRIPT,
   MemoryBucketStore,
@@ -33,7 +35,10 @@ declare module 'fastify' {
  * hold no request longer than 100 ms (it fails open); a healthy one answers in well under a millisecond.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 50
-/** Every rate-limit key in Redis starts with this, then the limit's name: `outpost-rl-app-203.0.113.7`. */
+/**
+ * Every rate-limit key in Redis starts with this, then the limit's name: `outpost-rl-app-203.0.113.7`
+ * (the `default` game's), `outpost-rl-app-b-203.0.113.7` (game `b`'s), `outpost-rl-admin-…`.
+ */
 export const REDIS_PREFIX = 'outpost-rl-'
 
 type StoreCallback = Parameters<FastifyRateLimitStore['incr']>[1]
@@ -173,15 +178,19 @@ class CounterBatch {
  * PRIMARY_COUNTER_TIMEOUT_MS lets the request pass, as a stalled Redis does.
  */
 class PrimaryStore implements FastifyRateLimitStore {
-  constructor(private readonly batch: CounterBatch) {}
+  constructor(
+    private readonly batch: CounterBatch,
+    private readonly prefix = '',
+  ) {}
 
   incr(key: string, callback: StoreCallback, timeWindow: number, max: number): void {
-    this.batch.add({ key, timeWindow, max }, callback)
+    this.batch.add({ key: this.prefix + key, timeWindow, max }, callback)
   }
 
-  child(): FastifyRateLimitStore {
-    // One store for both limits: their keys differ (admin keys carry a prefix no address can have).
-    return this
+  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
+    // One set of buckets in the primary for every limit, each limit's keys led by its name (as in Redis).
+    const { groupId } = routeOptions as { groupId?: string }
+    return new PrimaryStore(this.batch, `${groupId ?? 'route'}-`)
   }
 }
 
@@ -213,26 +222,27 @@ function createRedis(url: string, outage: CounterOutage): BucketRedis {
 }
 
 /**
- * Per-IP limit on the app API: a token bucket per client (token-bucket.ts), RATE_LIMIT_PER_SECOND
+ * Per-IP limit on the app API, per game: a token bucket per client and game (token-bucket.ts), the
+ * game's `rateLimitPerSecond` (RATE_LIMIT_PER_SECOND unless the game set its own, contract §14)
  * sustained with a burst of RATE_LIMIT_BURST_SECONDS' worth; past it 429 with an empty body,
  * Retry-After and x-ratelimit-* (limit: the burst; remaining: whole tokens left; reset: seconds until
  * the bucket is full again, or on a 429 until the next request may pass, as Retry-After).
  * A root hook (not per route) so that unknown paths are limited too: the limit comes before the API
- * key and before routing. Which requests it counts is decided by the matched route's surface
- * (paths.ts), never by the raw target. The admin API has its own limit (`limitAdmin`). With
+ * key check and before routing. It decides the game itself, from the key, in memory
+ * (`app.games.forKey`, the lookup api-key.ts would make, whose answer it leaves on the request): an
+ * address hammering game A does not spend its allowance for game B. A key that names no game (absent,
+ * unknown, revoked) counts against the `default` game's limit, as every request did before games, so
+ * a wrong key buys no fresh allowance. Each game's limit is its own `groupId` (`app` for `default`,
+ * `app-<game>` for the others), which leads its keys in every store. Which requests it counts is
+ * decided by the matched route's surface (paths.ts), never by the raw target. The admin API has its
+ * own limit (`limitAdmin`), per credential across games. With
  * REDIS_URL the counters hold across instances; a Redis that is down or stalls lets requests pass
  * within REDIS_COMMAND_TIMEOUT_MS. Without Redis, the workers of one instance (WORKERS > 1) share
  * counters kept in the cluster primary, which fail open the same way.
  */
 export default fp(
   async (app) => {
-    const {
-      RATE_LIMIT_ENABLED,
-      RATE_LIMIT_PER_SECOND,
-      RATE_LIMIT_BURST_SECONDS,
-      ADMIN_RATE_LIMIT_PER_SECOND,
-      REDIS_URL,
-    } = app.config
+    const { RATE_LIMIT_ENABLED, RATE_LIMIT_BURST_SECONDS, ADMIN_RATE_LIMIT_PER_SECOND, REDIS_URL } = app.config
     if (!RATE_LIMIT_ENABLED) {
       app.decorate('limitAdmin', async () => {})
       return
@@ -279,20 +289,36 @@ export default fp(
         }
       }
     }
+    const { games } = app
     await app.register(rateLimit, {
       global: false,
       store,
       // A Redis outage must not take the game down: requests pass unlimited until it is back.
       skipOnError: true,
       errorResponseBuilder: (request) => {
-        app.metrics.rateLimitRejected(request.adminLimitKey === undefined ? 'player' : 'admin')
+        if (request.adminLimitKey === undefined) {
+          app.metrics.rateLimitRejected('player', ((request.game as Game | null) ?? games.default).id)
+        } else app.metrics.rateLimitRejected('admin', '')
         return new RateLimitedError('Too many requests')
       },
     })
-    // `groupId` names each limit's keys in Redis (RedisBucketStore.child); the plugin reads a groupId
-    // for its key only from a route's own config, which these limits have none of.
-    const playerLimit = app.rateLimit({ ...bucketOf(RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST_SECONDS), groupId: 'app' })
-    // The cluster primary holds both limits in one store: admin keys carry a prefix no IP address can have.
+    // `groupId` names each limit's keys in every store (the stores' `child`); the plugin reads a
+    // groupId for its key only from a route's own config, which these limits have none of. A game's
+    // limit is made on its first request and made again when its rate changes (its buckets stay).
+    type Limit = ReturnType<typeof app.rateLimit>
+    const limits = games.scoped((): { perSecond: number; limit: Limit | null } => ({ perSecond: 0, limit: null }))
+    const playerLimit = (game: Game): Limit => {
+      const held = limits.of(game)
+      const { rateLimitPerSecond } = game.settings
+      if (held.perSecond !== rateLimitPerSecond) {
+        held.perSecond = rateLimitPerSecond
+        held.limit = app.rateLimit({
+          ...bucketOf(rateLimitPerSecond, RATE_LIMIT_BURST_SECONDS),
+          groupId: game.id === DEFAULT_GAME ? 'app' : `app-${game.id}`,
+        })
+      }
+      return held.limit!
+    }
     const adminLimit = app.rateLimit({
       ...bucketOf(ADMIN_RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST_SECONDS),
       groupId: 'admin',
@@ -306,8 +332,11 @@ export default fp(
       },
     )
     app.addHook('onRequest', async (request, reply) => {
-      if (surfaceOf(request) === 'app') await playerLimit.call(app, request, reply)
+      if (surfaceOf(request) !== 'app') return
+      const game = games.forKey(request.headers['x-api-key'])
+      if (game) request.game = game
+      await playerLimit(game ?? games.default).call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster'] },
+  { name: 'rate-limit', dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster', 'games'] },
 )

@@ -95,25 +95,28 @@ function assertSessionFor(session: ResolvedSession, userId: string | undefined):
 export default fp(
   async (app) => {
     const { clock } = app
-    const strict = app.config.AUTH_MODE === 'strict'
+    // Each request's game decides its mode (contract §14: `settings.authMode`, the environment's
+    // AUTH_MODE unless the game set its own), read per request: a game's change holds at once.
+    const isStrict = (request: FastifyRequest) => request.game.settings.authMode === 'strict'
     app.decorateRequest('identity', null)
-    // Only compat mode reads it (a session carries the ban in its own query). A game's set starts
-    // loading on the game's first request, `default`'s before the first request of all; until it is
-    // loaded (or should loading fail), requests read the ban from the database. Stopped with its game.
+    // Only compat mode reads it (a session carries the ban in its own query), and any game may be in
+    // compat mode at any time, so each game's is kept. A game's set starts loading on the game's first
+    // request, `default`'s before the first request of all; until it is loaded (or should loading
+    // fail), requests read the ban from the database. Stopped with its game.
     const bannedPlayers = app.games.scoped(
       (game) => {
         const bans = new BannedPlayers(game.db, {
           warn: (details, message) => app.log.warn({ ...details, game: game.id }, message),
           info: (message) => app.log.info({ game: game.id }, message),
         })
-        if (!strict) void bans.start()
+        void bans.start()
         return bans
       },
       { dispose: (bans) => bans.stop() },
     )
-    if (!strict) await bannedPlayers.of(app.games.default).start()
+    await bannedPlayers.of(app.games.default).start()
     app.decorate('bannedPlayers', bannedPlayers)
-    if (!strict) {
+    if (app.config.AUTH_MODE !== 'strict') {
       // The game's API key ships in every build: the operator must know what compat mode lets it do.
       app.log.warn(
         "AUTH_MODE=compat: anyone holding the game's API key can write any player's save, scores, logs and more by userId " +
@@ -134,7 +137,7 @@ export default fp(
     const sessionRequired: preHandlerAsyncHookHandler = async (request) => requireSession(request)
 
     const userScoped: preHandlerAsyncHookHandler = async (request) => {
-      if (strict || presentedToken(request)) return requireSession(request)
+      if (isStrict(request) || presentedToken(request)) return requireSession(request)
       const userId = namedUserId(request)
       if (!userId) throw badRequest('userId is required', '/userId')
       if (request.routeOptions.config.standingInHandler) {

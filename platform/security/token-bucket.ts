@@ -120,22 +120,29 @@ export class MemoryBuckets {
 export const BUCKET_KEYS = 50_000
 
 /**
- * The plugin's store over buckets in this process (one store per limit, as the plugin makes them),
- * on the app's clock (in ms).
+ * The plugin's store over buckets in this process, on the app's clock (in ms). Every limit the plugin
+ * makes (`child`, one per limit and per game) shares one set of buckets, its keys led by the limit's
+ * `groupId` (`app-<ip>`, `app-b-<ip>`): the memory bound holds for all of them together, and a limit
+ * made again (a game's rate changed) finds its buckets where they were.
  */
 export class MemoryBucketStore implements FastifyRateLimitStore {
   private readonly buckets: MemoryBuckets
 
-  constructor(private readonly clockMs: () => number) {
-    this.buckets = new MemoryBuckets(BUCKET_KEYS, () => clockMs() * 1000)
+  constructor(
+    private readonly clockMs: () => number,
+    buckets?: MemoryBuckets,
+    private readonly prefix = '',
+  ) {
+    this.buckets = buckets ?? new MemoryBuckets(BUCKET_KEYS, () => clockMs() * 1000)
   }
 
   incr(key: string, callback: (error: Error | null, result?: BucketAnswer) => void, timeWindow: number, max: number) {
-    callback(null, this.buckets.take(key, timeWindow, max))
+    callback(null, this.buckets.take(this.prefix + key, timeWindow, max))
   }
 
-  child(): FastifyRateLimitStore {
-    return new MemoryBucketStore(this.clockMs)
+  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
+    const { groupId } = routeOptions as { groupId?: string }
+    return new MemoryBucketStore(this.clockMs, this.buckets, `${groupId ?? 'route'}-`)
   }
 }
 

@@ -105,8 +105,8 @@ const demoManifest: FeatureManifest = {
 const demoRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const pinged = app.metrics.counter('outpost_demo_pings_total')
   const response = { 200: Type.Object({ pong: Type.Boolean() }) }
-  app.get('/demo/ping', { schema: { tags: ['Demo'], summary: 'Ping', response } }, async () => {
-    pinged('a')
+  app.get('/demo/ping', { schema: { tags: ['Demo'], summary: 'Ping', response } }, async (request) => {
+    pinged('a', request.game.id)
     return { pong: true }
   })
 }
@@ -157,8 +157,12 @@ t.test('a new feature needs its folder and one line in the list: docs, rights an
 
   t.equal((await ctx.call({ method: 'GET', url: '/demo/ping' })).statusCode, 200)
   const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body
-  t.match(metrics, /outpost_demo_pings_total\{kind="a"\} 1\n/)
-  t.match(metrics, /outpost_demo_pings_total\{kind="b"\} 0\n/, 'every declared label value from the start')
+  t.match(metrics, /outpost_demo_pings_total\{kind="a",game="default"\} 1\n/)
+  t.match(
+    metrics,
+    /outpost_demo_pings_total\{kind="b",game="default"\} 0\n/,
+    'every declared label value from the start',
+  )
 })
 
 t.test('an admin route outside any feature and outside the route list stops the start', async (t) => {

@@ -182,7 +182,7 @@ eachDialect(t, async (t, dialect) => {
     t.equal(metrics.status, 200)
     const text = await metrics.text()
     t.equal(
-      sample(text, `http_requests_total{route="${path}",method="GET",status="200"}`),
+      sample(text, `http_requests_total{route="${path}",method="GET",status="200",game="default"}`),
       count,
       'every request counted once, whichever worker answered it',
     )
@@ -359,7 +359,7 @@ t.test(
     t.equal(metrics.statusCode, 200, "a scrape gets this worker's own metrics")
     t.match(
       metrics.body,
-      /http_requests_total\{route="\/api\/v1\/app\/remote-config\/all",method="GET",status="200"\} 4/,
+      /http_requests_total\{route="\/api\/v1\/app\/remote-config\/all",method="GET",status="200",game="default"\} 4/,
     )
     t.ok(performance.now() - started < INSTANCE_METRICS_TIMEOUT_MS + 1000, 'after the bounded wait for the sum')
     t.ok(

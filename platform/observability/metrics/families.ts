@@ -60,16 +60,20 @@ export class PlainCounter {
   }
 }
 
-/** The count, the sum of durations and the per-bucket counts of one route, method and status. */
+/** The count, the sum of durations and the per-bucket counts of one route, method, status and game. */
 interface RequestCounts {
-  labels: { route: string; method: string; status: string }
+  labels: { route: string; method: string; status: string; game: string }
   count: number
   sum: number
   /** Not cumulative: `perBucket[i]` counts durations in (bound i-1, bound i]; the last one, above every bound. */
   perBucket: Float64Array
 }
 
-/** `http_requests_total` and `http_request_duration_seconds`: one map lookup and three additions per request. */
+/**
+ * `http_requests_total` and `http_request_duration_seconds`: one map lookup and three additions per
+ * request. The game is part of the key like the route (a game id is at most 32 characters of
+ * `[a-z0-9-]`, so no key of one series can be another's).
+ */
 export class RequestSeries {
   private readonly series = new Map<string, RequestCounts>()
 
@@ -78,7 +82,7 @@ export class RequestSeries {
     registerFamily(
       registry,
       'http_requests_total',
-      'HTTP requests answered, by route pattern, method and status',
+      'HTTP requests answered, by route pattern, method, status and game (empty: none was named)',
       'counter',
       () => [...this.series.values()].map((s) => ({ labels: { ...s.labels }, value: s.count })),
       clear,
@@ -86,19 +90,19 @@ export class RequestSeries {
     registerFamily(
       registry,
       'http_request_duration_seconds',
-      'Time from the request to its answer, by route pattern, method and status',
+      'Time from the request to its answer, by route pattern, method, status and game',
       'histogram',
       () => [...this.series.values()].flatMap((s) => RequestSeries.histogramValues(s)),
       clear,
     )
   }
 
-  record(route: string, method: string, status: number, seconds: number): void {
-    const key = `${status} ${method} ${route}`
+  record(route: string, method: string, status: number, seconds: number, game: string): void {
+    const key = `${status} ${method} ${game} ${route}`
     let counts = this.series.get(key)
     if (!counts) {
       counts = {
-        labels: { route, method, status: String(status) },
+        labels: { route, method, status: String(status), game },
         count: 0,
         sum: 0,
         perBucket: new Float64Array(LATENCY_BUCKETS.length + 1),

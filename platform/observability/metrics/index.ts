@@ -35,6 +35,8 @@ export default fp<{ processRegistry?: Registry }>(
         request.method,
         reply.statusCode,
         reply.elapsedTime / 1000,
+        // The game its key or admin path named; none for a refused key or a public route.
+        (request.game as { id: string } | null)?.id ?? '',
       )
       done()
     })

@@ -20,10 +20,33 @@ import { PlainCounter, RequestSeries, registerFamily, type CacheLookup } from '.
  * per-process gauges too), so one scrape sees the whole instance.
  */
 
-/** What a count on a feature's counter takes: the label value, or nothing for a counter without a label. */
-export type Count = (labelValue?: string) => void
+/**
+ * What a count on a feature's counter takes: the label value (undefined for a counter without a
+ * label) and the game it happened in (contract §14; empty when the caller knows none).
+ */
+export type Count = (labelValue?: string, game?: string) => void
 /** A gauge a feature reads from elsewhere (the database) when Prometheus scrapes: counts by label value. */
 export type GaugeSource = () => Promise<Record<string, number>>
+
+/** A feature's counter: its family, its label and values, and each game's series by label value. */
+interface FeatureCounter {
+  family: PlainCounter
+  label: string | undefined
+  /** The label values every game's series start with ('' alone without a label). */
+  values: string[]
+  games: Map<string, Map<string, { value: number }>>
+}
+
+/** The game's series of a counter, made with every known label value at 0 on first use. */
+function seriesOf(counter: FeatureCounter, game: string): Map<string, { value: number }> {
+  let series = counter.games.get(game)
+  if (!series) counter.games.set(game, (series = new Map()))
+  const { family, label } = counter
+  for (const value of counter.values) {
+    if (!series.has(value)) series.set(value, family.of(label ? { [label]: value, game } : { game }))
+  }
+  return series
+}
 
 /** The app's metric families behind one object: the hooks and the database report here, /metrics reads it. */
 export class Metrics implements DbObserver {
@@ -38,8 +61,8 @@ export class Metrics implements DbObserver {
   })
   private readonly rateLimited = new Counter({
     name: 'outpost_rate_limit_rejections_total',
-    help: 'Requests refused with the transient 429, by limit (player: per IP on the app API; admin)',
-    labelNames: ['limit'] as const,
+    help: 'Requests refused with the transient 429, by limit (player: per IP and game on the app API; admin, whose game is empty)',
+    labelNames: ['limit', 'game'] as const,
     registers: [this.registry],
   })
   private readonly cacheLookups = new PlainCounter(
@@ -47,11 +70,12 @@ export class Metrics implements DbObserver {
     'outpost_cache_lookups_total',
     'In-memory cache lookups (leaderboard top pages, content), by cache and result (hit: no database read)',
   )
-  /** The features' counters by metric name, each with its series by label value ('' without a label). */
-  private readonly counters = new Map<
-    string,
-    { family: PlainCounter; label: string | undefined; series: Map<string, { value: number }> }
-  >()
+  /**
+   * The features' counters by metric name: every one is a game's (its series carry `game`), each
+   * game's series by label value ('' without a label), the game's map made with all its declared
+   * values at 0 when the game is first named (`gameKnown`, or its first count).
+   */
+  private readonly counters = new Map<string, FeatureCounter>()
   private readonly gaugeSources = new Map<string, GaugeSource>()
   private readonly caches = new Set<string>()
   private db: Db | undefined
@@ -96,15 +120,13 @@ export class Metrics implements DbObserver {
     // Every label value a family can take, at 0 from the start: a rate over a series that appears only
     // on its first event misses that event.
     for (const kind of ['error', 'conflict', 'query_timeout', 'pool_timeout']) this.dbErrors.inc({ kind }, 0)
-    for (const limit of ['player', 'admin']) this.rateLimited.inc({ limit }, 0)
+    this.rateLimited.inc({ limit: 'admin', game: '' }, 0)
     for (const feature of features) {
       for (const counter of Object.values(feature.counters ?? {})) {
         const family = new PlainCounter(this.registry, counter.name, counter.help)
-        const series = new Map<string, { value: number }>()
         const label = counter.label?.name
-        if (label) for (const value of counter.label!.values) series.set(value, family.of({ [label]: value }))
-        else series.set('', family.of({}))
-        this.counters.set(counter.name, { family, label, series })
+        const values = label ? [...counter.label!.values] : ['']
+        this.counters.set(counter.name, { family, label, values, games: new Map() })
       }
       for (const gauge of Object.values(feature.gauges ?? {})) {
         const source = () => this.gaugeSources.get(gauge.name)
@@ -142,8 +164,18 @@ export class Metrics implements DbObserver {
     this.dbErrors.inc({ kind })
   }
 
-  rateLimitRejected(limit: 'player' | 'admin'): void {
-    this.rateLimited.inc({ limit })
+  /** A 429 of the rate limit: `game` the one whose limit it was (empty for the admin limit). */
+  rateLimitRejected(limit: 'player' | 'admin', game: string): void {
+    this.rateLimited.inc({ limit, game })
+  }
+
+  /**
+   * A game this app serves: its series of every feature counter (and its player rate limit) are there
+   * at 0 from now on, so that a rate over them sees the game's first event.
+   */
+  gameKnown(game: string): void {
+    this.rateLimited.inc({ limit: 'player', game }, 0)
+    for (const counter of this.counters.values()) seriesOf(counter, game)
   }
 
   /** The callback a cache a feature declared reports its lookups to. */
@@ -166,11 +198,16 @@ export class Metrics implements DbObserver {
   counter(name: string, values: readonly string[] = []): Count {
     const counter = this.counters.get(name)
     if (!counter) throw new Error(`No feature declares the counter '${name}' in its manifest`)
-    const { family, label, series } = counter
-    for (const value of values) if (label && !series.has(value)) series.set(value, family.of({ [label]: value }))
-    return (labelValue = '') => {
+    const { family, label } = counter
+    if (label) {
+      for (const value of values) if (!counter.values.includes(value)) counter.values.push(value)
+      for (const game of counter.games.keys()) seriesOf(counter, game)
+    }
+    // Two map lookups per count: the game's series, then the label value's.
+    return (labelValue = '', game = '') => {
+      const series = counter.games.get(game) ?? seriesOf(counter, game)
       let one = series.get(labelValue)
-      if (!one) series.set(labelValue, (one = family.of(label ? { [label]: labelValue } : {})))
+      if (!one) series.set(labelValue, (one = family.of(label ? { [label]: labelValue, game } : { game })))
       one.value++
     }
   }
@@ -180,9 +217,9 @@ export class Metrics implements DbObserver {
     this.gaugeSources.set(name, source)
   }
 
-  /** One request answered: `route` is the matched pattern, or UNMATCHED_ROUTE. */
-  requestAnswered(route: string, method: string, status: number, seconds: number): void {
-    this.requests.record(route, method, status, seconds)
+  /** One request answered: `route` is the matched pattern, or UNMATCHED_ROUTE; `game` '' when none was named. */
+  requestAnswered(route: string, method: string, status: number, seconds: number, game: string): void {
+    this.requests.record(route, method, status, seconds, game)
   }
 
   /** This process's metrics as JSON, the form a cluster primary sums (see `aggregateWorkers`). */

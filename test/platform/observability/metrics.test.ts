@@ -323,16 +323,16 @@ t.test(
   async (t) => {
     const ours = new Metrics()
     const reference = new Registry()
-    const labelNames = ['route', 'method', 'status'] as const
+    const labelNames = ['route', 'method', 'status', 'game'] as const
     const counter = new Counter({
       name: 'http_requests_total',
-      help: 'HTTP requests answered, by route pattern, method and status',
+      help: 'HTTP requests answered, by route pattern, method, status and game (empty: none was named)',
       labelNames,
       registers: [reference],
     })
     const histogram = new Histogram({
       name: 'http_request_duration_seconds',
-      help: 'Time from the request to its answer, by route pattern, method and status',
+      help: 'Time from the request to its answer, by route pattern, method, status and game',
       labelNames,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [reference],
@@ -347,8 +347,8 @@ t.test(
       ['/b/:id', 'POST', 200, 0.2500001],
     ]
     for (const [route, method, status, seconds] of seen) {
-      ours.requestAnswered(route, method, status, seconds)
-      const labels = { route, method, status: String(status) }
+      const labels = { route, method, status: String(status), game: route === '/a' ? 'default' : 'b' }
+      ours.requestAnswered(route, method, status, seconds, labels.game)
       counter.inc(labels)
       histogram.observe(labels, seconds)
     }
@@ -386,7 +386,7 @@ t.test('a registry reset zeroes the plain-number families, and counting goes on'
   const lookup = metrics.cacheLookup('news')
   lookup(true)
   lookup(false)
-  metrics.requestAnswered('/a', 'GET', 200, 0.002)
+  metrics.requestAnswered('/a', 'GET', 200, 0.002, 'default')
   const value = async (name: string, labels: Record<string, string>) =>
     valueOf(parsePrometheus(await metrics.registry.metrics()), name, labels)
   t.equal(await value('outpost_cache_lookups_total', { cache: 'news', result: 'hit' }), 1)
@@ -394,7 +394,7 @@ t.test('a registry reset zeroes the plain-number families, and counting goes on'
   t.equal(await value('outpost_cache_lookups_total', { cache: 'news', result: 'hit' }), 0, 'zeroed, still listed')
   t.equal(await value('http_requests_total', { route: '/a', method: 'GET', status: '200' }), undefined)
   lookup(true)
-  metrics.requestAnswered('/a', 'GET', 200, 0.002)
+  metrics.requestAnswered('/a', 'GET', 200, 0.002, 'default')
   t.equal(await value('outpost_cache_lookups_total', { cache: 'news', result: 'hit' }), 1, 'the kept series counts on')
   t.equal(await value('http_requests_total', { route: '/a', method: 'GET', status: '200' }), 1)
 })

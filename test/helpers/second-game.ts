@@ -1,0 +1,42 @@
+import type { Test } from 'tap'
+import { MIGRATIONS } from '../../app.js'
+import { createGameStore, gameSchema } from '../../db/games.js'
+import { insertGame, updateGame } from '../../platform/games/store.js'
+import type { GameSettingsPatch } from '../../platform/games/settings.js'
+import { dropMysqlDatabase } from '../../bench/mysql.js'
+import { APP, serverUrl, type TestApp } from './app.js'
+
+/**
+ * A game besides `default` on a test's app: its row and first key, its database made by the app's
+ * migrations, its own settings, and the app's copy of the games reloaded. On MySQL its database
+ * (`DB_NAME__id`) is dropped when the test ends; on PostgreSQL its schema goes with the test's database.
+ */
+export async function addGame(
+  t: Test,
+  ctx: Pick<TestApp, 'app' | 'clock'>,
+  id: string,
+  settings: GameSettingsPatch = {},
+) {
+  const { app, clock } = ctx
+  const { key } = await insertGame(app.db, id, `Game ${id}`, clock.now())
+  if (app.config.DB_DRIVER === 'mysql') {
+    const url = serverUrl('mysql')!
+    t.teardown(() => dropMysqlDatabase(url, gameSchema(app.config, id)!))
+  }
+  await createGameStore(app.db, app.config, id, MIGRATIONS)
+  await app.games.reload()
+  await setSettings(ctx, id, settings)
+  const call: TestApp['call'] = (o) =>
+    app.inject({ ...o, url: `${APP}${o.url}`, headers: { 'x-api-key': key.key, ...o.headers } })
+  return { key: key.key, call }
+}
+
+/** Replaces a game's own settings (what it leaves out takes the environment's) and reloads the games. */
+export async function setSettings(
+  ctx: Pick<TestApp, 'app' | 'clock'>,
+  id: string,
+  settings: GameSettingsPatch,
+): Promise<void> {
+  await updateGame(ctx.app.db, id, { settings }, ctx.clock.now())
+  await ctx.app.games.reload()
+}
