@@ -42,6 +42,8 @@ export const PLATFORM_TABLES = [
   'login_locks',
   'audit_log',
   'job_runs',
+  'games',
+  'game_keys',
 ] as const satisfies readonly (keyof Database)[]
 
 /** The database or a transaction: services take either, so a caller can make them part of its transaction. */
