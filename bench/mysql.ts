@@ -31,8 +31,15 @@ export async function onMysqlServer(url: string, statement: string): Promise<unk
 export const createMysqlDatabase = (url: string, name: string) =>
   onMysqlServer(url, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
 
-export const dropMysqlDatabase = (url: string, name: string) =>
-  onMysqlServer(url, `DROP DATABASE IF EXISTS \`${name}\``)
+/** Drops the database `name` and the databases of its other games (`name__<id>`, db/games.ts). */
+export async function dropMysqlDatabase(url: string, name: string): Promise<void> {
+  const games = (await onMysqlServer(
+    url,
+    `SELECT schema_name AS name FROM information_schema.schemata WHERE schema_name LIKE '${name.replaceAll('_', '\\_')}\\_\\_%'`,
+  )) as Array<{ name: string }>
+  for (const game of games) await onMysqlServer(url, `DROP DATABASE IF EXISTS \`${game.name}\``)
+  await onMysqlServer(url, `DROP DATABASE IF EXISTS \`${name}\``)
+}
 
 /** The settings that point Outpost at the database `name` on the server of `url`. */
 export function mysqlSettings(url: string, name: string, poolSize: number): Record<string, string> {

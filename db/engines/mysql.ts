@@ -138,6 +138,8 @@ function backupAdvice(target: BackupTarget, file: string): string {
   return (
     'npm run backup copies a SQLite database; this configuration uses MySQL (DB_DRIVER=mysql). Back it up with\n' +
     `  ${command}\n` +
-    '(it asks for the password of DB_PASS; --single-transaction takes a consistent snapshot without locking the running server).'
+    '(it asks for the password of DB_PASS; --single-transaction takes a consistent snapshot without locking the running server).\n' +
+    `Each game other than default has a database of its own, ${target.DB_NAME}__<id> (dashes as _): dump each the ` +
+    'same way, naming its database in place of the first (SHOW DATABASES lists them).'
   )
 }

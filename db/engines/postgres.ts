@@ -184,7 +184,7 @@ function backupAdvice(target: BackupTarget, file: string): string {
     'npm run backup copies a SQLite database; this configuration uses PostgreSQL (DB_DRIVER=postgres). Back it up with\n' +
     `  ${dump}\n` +
     '(it asks for the password of DB_PASS, or reads PGPASSWORD or ~/.pgpass; it dumps one consistent snapshot while ' +
-    'the server runs). Restore it, Outpost stopped, into an empty database (CREATE DATABASE … ENCODING ' +
+    'the server runs; every game is in it, each game other than default in its schema game_<id>). Restore it, Outpost stopped, into an empty database (CREATE DATABASE … ENCODING ' +
     "'UTF8' TEMPLATE template0 OWNER … as for a new one) with\n" +
     `  ${restore}`
   )

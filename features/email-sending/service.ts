@@ -18,6 +18,8 @@ import {
   type Rendered,
 } from './templates.js'
 
+export { replaceEmailTemplates, snapshotEmailTemplates, type TemplateCopy } from './templates.js'
+
 /**
  * The e-mail queue. A send renders the template and stores one `pending` row; the
  * worker (worker.ts) delivers it. The recipient is always the user's account address.

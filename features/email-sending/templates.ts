@@ -1,6 +1,7 @@
 import type { Db } from '../../db/types.js'
 import type { EmailTemplateRow } from './tables.js'
 import { upsert } from '../../db/dialect.js'
+import { withTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
 import { keysetPage } from '../../platform/http/pagination.js'
@@ -238,3 +239,46 @@ export async function previewTemplate(
   if (missing.length > 0) throw missingVariablesError(missing)
   return render(template, options.language, values)
 }
+
+/** A template as copying compares it (its slug is the key). */
+export interface TemplateCopy {
+  defaultLanguage: string
+  clientCallable: boolean
+  variables: Record<string, string | null>
+  translations: Record<string, { subject: string; html: string; text: string | null }>
+}
+
+/** Every template by slug: what copying the e-mail templates to another game compares. */
+export async function snapshotEmailTemplates(db: Db): Promise<Record<string, TemplateCopy>> {
+  const rows = await db.selectFrom('email_templates').selectAll().execute()
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.slug,
+      {
+        defaultLanguage: r.default_language,
+        clientCallable: r.client_callable === 1,
+        variables: JSON.parse(r.variables) as TemplateCopy['variables'],
+        translations: JSON.parse(r.translations) as TemplateCopy['translations'],
+      },
+    ]),
+  )
+}
+
+/** Writes the templates of `put` (checked as the operator's PUT) and deletes those of `remove`, in one transaction. */
+export async function replaceEmailTemplates(
+  db: Db,
+  change: { put: Record<string, TemplateCopy>; remove: readonly string[] },
+  now: number,
+): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    for (const [slug, template] of Object.entries(change.put)) {
+      await putTemplate(trx, slug, { ...template, translations: withText(template.translations) }, now)
+    }
+    for (const slug of change.remove) await deleteTemplate(trx, slug)
+  })
+}
+
+const withText = (translations: TemplateCopy['translations']) =>
+  Object.fromEntries(
+    Object.entries(translations).map(([language, t]) => [language, { ...t, text: t.text ?? undefined }]),
+  )

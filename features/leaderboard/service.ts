@@ -46,3 +46,4 @@ export async function exportForUser(db: Db, userId: string) {
   }
 }
 export * from './histogram.js'
+export * from './board-copy.js'

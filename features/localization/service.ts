@@ -226,3 +226,37 @@ export async function listTranslationKeys(
     nextCursor: page.nextCursor,
   }
 }
+
+// ---- copy between games (features/games/copy.ts) --------------------------------------------
+
+/** Every value, keyed `<language>/<key>` (a language tag holds no `/`): what copying localization compares. */
+export async function snapshotLocalization(db: Db): Promise<Record<string, string>> {
+  const rows = await db.selectFrom('localizations').select(['language', 'localization_key', 'value']).execute()
+  return Object.fromEntries(rows.map((r) => [`${r.language}/${r.localization_key}`, r.value]))
+}
+
+/** Writes the values of `put` and deletes those of `remove` (keyed as the snapshot), in one transaction. */
+export async function replaceLocalization(
+  db: Db,
+  change: { put: Record<string, string>; remove: readonly string[] },
+  now: number,
+): Promise<void> {
+  const split = (id: string) => [id.slice(0, id.indexOf('/')), id.slice(id.indexOf('/') + 1)] as const
+  await inTransaction(db, async (trx) => {
+    await bumpChangeCounter(trx, 'localization')
+    const byLanguage = new Map<string, Array<[string, string]>>()
+    for (const [id, value] of Object.entries(change.put)) {
+      const [language, key] = split(id)
+      byLanguage.set(language, [...(byLanguage.get(language) ?? []), [key, value]])
+    }
+    for (const [language, entries] of byLanguage) await writeTranslations(trx, language, entries, now)
+    for (const id of change.remove) {
+      const [language, key] = split(id)
+      await trx
+        .deleteFrom('localizations')
+        .where('language', '=', language)
+        .where('localization_key', '=', key)
+        .execute()
+    }
+  })
+}

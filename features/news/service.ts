@@ -224,3 +224,55 @@ export async function importNews(
     throw error
   }
 }
+
+// ---- copy between games (features/games/copy.ts) --------------------------------------------
+
+/** A news item as copying compares it (its id is the key). */
+export interface NewsCopy {
+  title: string
+  message: string
+  languageCode: string
+  releaseDate: string
+}
+
+/** Every item by id: what copying the news to another game compares. */
+export async function snapshotNews(db: Db): Promise<Record<string, NewsCopy>> {
+  const rows = await db.selectFrom('news').selectAll().execute()
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.id,
+      { title: r.title, message: r.message, languageCode: r.language_code, releaseDate: toIso(r.release_date) },
+    ]),
+  )
+}
+
+/** Writes the items of `put` (with their ids) and deletes those of `remove`, in one transaction. */
+export async function replaceNews(
+  db: Db,
+  change: { put: Record<string, NewsCopy>; remove: readonly string[] },
+  now: number,
+): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    await bumpChangeCounter(trx, 'news')
+    for (const [id, item] of Object.entries(change.put)) {
+      const fields = {
+        title: item.title,
+        message: item.message,
+        language_code: requiredLanguage(item.languageCode),
+        release_date: parseIsoTime(item.releaseDate, 'releaseDate'),
+        updated_at: now,
+      }
+      const updated = affected(await trx.updateTable('news').set(fields).where('id', '=', id).executeTakeFirst())
+      if (updated === 0)
+        await trx
+          .insertInto('news')
+          .values({ id, ...fields, created_at: now })
+          .execute()
+    }
+    if (change.remove.length > 0)
+      await trx
+        .deleteFrom('news')
+        .where('id', 'in', [...change.remove])
+        .execute()
+  })
+}

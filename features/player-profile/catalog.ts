@@ -147,3 +147,32 @@ export async function deleteCosmetic(db: Db, events: EventSender, id: string, no
     if (affected(removed) === 0) throw notFound('NOT_FOUND', `Cosmetic '${id}' is not in the catalog`)
   })
 }
+
+/** A catalog entry as copying compares it (its id is the key). */
+export interface CosmeticCopy {
+  type: Cosmetic['type']
+  name: string
+  locked: boolean
+}
+
+/** The whole catalog by id: what copying the cosmetics to another game compares. */
+export async function snapshotCosmetics(db: Db): Promise<Record<string, CosmeticCopy>> {
+  const rows = await db.selectFrom('cosmetics').selectAll().execute()
+  return Object.fromEntries(rows.map((r) => [r.id, { type: r.type, name: r.name, locked: r.locked === 1 }]))
+}
+
+/**
+ * Writes the entries of `put` and deletes those of `remove`, in one transaction. A deleted entry goes
+ * as the operator's delete takes it: from the players who had unlocked it and off every profile.
+ */
+export async function replaceCosmetics(
+  db: Db,
+  events: EventSender,
+  change: { put: Record<string, CosmeticCopy>; remove: readonly string[] },
+  now: number,
+): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    for (const [id, entry] of Object.entries(change.put)) await putCosmetic(trx, id, entry, now)
+    for (const id of change.remove) await deleteCosmetic(trx, events, id, now)
+  })
+}

@@ -12,7 +12,15 @@ import { findUser, lockUser, normalizeName, renameUser, type User } from '../use
 import type { ProfileDocument, ProfileUpdateBody, PublicProfile } from './schemas.js'
 import { assertInCatalog, assertWellFormed, catalogEntries, takeOffProfiles, type Cosmetic } from './catalog.js'
 
-export { cosmeticsInCatalog, deleteCosmetic, listCosmetics, putCosmetic } from './catalog.js'
+export {
+  cosmeticsInCatalog,
+  deleteCosmetic,
+  listCosmetics,
+  putCosmetic,
+  replaceCosmetics,
+  snapshotCosmetics,
+  type CosmeticCopy,
+} from './catalog.js'
 
 /**
  * The player profile. A player's visible profile (avatar, frame, badges) and unlocks live in this

@@ -191,3 +191,30 @@ export async function importConfig(db: Db, key: string, value: string | null, no
     return existing?.config_value === value ? EXISTS : refused('the key is already set here to another value (kept)')
   }
 }
+
+// ---- copy between games (features/games/copy.ts) --------------------------------------------
+
+/** Every config value by key: what copying the remote config to another game compares. */
+export async function snapshotRemoteConfig(db: Db): Promise<Record<string, string>> {
+  const rows = await db.selectFrom('remote_configs').select(['config_key', 'config_value']).execute()
+  return Object.fromEntries(rows.map((r) => [r.config_key, r.config_value]))
+}
+
+/** Writes the values of `put` and deletes the keys of `remove`, in one transaction with one counter bump. */
+export async function replaceRemoteConfig(
+  db: Db,
+  change: { put: Record<string, string>; remove: readonly string[] },
+  now: number,
+): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    await bumpChangeCounter(trx, 'remote-config')
+    const entries = Object.entries(change.put)
+    if (entries.length > 0) await writeConfigs(trx, entries, now)
+    if (change.remove.length > 0) {
+      await trx
+        .deleteFrom('remote_configs')
+        .where('config_key', 'in', [...change.remove])
+        .execute()
+    }
+  })
+}

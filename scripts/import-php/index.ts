@@ -1,5 +1,6 @@
-// `npm run import:php -- --from <sqlite file | mysql URL> [--dry-run]`: moves a horizOn Simple Server's
-// data into the Outpost database configured in .env (created and migrated when needed).
+// `npm run import:php -- --from <sqlite file | mysql URL> [--game <id>] [--dry-run]`: moves a horizOn
+// Simple Server's data into a game of the Outpost server configured in .env (`default` unless named;
+// its database created and migrated when needed).
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +12,8 @@ import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS } from '../../db
 import { migrateToLatest } from '../../db/migrate.js'
 import { MIGRATIONS } from '../../app.js'
 import type { Db } from '../../db/types.js'
+import { DEFAULT_GAME, GAME_ID_PATTERN } from '../../db/games.js'
+import { gameTarget, type Target } from './game.js'
 import {
   assertPhpSchema,
   formatReport,
@@ -23,32 +26,41 @@ import {
   type Progress,
 } from './import.js'
 
-const USAGE = `Usage: npm run import:php -- --from <sqlite file | mysql://user:pass@host:port/db> [--dry-run]
+const USAGE = `Usage: npm run import:php -- --from <sqlite file | mysql://user:pass@host:port/db> [--game <id>] [--dry-run]
 
 Copies a horizOn Simple Server's users (with their ids, names and anonymous tokens), scores, cloud
-saves, remote config, news, gift codes and redemptions, feedback, logs and crash data into the
-Outpost database configured in .env. Running it again copies nothing twice. --dry-run writes nothing.`
+saves, remote config, news, gift codes and redemptions, feedback, logs and crash data into a game of
+the Outpost server configured in .env: the game --game names (it must exist: create it first with
+POST /api/v1/admin/games), else \`default\`. Running it again copies nothing twice. --dry-run writes nothing.`
 
 /** The import's arguments once parsed. */
 export interface ImportArgs {
   from: string
+  /** The game the data goes into. */
+  game: string
   dryRun: boolean
 }
 
 /** The arguments or the message saying what is wrong with them, kept apart from main for tests. */
 export function parseArgs(argv: string[]): ImportArgs | string {
   let from: string | undefined
+  let game = DEFAULT_GAME
   let dryRun = false
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--dry-run') dryRun = true
     else if (arg === '--from') from = argv[++i]
     else if (arg.startsWith('--from=')) from = arg.slice('--from='.length)
+    else if (arg === '--game') game = argv[++i] ?? ''
+    else if (arg.startsWith('--game=')) game = arg.slice('--game='.length)
     else if (arg === '--help' || arg === '-h') return USAGE
     else return `Unknown argument "${arg}".\n\n${USAGE}`
   }
   if (!from) return `--from is required.\n\n${USAGE}`
-  return { from, dryRun }
+  if (!new RegExp(GAME_ID_PATTERN).test(game)) {
+    return `--game "${game}" is not a game id (lower-case letters, digits and dashes, at most 32).\n\n${USAGE}`
+  }
+  return { from, game, dryRun }
 }
 
 /** A bar on a terminal; nothing when the output is a file or a pipe (the counts at the end say it all). */
@@ -110,17 +122,18 @@ async function dryRun(db: Db, run: (db: Db) => Promise<ImportReport>): Promise<I
  * migrated yet, a SQLite dry run works on a migrated temporary copy, and one on a database server
  * (MySQL, PostgreSQL) stops.
  */
-async function target(config: Config, dry: boolean): Promise<{ db: Db; cleanup: () => void }> {
+async function target(config: Config, dry: boolean, game: string): Promise<Target> {
   const settings = { ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS }
+  if (game !== DEFAULT_GAME) return gameTarget(settings, dry, game)
   if (!dry) {
     const db = createDb(settings)
     await migrateToLatest(db, MIGRATIONS)
-    return { db, cleanup: () => {} }
+    return { db, cleanup: () => db.destroy() }
   }
   const server = isDatabaseServer(config)
   if (!server && !existsSync(config.DB_PATH)) return scratchCopy(settings, undefined)
   const db = createDb(settings)
-  if ((await pendingMigrations(db)) === 0) return { db, cleanup: () => {} }
+  if ((await pendingMigrations(db)) === 0) return { db, cleanup: () => db.destroy() }
   if (server) {
     await db.destroy()
     throw new Error(
@@ -131,7 +144,7 @@ async function target(config: Config, dry: boolean): Promise<{ db: Db; cleanup: 
   return scratchCopy(settings, config.DB_PATH)
 }
 
-async function scratchCopy(config: Config, from: string | undefined): Promise<{ db: Db; cleanup: () => void }> {
+async function scratchCopy(config: Config, from: string | undefined): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'outpost-dry-run-'))
   const path = join(dir, 'outpost.db')
   if (from) {
@@ -141,7 +154,13 @@ async function scratchCopy(config: Config, from: string | undefined): Promise<{ 
   }
   const db = createDb({ ...config, DB_PATH: path })
   await migrateToLatest(db, MIGRATIONS)
-  return { db, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+  return {
+    db,
+    cleanup: async () => {
+      await db.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** Where the command writes: the process's streams, or a test's buffers. */
@@ -208,17 +227,18 @@ export async function main(
     }
   }
   let db: Db
-  let cleanup: () => void
+  let cleanup: () => Promise<void> | void
   try {
     await assertPhpSchema(source)
-    ;({ db, cleanup } = await target(config, args.dryRun))
+    ;({ db, cleanup } = await target(config, args.dryRun, args.game))
   } catch (error) {
     await source.close()
     throw error
   }
   try {
     io.out.write(
-      `${args.dryRun ? 'Dry run: reading' : 'Importing'} ${source.description} into Outpost's ${config.DB_DRIVER} database\n`,
+      `${args.dryRun ? 'Dry run: reading' : 'Importing'} ${source.description} into the game ${args.game} ` +
+        `of Outpost's ${config.DB_DRIVER} database\n`,
     )
     const settings = { boardKey: 'default', cloudSaveMaxBytes: config.CLOUD_SAVE_MAX_BYTES, now: Date.now() }
     const progress = terminalProgress(io.out)
@@ -228,8 +248,7 @@ export async function main(
     return 0
   } finally {
     await source.close()
-    await db.destroy()
-    cleanup()
+    await cleanup()
   }
 }
 

@@ -1,10 +1,14 @@
 // `npm run migrate-data -- --from <database> --to <database>`: moves every table of an Outpost database
-// into another, empty one, each a SQLite file or a MySQL or PostgreSQL database, in any direction.
+// into another, empty one, each a SQLite file or a MySQL or PostgreSQL database, in any direction; and
+// every game's database with it, into the target's database of the same game.
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ENGINES, type Engine } from '../../db/engines/index.js'
-import { openMysql, openSqlite, type ServerTarget, type TargetStore } from './stores.js'
+import { gameFile, gameSchema } from '../../db/games.js'
+import type { Config } from '../../config.js'
+import { isMissingDatabase, openMysql, openSqlite, type ServerTarget, type TargetStore } from './stores.js'
+import { createTargetGame, gamesOf } from './games.js'
 import { openPostgres } from './postgres-store.js'
 import { checkSource, formatCounts, migrateTarget, moveData, refuseTarget, type MoveProgress } from './move.js'
 
@@ -19,7 +23,10 @@ export const USAGE = `Usage: npm run migrate-data -- --from <database> --to <dat
 Copies every table of an Outpost database into another one, with every row's id, bytes and times
 as they are, then counts the rows of each table on both sides and prints them. The target is
 migrated first (it may be a new, empty database) and must hold no data: the move refuses a target
-with rows in any table, and writes nothing then.
+with rows in any table, and writes nothing then. Every game of the server moves with it: each game's
+own database (SQLite: the file in the folder beside the database's, name.games/<id>.db; MySQL: the
+database NAME__<id>; PostgreSQL: the schema game_<id>) into the target's database of that game,
+made and migrated by the move.
 
 Stop the Outpost server before the move and keep it stopped until it is done: rows written during
 the move would not be carried over. A SQLite source that another process holds open (a running
@@ -104,12 +111,22 @@ function endpoint(text: string, flag: string): Endpoint | string {
   return `${flag} ${text}: give sqlite:PATH, mysql://USER:PASS@HOST:PORT/NAME or postgres://USER:PASS@HOST:PORT/NAME`
 }
 
-/** The store of a database the command line names (`sqlite:PATH` or a server's URL). */
-export async function openEndpoint(text: string, role: 'source' | 'target'): Promise<TargetStore> {
+/** The database of the game `game` (not `default`) beside the default game's database `e`. */
+function gameEndpoint(e: Endpoint, game: string): Endpoint {
+  if (e.kind === 'sqlite') return { kind: 'sqlite', path: gameFile(e.path, game) }
+  const schema = gameSchema({ DB_DRIVER: e.server.engine.name, DB_NAME: e.target.database }, game)!
+  return { ...e, target: { ...e.target, game: { id: game, schema } } }
+}
+
+/** The store of a database the command line names (`sqlite:PATH` or a server's URL); `game` for a game's. */
+export async function openEndpoint(text: string, role: 'source' | 'target', game?: string): Promise<TargetStore> {
   const e = endpoint(text, text)
   if (typeof e === 'string') throw new Error(e)
-  return e.kind === 'sqlite' ? openSqlite(e.path, role) : e.server.open(e.target, role)
+  return open(game ? gameEndpoint(e, game) : e, role)
 }
+
+const open = (e: Endpoint, role: 'source' | 'target') =>
+  e.kind === 'sqlite' ? openSqlite(e.path, role) : e.server.open(e.target, role)
 
 /** The arguments or the message saying what is wrong with them, kept apart from main for tests. */
 export function parseArgs(argv: string[]): MoveArgs | string {
@@ -135,7 +152,8 @@ export function parseArgs(argv: string[]): MoveArgs | string {
 const describe = (e: Endpoint) => {
   if (e.kind === 'sqlite') return `sqlite:${e.path}`
   const url = new URL(e.url)
-  return `${url.protocol}//${url.host}${url.pathname}`
+  const game = e.target.game ? ` (${e.target.game.schema})` : ''
+  return `${url.protocol}//${url.host}${url.pathname}${game}`
 }
 
 /** Where the command writes, handed in so tests read its output. */
@@ -161,20 +179,11 @@ function terminalProgress(stream: Output['out']): MoveProgress | undefined {
   }
 }
 
-/** The target, checked before the migrations run on it (a database with data gets nothing), then migrated. */
-async function openTarget(to: Endpoint): Promise<TargetStore> {
-  if (to.kind === 'sqlite') {
-    if (existsSync(to.path)) {
-      const before = openSqlite(to.path, 'target')
-      await refuseTarget(before).finally(() => before.close())
-    }
-    await migrateTarget({ DB_DRIVER: 'sqlite', DB_PATH: to.path })
-    return openSqlite(to.path, 'target')
-  }
+/** The settings of the target's default game's database, for its migrations and its games'. */
+function targetSettings(to: Endpoint): Partial<Config> {
+  if (to.kind === 'sqlite') return { DB_DRIVER: 'sqlite', DB_PATH: to.path }
   const t = to.target
-  const before = await to.server.open(t, 'target')
-  await refuseTarget(before).finally(() => before.close())
-  await migrateTarget({
+  return {
     DB_DRIVER: to.server.engine.name,
     DB_HOST: t.host,
     DB_PORT: t.port,
@@ -182,8 +191,27 @@ async function openTarget(to: Endpoint): Promise<TargetStore> {
     DB_PASS: t.password,
     DB_NAME: t.database,
     ...t.tls,
-  })
-  return to.server.open(t, 'target')
+  }
+}
+
+/** Refuses a target (a game's too) that holds data, before anything is written; one not made yet passes. */
+async function checkTarget(to: Endpoint): Promise<void> {
+  if (to.kind === 'sqlite' && !existsSync(to.path)) return
+  let before: TargetStore
+  try {
+    before = await open(to, 'target')
+  } catch (error) {
+    if (to.kind === 'server' && to.target.game && isMissingDatabase(error)) return
+    throw error
+  }
+  await refuseTarget(before).finally(() => before.close())
+}
+
+/** The target, checked before the migrations run on it (a database with data gets nothing), then migrated. */
+async function openTarget(to: Endpoint): Promise<TargetStore> {
+  await checkTarget(to)
+  await migrateTarget(targetSettings(to))
+  return open(to, 'target')
 }
 
 /** The migrate-data command's entry point; its exit code says whether the move happened. */
@@ -207,36 +235,71 @@ export async function main(argv: string[], io: Output = { out: process.stdout, e
 }
 
 async function move(args: MoveArgs, io: Output): Promise<number> {
-  const source =
-    args.from.kind === 'sqlite'
-      ? openSqlite(args.from.path, 'source')
-      : await args.from.server.open(args.from.target, 'source')
+  const source = await open(args.from, 'source')
+  let games: string[]
   try {
-    // Everything the source can be refused for is found before the target is touched.
+    // Everything the source can be refused for is found before the target is touched: the default
+    // game's database, then each other game's.
     await checkSource(source)
-    io.out.write(`Moving ${describe(args.from)} into ${describe(args.to)}\n`)
-    const target = await openTarget(args.to)
-    try {
-      const started = Date.now()
-      const results = await moveData(source, target, terminalProgress(io.out))
-      if (io.out.isTTY) io.out.write('\n')
-      io.out.write(`${formatCounts(results)}\n`)
-      const wrong = results.filter((r) => r.source !== r.target)
-      if (wrong.length > 0) {
-        io.err.write(`Row counts differ in ${wrong.map((r) => r.table).join(', ')}: do not use the target\n`)
-        return 1
-      }
-      const seconds = ((Date.now() - started) / 1000).toFixed(1)
-      io.out.write(
-        `Done in ${seconds} s: every table has the same number of rows on both sides.\n` +
-          'Point the DB_ settings in .env at the target, then start the server.\n',
-      )
-      return 0
-    } finally {
-      await target.close()
+    games = await gamesOf(source)
+    for (const game of games) {
+      const store = await open(gameEndpoint(args.from, game), 'source')
+      await checkSource(store)
+        .catch((error: Error) => {
+          throw new Error(`game ${game}: ${error.message}`, { cause: error })
+        })
+        .finally(() => store.close())
     }
+    for (const game of games) await checkTarget(gameEndpoint(args.to, game))
+    const count = games.length ? ` and its ${games.length} other game(s), ${games.join(', ')},` : ''
+    io.out.write(`Moving ${describe(args.from)}${count} into ${describe(args.to)}\n`)
+    const moved = await moveOne(source, await openTarget(args.to), io)
+    if (!moved) return 1
   } finally {
     await source.close()
+  }
+  const started = Date.now()
+  for (const game of games) {
+    const from = gameEndpoint(args.from, game)
+    const to = gameEndpoint(args.to, game)
+    io.out.write(`\nGame ${game}: ${describe(from)} into ${describe(to)}\n`)
+    await createTargetGame(targetSettings(args.to), game)
+    const gameSource = await open(from, 'source')
+    try {
+      const moved = await moveOne(gameSource, await open(to, 'target'), io).catch((error: Error) => {
+        throw new Error(
+          `game ${game}: ${error.message}. The target holds the games moved before it: move again into new, ` +
+            "empty databases (each game's too)",
+          { cause: error },
+        )
+      })
+      if (!moved) return 1
+    } finally {
+      await gameSource.close()
+    }
+  }
+  if (games.length) io.out.write(`\nEvery game moved (the games in ${((Date.now() - started) / 1000).toFixed(1)} s).\n`)
+  io.out.write('Point the DB_ settings in .env at the target, then start the server.\n')
+  return 0
+}
+
+/** Moves one game's database into the target's (closed after), printing the counts; false when they differ. */
+async function moveOne(source: TargetStore, target: TargetStore, io: Output): Promise<boolean> {
+  try {
+    const started = Date.now()
+    const results = await moveData(source, target, terminalProgress(io.out))
+    if (io.out.isTTY) io.out.write('\n')
+    io.out.write(`${formatCounts(results)}\n`)
+    const wrong = results.filter((r) => r.source !== r.target)
+    if (wrong.length > 0) {
+      io.err.write(`Row counts differ in ${wrong.map((r) => r.table).join(', ')}: do not use the target\n`)
+      return false
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(1)
+    io.out.write(`Done in ${seconds} s: every table has the same number of rows on both sides.\n`)
+    return true
+  } finally {
+    await target.close()
   }
 }
 

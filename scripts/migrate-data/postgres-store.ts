@@ -45,7 +45,9 @@ export async function openPostgres(target: ServerTarget, role: 'source' | 'targe
   const rows = async (text: string, params: unknown[] = []): Promise<unknown[][]> =>
     (await client.query<unknown[]>({ text, values: params, rowMode: 'array' })).rows
   try {
-    if (role === 'source') {
+    // A game's schema: every unqualified name below is the game's table (a schema not made yet has none).
+    if (target.game) await client.query(`set search_path to ${q(target.game.schema)}`)
+    if (role === 'source' && !target.game) {
       // Another client on this database is most likely a running server writing into it.
       const n = Number(
         (
@@ -60,6 +62,8 @@ export async function openPostgres(target: ServerTarget, role: 'source' | 'targe
           `database ${target.database} has ${n} other connection(s) (a running Outpost server?): stop the server, then run the move again`,
         )
       }
+    }
+    if (role === 'source') {
       // One snapshot for the whole read: every table as of the same moment.
       await client.query('start transaction isolation level repeatable read, read only')
     }
@@ -83,7 +87,7 @@ export async function openPostgres(target: ServerTarget, role: 'source' | 'targe
     }))
   }
   return {
-    description: `PostgreSQL database ${target.database} at ${target.host}:${target.port}`,
+    description: `PostgreSQL database ${target.database}${target.game ? `, schema ${target.game.schema},` : ''} at ${target.host}:${target.port}`,
     wholeMove: true,
     async tables() {
       const names = await rows(

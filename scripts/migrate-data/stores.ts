@@ -212,6 +212,16 @@ export interface ServerTarget {
   database: string
   /** TLS to the server, as the DB_SSL and DB_SSL_CA settings give it to Outpost (db/tls.ts). */
   tls: Pick<DbConfig, 'DB_SSL' | 'DB_SSL_CA'>
+  /**
+   * A game other than `default`: its database on the server (db/games.ts gameSchema), which the store
+   * reads and writes in place of `database`. Its server's clients were counted on the default game's.
+   */
+  game?: { id: string; schema: string }
+}
+
+/** Whether a connection failed because its database does not exist (a game's not made yet on the target). */
+export function isMissingDatabase(error: unknown): boolean {
+  return (error as { code?: string }).code === 'ER_BAD_DB_ERROR'
 }
 
 /** A store over a server engine that quotes names with backticks. */
@@ -221,7 +231,7 @@ export async function openMysql(target: ServerTarget, role: 'source' | 'target')
     port: target.port,
     user: target.user,
     password: target.password,
-    database: target.database,
+    database: target.game?.schema ?? target.database,
     charset: 'UTF8MB4_UNICODE_CI',
     timezone: 'Z',
     supportBigNumbers: true,
@@ -239,7 +249,7 @@ export async function openMysql(target: ServerTarget, role: 'source' | 'target')
   try {
     await conn.query("set session sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_VALUE_ON_ZERO'")
     await conn.query("set session time_zone = '+00:00'")
-    if (role === 'source') {
+    if (role === 'source' && !target.game) {
       // Another connection on this database is most likely a running server writing into it.
       const [others] = await conn.query(
         'select count(*) as n from information_schema.processlist where db = database() and id <> connection_id()',
@@ -250,6 +260,8 @@ export async function openMysql(target: ServerTarget, role: 'source' | 'target')
           `database ${target.database} has ${n} other connection(s) (a running Outpost server?): stop the server, then run the move again`,
         )
       }
+    }
+    if (role === 'source') {
       // One snapshot for the whole read: every table as of the same moment.
       await conn.query('set session transaction isolation level repeatable read')
       await conn.query('start transaction with consistent snapshot, read only')
@@ -260,7 +272,7 @@ export async function openMysql(target: ServerTarget, role: 'source' | 'target')
   }
   const schema = 'table_schema = database()'
   return {
-    description: `MySQL database ${target.database} at ${target.host}:${target.port}`,
+    description: `MySQL database ${target.game?.schema ?? target.database} at ${target.host}:${target.port}`,
     wholeMove: false,
     async tables() {
       const names = await rows(`select table_name from information_schema.tables where ${schema} order by table_name`)

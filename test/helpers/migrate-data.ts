@@ -1,8 +1,15 @@
-// The legs of the migrate-data tests: a database made through the app, moved from engine to engine,
-// compared row for row after each move, and each copy served.
+// The legs of the migrate-data tests: a database made through the app, with a second game beside the
+// default one, moved from engine to engine, every game's rows compared after each move, each copy served.
+import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
 import type { Test } from 'tap'
-import { buildTestApp, freshDatabase, testConfig, type Dialect, type TestApp } from './app.js'
+import { buildTestApp, freshDatabase, serverUrl, testConfig, type Dialect, type TestApp } from './app.js'
+import { makeGame } from './second-game.js'
 import { createDb } from '../../db/index.js'
+import { closeGameDb, DEFAULT_GAME, gameSchema, openGameDb } from '../../db/games.js'
+import { dropMysqlDatabase } from '../../bench/mysql.js'
+import { exportAccount, importAnonymousUser } from '../../features/users/service.js'
+import { importConfig } from '../../features/remote-config/service.js'
 import { main, openEndpoint } from '../../scripts/migrate-data/index.js'
 import { checkOrder, normalize, TABLES } from '../../scripts/migrate-data/move.js'
 import { InUseError } from '../../scripts/migrate-data/stores.js'
@@ -15,8 +22,10 @@ interface Run {
   status: number
   stdout: string
   stderr: string
-  /** Per table: [source rows, target rows], as printed. */
+  /** Per table: [source rows, target rows], as printed for the default game. */
   counts: Map<string, [number, number]>
+  /** The same, for each other game (printed after its `Game <id>:` line). */
+  games: Map<string, Map<string, [number, number]>>
 }
 
 /** The command's own `main`, in this process, with its output kept. */
@@ -26,11 +35,15 @@ export async function migrateData(...args: string[]): Promise<Run> {
   const io = { out: { write: (s: string) => (stdout += s) }, err: { write: (s: string) => (stderr += s) } }
   const status = await main(args, io)
   const counts = new Map<string, [number, number]>()
+  const games = new Map<string, Map<string, [number, number]>>()
+  let current = counts
   for (const line of stdout.split('\n')) {
+    const game = /^Game ([a-z0-9-]+): /.exec(line)
+    if (game) games.set(game[1]!, (current = new Map()))
     const m = /^([a-z_]+)\s+(\d+)\s+(\d+)$/.exec(line.trim())
-    if (m && m[1] !== 'total') counts.set(m[1]!, [Number(m[2]), Number(m[3])])
+    if (m && m[1] !== 'total') current.set(m[1]!, [Number(m[2]), Number(m[3])])
   }
-  return { status, stdout, stderr, counts }
+  return { status, stdout, stderr, counts, games }
 }
 
 /** The command-line form of a test database's settings (a server's URL scheme is its DB_DRIVER). */
@@ -48,8 +61,12 @@ export type Dump = Map<string, string[]>
  * Every row of every table, read through the app's own Kysely set-up (not the move's readers), each
  * row as JSON of its values made comparable across drivers (bytes as hex), sorted.
  */
-async function dump(env: Record<string, string>): Promise<Dump> {
-  const db = createDb(testConfig(env))
+async function dump(env: Record<string, string>, game = DEFAULT_GAME): Promise<Dump> {
+  const config = testConfig(env)
+  const base = createDb(config)
+  // Used once, so that destroy() closes it (Kysely closes only a handle that was used).
+  await sql`select 1`.execute(base)
+  const db = openGameDb(base, config, game)
   try {
     const tables: Dump = new Map()
     for (const table of TABLES) {
@@ -69,8 +86,28 @@ async function dump(env: Record<string, string>): Promise<Dump> {
     }
     return tables
   } finally {
-    await db.destroy()
+    await closeGameDb(db)
+    await base.destroy()
   }
+}
+
+/** The game beside `default` in the moved databases. */
+const GAME = 'second'
+
+/** A player and a config in the second game, written into its database through the owners' services. */
+async function fillSecondGame(t: Test, ctx: TestApp) {
+  const game = await makeGame(ctx, GAME)
+  const player = { id: randomUUID(), name: 'Gamma ✓', anonymousToken: randomUUID(), createdAt: ctx.clock.now() }
+  t.match(await importAnonymousUser(game.db, player), { status: 'copied' })
+  t.match(await importConfig(game.db, 'motd', 'second game', ctx.clock.now()), { status: 'copied' })
+  return { key: game.key, player }
+}
+
+/** On MySQL each game is a database of its own, which dropping the test's database leaves: dropped too. */
+function dropGameDatabases(t: Test, env: Record<string, string>) {
+  const url = serverUrl('mysql')
+  const schema = gameSchema({ DB_DRIVER: env.DB_DRIVER as Dialect, DB_NAME: env.DB_NAME ?? '' }, GAME)
+  if (env.DB_DRIVER === 'mysql' && url && schema) t.teardown(() => dropMysqlDatabase(url, schema))
 }
 
 /**
@@ -109,6 +146,8 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
     const filled = await fillEveryTable(t, path[0]!)
     const firstEnv = dbEnvOf(filled.ctx)
     const envs = [firstEnv]
+    dropGameDatabases(t, firstEnv)
+    const second = await fillSecondGame(t, filled.ctx)
 
     // While the server runs, the move refuses its database.
     const busy = await migrateData('--from', endpoint(firstEnv), '--to', 'sqlite:/nonexistent/outpost.db')
@@ -119,11 +158,14 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
     await connectionsGone(firstEnv)
     const original = await dump(firstEnv)
     for (const table of TABLES) t.ok(original.get(table)!.length > 0, `the source has rows in ${table}`)
+    const originalGame = await dump(firstEnv, GAME)
+    t.equal(originalGame.get('users')!.length, 1, 'the second game has its player')
 
     for (let i = 1; i < path.length; i++) {
       const hop = `${path[i - 1]} to ${path[i]}`
       const sourceEnv = envs[i - 1]!
       const targetEnv = await freshDatabase(t, path[i]!)
+      dropGameDatabases(t, targetEnv)
       const started = Date.now()
       const moved = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
       t.equal(moved.status, 0, `${hop}: the move exits 0: ${moved.stderr}`)
@@ -141,6 +183,14 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
       const target = await dump(targetEnv)
       sameRows(t, target, original, hop)
       await nextIds(t, targetEnv, original, hop)
+      t.match(moved.stdout, new RegExp(`and its 1 other game\\(s\\), ${GAME},`), `${hop}: the games are named`)
+      const gameCounts = moved.games.get(GAME)
+      t.same([...(gameCounts?.keys() ?? [])].sort(), [...TABLES].sort(), `${hop}: the second game's counts printed`)
+      for (const table of TABLES) {
+        const n = originalGame.get(table)!.length
+        t.same(gameCounts?.get(table), [n, n], `${hop}: second game: ${table}: ${n} rows on both sides`)
+      }
+      sameRows(t, await dump(targetEnv, GAME), originalGame, `${hop}, second game`)
 
       // A second move into the filled target is refused, and writes nothing.
       const again = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
@@ -151,7 +201,7 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
       envs.push(targetEnv)
     }
 
-    for (let i = 1; i < path.length; i++) await serve(t, filled, path[i]!, envs[i]!, original)
+    for (let i = 1; i < path.length; i++) await serve(t, filled, path[i]!, envs[i]!, original, second)
   })
 
 /** The tables whose ids the database hands out: the next id of each comes after every moved one. */
@@ -171,9 +221,21 @@ async function nextIds(t: Test, env: Record<string, string>, moved: Dump, hop: s
 }
 
 /** The moved database `env`, served: the same players, scores, saves and content as the app made. */
-async function serve(t: Test, filled: Filled, dialect: Dialect, env: Record<string, string>, moved: Dump) {
+async function serve(
+  t: Test,
+  filled: Filled,
+  dialect: Dialect,
+  env: Record<string, string>,
+  moved: Dump,
+  second: Awaited<ReturnType<typeof fillSecondGame>>,
+) {
   const served = await buildTestApp(t, dialect, { dbEnv: env, clock: filled.ctx.clock })
   const what = (text: string) => `${dialect} copy: ${text}`
+  await served.app.ready()
+  t.equal(served.app.games.forKey(second.key)?.id, GAME, what("the second game's key is its"))
+  const gameDb = served.app.games.get(GAME)!.db
+  t.match(await exportAccount(gameDb, second.player.id), { username: 'Gamma ✓' }, what("the second game's player"))
+  t.equal(await exportAccount(served.app.db, second.player.id), undefined, what('who is not in the default game'))
   const signin = await served.call({
     method: 'POST',
     url: '/user-management/signin',

@@ -1,4 +1,6 @@
 import type { Test } from 'tap'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { Db } from '../../db/types.js'
 import { MIGRATIONS } from '../../app.js'
 import { createGameStore, gameSchema } from '../../db/games.js'
 import { insertGame, updateGame } from '../../platform/games/store.js'
@@ -39,4 +41,33 @@ export async function setSettings(
 ): Promise<void> {
   await updateGame(ctx.app.db, id, { settings }, ctx.clock.now())
   await ctx.app.games.reload()
+}
+
+export interface SecondGame {
+  id: string
+  /** Its first app key's secret. */
+  key: string
+  /** Its database (the app's handle). */
+  db: Db
+  /** An app request with its key. */
+  call(options: InjectOptions & { url: string }): Promise<LightMyRequestResponse>
+}
+
+/**
+ * Adds the game `id` to the app's server, made as the admin API makes one, and answers its key, its
+ * handle and a caller (its settings the environment's).
+ */
+export async function makeGame(ctx: TestApp, id: string, name = id): Promise<SecondGame> {
+  const { app } = ctx
+  const { key } = await insertGame(app.db, id, name, ctx.clock.now())
+  await createGameStore(app.db, app.config, id, MIGRATIONS)
+  await app.games.reload()
+  const game = app.games.get(id)
+  if (!game) throw new Error(`the game ${id} was not loaded`)
+  return {
+    id,
+    key: key.key,
+    db: game.db,
+    call: (o) => app.inject({ ...o, url: `${APP}${o.url}`, headers: { 'x-api-key': key.key, ...o.headers } }),
+  }
 }
