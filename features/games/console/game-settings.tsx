@@ -155,7 +155,7 @@ export default function GameSettingsPage() {
       <Title>Game settings</Title>
       <p class="muted">
         The settings of <strong>{name}</strong> that may differ from the environment's. A setting not set for this game
-        follows the environment (<code>.env</code>), restart included; one set here takes effect at once.
+        follows the environment (<code>.env</code>); one set here applies to this game only.
       </p>
       <Loading loaded={loaded} />
       {loaded.data && (
