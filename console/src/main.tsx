@@ -163,12 +163,14 @@ function useGameChoice(path: string, role: Operator['role']): GameChoice {
 function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => void }) {
   const path = useHashPath()
   const choice = useGameChoice(path, operator.role)
+  // A non-owner's rights are those of its role in the chosen game: the pages disable what it may not do.
+  const role = roleIn(operator, choice.game)
   const section = `/${path.split('/')[1] ?? ''}`
   // On a narrow screen the navigation folds behind the "Menu" button; a page change folds it again.
   const [menuOpen, setMenuOpen] = useState(false)
   useEffect(() => setMenuOpen(false), [path])
   return (
-    <OperatorContext.Provider value={{ ...operator, role: roleIn(operator, choice.game) }}>
+    <OperatorContext.Provider value={{ ...operator, role }}>
       <GameContext.Provider value={choice}>
         <a
           class="skip"
@@ -191,7 +193,7 @@ function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => v
             <span class="brand">Outpost</span>
             <GameSwitcher />
             <span class="who">
-              {operator.username} <span class={`role role-${operator.role}`}>{operator.role}</span>
+              {operator.username} <span class={`role role-${role}`}>{role}</span>
             </span>
             <ThemeToggle />
             <button type="button" onClick={onSignOut}>
