@@ -1,6 +1,7 @@
 // The console's one way to the server: the admin API, next to the console's own path, so that the
 // console works under any prefix a reverse proxy puts in front of Outpost.
 import { allows, GAME_RIGHTS, OWNER_RIGHTS, type Role } from '../../platform/security/roles'
+import { gamePath, readGame, writeGame } from './games'
 
 /** An error answer of the admin API: `{ statusCode, error, code, message, details? }`. */
 export class ApiError extends Error {
@@ -23,6 +24,29 @@ export function whenSignedOut(handler: () => void) {
   onSignedOut = handler
 }
 
+// ---- the chosen game: every game-scoped request goes to /games/{game}/… (none for `default`) ----
+
+function storage(): Storage | undefined {
+  try {
+    return window.localStorage
+  } catch {
+    return undefined
+  }
+}
+
+let game = readGame(storage())
+
+/** The game the console addresses now. */
+export function chosenGame(): string {
+  return game
+}
+
+/** Addresses `id` from the next request on, and remembers it for the next visit. */
+export function chooseGame(id: string) {
+  game = id
+  writeGame(storage(), id)
+}
+
 export type Query = Record<string, string | number | boolean | null | undefined>
 
 export function withQuery(path: string, query: Query = {}): string {
@@ -42,7 +66,7 @@ async function request(method: string, path: string, body?: unknown, accept = 'a
     Accept: accept,
   }
   if (body !== undefined) headers['Content-Type'] = 'application/json'
-  const response = await fetch(`${ADMIN_BASE}${path}`, {
+  const response = await fetch(`${ADMIN_BASE}${gamePath(path, game)}`, {
     method,
     headers,
     credentials: 'same-origin',

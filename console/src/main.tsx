@@ -1,12 +1,14 @@
 import { render, type ComponentType } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, whenSignedOut } from './api'
+import { useEffect, useId, useState } from 'preact/hooks'
+import { api, ApiError, chooseGame, chosenGame, get, whenSignedOut } from './api'
+import { roleIn, settleGame, type GameItem, type RolesInGames } from './games'
 import type { PageProps } from './page'
 import { NAV, resolve } from './routes'
-import type { Session as Operator } from './types'
+import type { Page, Session } from './types'
 // The shell takes its few building blocks file by file: the rest of ui/ loads with the first page.
 import { TextField } from './ui/forms'
-import { ErrorNote } from './ui/load'
+import { GameContext, useGame, type GameChoice } from './ui/game'
+import { ErrorNote, useLoad } from './ui/load'
 import { OperatorContext } from './ui/operator'
 import './style.css'
 
@@ -47,6 +49,9 @@ function ThemeToggle() {
     </button>
   )
 }
+
+/** The signed-in operator; a non-owner's session also says the role held in each game. */
+type Operator = Session & RolesInGames
 
 // ---- hash routing: works under any path prefix, needs nothing from the server ----
 
@@ -103,56 +108,114 @@ function PageHost({ path, operator }: { path: string; operator: Operator }) {
   return <loaded.Component params={match.params} />
 }
 
+/** The game switcher: the games the operator holds a role in, the chosen one's name always in view. */
+function GameSwitcher() {
+  const { game, name, games, choose } = useGame()
+  const id = useId()
+  if (!games || games.length === 0) {
+    return (
+      <span class="game">
+        Game <strong data-game={game}>{name}</strong>
+      </span>
+    )
+  }
+  return (
+    <label class="game">
+      <span id={`${id}-label`}>Game</span>
+      <select
+        value={game}
+        data-game={game}
+        aria-labelledby={`${id}-label`}
+        onChange={(e) => choose(e.currentTarget.value)}
+      >
+        {games.map((g) => (
+          <option key={g.id} value={g.id}>
+            {g.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+/** The chosen game and its switch: a new game remounts the page, which loads that game's data. */
+function useGameChoice(path: string, role: Operator['role']): GameChoice {
+  const [game, setGame] = useState(chosenGame)
+  const [tick, setTick] = useState(0)
+  const listed = useLoad(() => get<Page<GameItem>>('/games'), [tick])
+  const games = listed.data?.items
+  const choose = (id: string) => {
+    if (id === game) return
+    chooseGame(id)
+    setGame(id)
+    // A page of one record (a player, a board, a crash group) names the other game's record: its list instead.
+    const parts = path.split('?')[0].split('/').filter(Boolean)
+    if (parts.length > 1) window.location.hash = resolve(`/${parts[0]}`, role) ? `#/${parts[0]}` : '#/'
+  }
+  useEffect(() => {
+    // A game the operator may no longer open (deleted, or the role taken away): default, or the first listed.
+    if (games) choose(settleGame(game, games))
+  }, [games])
+  const name = games?.find((g) => g.id === game)?.name ?? game
+  return { game, name, games, choose, reloadGames: () => setTick((n) => n + 1) }
+}
+
 function Shell({ operator, onSignOut }: { operator: Operator; onSignOut: () => void }) {
   const path = useHashPath()
+  const choice = useGameChoice(path, operator.role)
+  // A non-owner's rights are those of its role in the chosen game: the pages disable what it may not do.
+  const role = roleIn(operator, choice.game)
   const section = `/${path.split('/')[1] ?? ''}`
   // On a narrow screen the navigation folds behind the "Menu" button; a page change folds it again.
   const [menuOpen, setMenuOpen] = useState(false)
   useEffect(() => setMenuOpen(false), [path])
   return (
-    <OperatorContext.Provider value={operator}>
-      <a
-        class="skip"
-        href="#main"
-        onClick={(e) => (e.preventDefault(), document.getElementById('page-title')?.focus())}
-      >
-        Skip to content
-      </a>
-      <div class="shell">
-        <header class="top">
-          <button
-            type="button"
-            class="menu-toggle"
-            aria-expanded={menuOpen}
-            aria-controls="console-nav"
-            onClick={() => setMenuOpen(!menuOpen)}
-          >
-            Menu
-          </button>
-          <span class="brand">Outpost</span>
-          <span class="who">
-            {operator.username} <span class={`role role-${operator.role}`}>{operator.role}</span>
-          </span>
-          <ThemeToggle />
-          <button type="button" onClick={onSignOut}>
-            Sign out
-          </button>
-        </header>
-        <nav class="side" id="console-nav" aria-label="Console" data-open={String(menuOpen)}>
-          <ul>
-            {NAV.filter((item) => !item.owner || operator.role === 'owner').map((item) => (
-              <li key={item.path}>
-                <a href={`#${item.path}`} aria-current={section === item.path ? 'page' : undefined}>
-                  {item.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <main id="main">
-          <PageHost path={path} operator={operator} />
-        </main>
-      </div>
+    <OperatorContext.Provider value={{ ...operator, role }}>
+      <GameContext.Provider value={choice}>
+        <a
+          class="skip"
+          href="#main"
+          onClick={(e) => (e.preventDefault(), document.getElementById('page-title')?.focus())}
+        >
+          Skip to content
+        </a>
+        <div class="shell">
+          <header class="top">
+            <button
+              type="button"
+              class="menu-toggle"
+              aria-expanded={menuOpen}
+              aria-controls="console-nav"
+              onClick={() => setMenuOpen(!menuOpen)}
+            >
+              Menu
+            </button>
+            <span class="brand">Outpost</span>
+            <GameSwitcher />
+            <span class="who">
+              {operator.username} <span class={`role role-${role}`}>{role}</span>
+            </span>
+            <ThemeToggle />
+            <button type="button" onClick={onSignOut}>
+              Sign out
+            </button>
+          </header>
+          <nav class="side" id="console-nav" aria-label="Console" data-open={String(menuOpen)}>
+            <ul>
+              {NAV.filter((item) => !item.owner || operator.role === 'owner').map((item) => (
+                <li key={item.path}>
+                  <a href={`#${item.path}`} aria-current={section === item.path ? 'page' : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <main id="main">
+            <PageHost key={choice.game} path={path} operator={operator} />
+          </main>
+        </div>
+      </GameContext.Provider>
     </OperatorContext.Provider>
   )
 }
@@ -214,9 +277,14 @@ function SignIn({ onSignedIn }: { onSignedIn: (operator: Operator) => void }) {
 function App() {
   const [operator, setOperator] = useState<Operator | null | undefined>(undefined)
   const [error, setError] = useState<unknown>(null)
+  // A server owner's first page is the list of games; an address that names a page keeps it.
+  const signedIn = (who: Operator) => {
+    if (who.role === 'owner' && window.location.hash.replace(/^#/, '') === '') history.replaceState(null, '', '#/games')
+    setOperator(who)
+  }
   useEffect(() => {
     whenSignedOut(() => setOperator(null))
-    api<Operator>('GET', '/session').then(setOperator, (caught) => {
+    api<Operator>('GET', '/session').then(signedIn, (caught) => {
       if (caught instanceof ApiError && (caught.status === 401 || caught.status === 403)) setOperator(null)
       else {
         setError(caught)
@@ -228,7 +296,7 @@ function App() {
   if (!operator)
     return (
       <>
-        <SignIn onSignedIn={setOperator} />
+        <SignIn onSignedIn={signedIn} />
         {error ? <ErrorNote error={error} /> : null}
       </>
     )
