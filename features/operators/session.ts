@@ -81,7 +81,12 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         now: app.clock.now(),
       })
       reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(request), maxAge: SESSION_MAX_MS / 1000 })
-      return { username: session.username, role: session.role, expiresAt: toIso(session.expiresAt) }
+      return {
+        username: session.username,
+        role: session.role,
+        roles: session.roles,
+        expiresAt: toIso(session.expiresAt),
+      }
     },
   )
 
@@ -112,6 +117,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return {
         username: actor.name,
         role: actor.role,
+        roles: actor.role === 'owner' ? null : (actor.roles ?? null),
         expiresAt: expiresAt ? toIso(Number(expiresAt.expires_at)) : null,
       }
     },

@@ -43,6 +43,7 @@ export default fp<{ migrations: Migrations }>(
       app.clock,
       { queryFailed: (kind) => app.metrics.queryFailed(kind) },
       app.log.child({ component: 'games' }),
+      opts.migrations,
     )
     app.decorate('games', registry)
     // Set per request by the gates (api-key.ts on the app surface, admin-auth.ts on the admin one);
