@@ -32,6 +32,7 @@ export const entry = {
   status: 200,
   target: { boardKey: 'speedrun' },
   changes: { name: 'Speedrun', sortOrder: 'asc' },
+  game: 'default',
 }
 
 export const components: NamedSchemas = {

@@ -136,6 +136,7 @@ export const AuditEntrySchema = Type.Object({
   changes: Type.Unknown({
     description: 'The request body, secrets replaced by "[redacted]", cut to a preview past 4000 characters',
   }),
+  game: Type.String({ description: 'The game the write was for (contract §14); `default` before games existed' }),
 })
 export type AuditEntry = Static<typeof AuditEntrySchema>
 export const AuditListSchema = Type.Object({
