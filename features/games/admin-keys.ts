@@ -22,7 +22,8 @@ import * as examples from './docs.js'
 
 const keysAdmin: FastifyPluginAsyncTypebox = async (app) => {
   const route = routesOf(manifest, { adminSecurity: security })
-  const reload = () => afterCommit(app, () => app.games.reload(), 'the games could not be reloaded; they are within a second')
+  const reload = () =>
+    afterCommit(app, () => app.games.reload(), 'the games could not be reloaded; they are within a second')
 
   app.get(
     '/games/:gameId/keys',
@@ -38,7 +39,17 @@ const keysAdmin: FastifyPluginAsyncTypebox = async (app) => {
             '(`prefix`). `lastUsedAt` is written back about once a minute. `default` also takes the API_KEY of ' +
             `the environment, which is not listed. ${examples.NOT_FOUND} ${examples.OWNER_ONLY}`,
           parameters: { gameId: examples.game.id },
-          response: page([examples.key, { ...examples.key, id: EX.id, label: 'first key', prefix: 'opk_7hQm', createdAt: EX.earlier, lastUsedAt: EX.now }]),
+          response: page([
+            examples.key,
+            {
+              ...examples.key,
+              id: EX.id,
+              label: 'first key',
+              prefix: 'opk_7hQm',
+              createdAt: EX.earlier,
+              lastUsedAt: EX.now,
+            },
+          ]),
         },
       }),
     },

@@ -44,7 +44,8 @@ export async function afterCommit(app: FastifyInstance, step: () => Promise<void
 
 const gamesAdmin: FastifyPluginAsyncTypebox = async (app) => {
   const route = routesOf(manifest, { adminSecurity: security })
-  const reload = () => afterCommit(app, () => app.games.reload(), 'the games could not be reloaded; they are within a second')
+  const reload = () =>
+    afterCommit(app, () => app.games.reload(), 'the games could not be reloaded; they are within a second')
 
   app.get(
     '/games',
@@ -62,7 +63,15 @@ const gamesAdmin: FastifyPluginAsyncTypebox = async (app) => {
             'session), read from its own database: a few queries per game.',
           parameters: { stats: true },
           response: page([
-            { id: 'default', name: 'Default', createdAt: examples.game.createdAt, role: 'owner', players: 48210, activeToday: 3120, crashFreeRate: 0.994 },
+            {
+              id: 'default',
+              name: 'Default',
+              createdAt: examples.game.createdAt,
+              role: 'owner',
+              players: 48210,
+              activeToday: 3120,
+              crashFreeRate: 0.994,
+            },
             { ...examples.game, role: 'owner', players: 1200, activeToday: 85, crashFreeRate: null },
           ]),
         },

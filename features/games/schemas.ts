@@ -35,7 +35,9 @@ export const GameListSchema = Type.Object({
 })
 export const GameListQuerySchema = Type.Object({
   stats: Type.Optional(
-    Type.Boolean({ description: "true: each game's players, active players today and crash-free rate (a query per game)" }),
+    Type.Boolean({
+      description: "true: each game's players, active players today and crash-free rate (a query per game)",
+    }),
   ),
 })
 

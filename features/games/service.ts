@@ -38,7 +38,11 @@ export interface GameStats {
 
 /** Players, players active today and the crash-free session rate of the game whose database is `db`. */
 export async function gameStats(db: Db, now: number): Promise<GameStats> {
-  const [players, active, crashes] = await Promise.all([playerCount(db), activeToday(db, now), crashStats(db, undefined)])
+  const [players, active, crashes] = await Promise.all([
+    playerCount(db),
+    activeToday(db, now),
+    crashStats(db, undefined),
+  ])
   return { players, activeToday: active, crashFreeRate: crashes.crashFreeRate }
 }
 

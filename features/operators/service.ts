@@ -177,10 +177,7 @@ export async function setRole(
   const stored = storedRoles(role, roles)
   return withTransaction(db, async (trx) => {
     await lockOwners(trx)
-    let update = trx
-      .updateTable('operators')
-      .set({ role, roles: stored, updated_at: now })
-      .where('username', '=', name)
+    let update = trx.updateTable('operators').set({ role, roles: stored, updated_at: now }).where('username', '=', name)
     if (role !== 'owner') {
       update = update.where((eb) => eb.or([eb('role', '!=', 'owner'), eb(ownerCount(trx), '>', 1)]))
     }

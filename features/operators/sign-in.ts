@@ -11,7 +11,14 @@ import {
   scopedLockoutKey,
   type LockoutPolicy,
 } from '../../platform/security/login-lockout.js'
-import { findOperator, normalizeUsername, rolesOf, SESSION_MAX_MS, type AuditContext, type GameRoles } from './service.js'
+import {
+  findOperator,
+  normalizeUsername,
+  rolesOf,
+  SESSION_MAX_MS,
+  type AuditContext,
+  type GameRoles,
+} from './service.js'
 import { passesSecondFactor } from './second-factor.js'
 
 /**

@@ -15,7 +15,10 @@ eachDialect(t, async (t, dialect) => {
 
     const before = await ctx.admin({ method: 'GET', url: '/games' })
     t.equal(before.statusCode, 200)
-    t.same(before.json().items.map((g: { id: string; role: string }) => [g.id, g.role]), [['default', 'owner']])
+    t.same(
+      before.json().items.map((g: { id: string; role: string }) => [g.id, g.role]),
+      [['default', 'owner']],
+    )
 
     const created = await createGame(ctx, 'alpha', 'Alpha')
     t.equal(created.id, 'alpha')
@@ -50,12 +53,32 @@ eachDialect(t, async (t, dialect) => {
     t.type(stats.items[1].activeToday, 'number')
     t.equal(stats.nextCursor, null)
 
-    assertError(t, await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'alpha', name: 'Again' } }), 409, 'CONFLICT')
-    assertError(t, await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'default', name: 'D' } }), 409, 'CONFLICT')
+    assertError(
+      t,
+      await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'alpha', name: 'Again' } }),
+      409,
+      'CONFLICT',
+    )
+    assertError(
+      t,
+      await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'default', name: 'D' } }),
+      409,
+      'CONFLICT',
+    )
     for (const id of ['Alpha', '-a', 'a_b', 'x'.repeat(33), '']) {
-      assertError(t, await ctx.admin({ method: 'POST', url: '/games', payload: { id, name: 'N' } }), 400, 'VALIDATION_ERROR')
+      assertError(
+        t,
+        await ctx.admin({ method: 'POST', url: '/games', payload: { id, name: 'N' } }),
+        400,
+        'VALIDATION_ERROR',
+      )
     }
-    assertError(t, await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'b', name: '' } }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'b', name: '' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
     assertError(
       t,
       await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'b', name: 'B', extra: 1 } }),
@@ -69,10 +92,20 @@ eachDialect(t, async (t, dialect) => {
     t.same((await ctx.admin({ method: 'GET', url: '/games/alpha' })).json(), renamed.json())
     t.equal((await ctx.admin({ method: 'GET', url: '/games' })).json().items[1].name, 'Alpha (staging)')
     assertError(t, await ctx.admin({ method: 'GET', url: '/games/nope' }), 404, 'GAME_NOT_FOUND')
-    assertError(t, await ctx.admin({ method: 'PATCH', url: '/games/nope', payload: { name: 'N' } }), 404, 'GAME_NOT_FOUND')
+    assertError(
+      t,
+      await ctx.admin({ method: 'PATCH', url: '/games/nope', payload: { name: 'N' } }),
+      404,
+      'GAME_NOT_FOUND',
+    )
 
     // Erasing asks for the id again; default is never erased.
-    const noConfirm = assertError(t, await ctx.admin({ method: 'DELETE', url: '/games/alpha', payload: {} }), 400, 'VALIDATION_ERROR')
+    const noConfirm = assertError(
+      t,
+      await ctx.admin({ method: 'DELETE', url: '/games/alpha', payload: {} }),
+      400,
+      'VALIDATION_ERROR',
+    )
     t.match(noConfirm.message, /"confirm": "alpha"/)
     assertError(
       t,
@@ -86,7 +119,12 @@ eachDialect(t, async (t, dialect) => {
       409,
       'CONFLICT',
     )
-    assertError(t, await ctx.admin({ method: 'DELETE', url: '/games/nope', payload: { confirm: 'nope' } }), 404, 'GAME_NOT_FOUND')
+    assertError(
+      t,
+      await ctx.admin({ method: 'DELETE', url: '/games/nope', payload: { confirm: 'nope' } }),
+      404,
+      'GAME_NOT_FOUND',
+    )
     t.ok(await storeExists(ctx, 'alpha'), 'nothing erased yet')
 
     const erased = await ctx.admin({ method: 'DELETE', url: '/games/alpha', payload: { confirm: 'alpha' } })
@@ -96,7 +134,10 @@ eachDialect(t, async (t, dialect) => {
     assertError(t, await ctx.admin({ method: 'GET', url: '/games/alpha' }), 404, 'GAME_NOT_FOUND')
     assertError(t, await ctx.admin({ method: 'GET', url: '/games/alpha/users' }), 404, 'GAME_NOT_FOUND')
     assertError(t, await appRead(ctx, created.key.key), 401, 'UNAUTHORIZED')
-    t.same((await ctx.admin({ method: 'GET', url: '/games' })).json().items.map((g: { id: string }) => g.id), ['default'])
+    t.same(
+      (await ctx.admin({ method: 'GET', url: '/games' })).json().items.map((g: { id: string }) => g.id),
+      ['default'],
+    )
 
     // The id is free again: a new game of that id starts empty.
     const again = await createGame(ctx, 'alpha')

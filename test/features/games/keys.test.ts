@@ -1,5 +1,12 @@
 import t from 'tap'
-import { ADMIN_KEY, assertError, buildTestApp, eachDialect, freshDatabase, stopBackgroundWork } from '../../helpers/app.js'
+import {
+  ADMIN_KEY,
+  assertError,
+  buildTestApp,
+  eachDialect,
+  freshDatabase,
+  stopBackgroundWork,
+} from '../../helpers/app.js'
 import { auditRows } from '../../fixtures/operators.js'
 import { appRead, createGame } from '../../fixtures/games.js'
 
@@ -46,8 +53,18 @@ eachDialect(t, async (t, dialect) => {
     t.equal((await appRead(ctx, second.key)).statusCode, 200)
     assertError(t, await ctx.admin({ method: 'POST', url: '/games/beta/keys/nope/revoke' }), 404, 'KEY_NOT_FOUND')
     assertError(t, await ctx.admin({ method: 'GET', url: '/games/nope/keys' }), 404, 'GAME_NOT_FOUND')
-    assertError(t, await ctx.admin({ method: 'POST', url: '/games/nope/keys', payload: { label: 'x' } }), 404, 'GAME_NOT_FOUND')
-    assertError(t, await ctx.admin({ method: 'POST', url: '/games/beta/keys', payload: { label: '' } }), 400, 'VALIDATION_ERROR')
+    assertError(
+      t,
+      await ctx.admin({ method: 'POST', url: '/games/nope/keys', payload: { label: 'x' } }),
+      404,
+      'GAME_NOT_FOUND',
+    )
+    assertError(
+      t,
+      await ctx.admin({ method: 'POST', url: '/games/beta/keys', payload: { label: '' } }),
+      400,
+      'VALIDATION_ERROR',
+    )
 
     // default keeps API_KEY besides its stored keys: its only stored key may go.
     const own = (await ctx.admin({ method: 'POST', url: '/games/default/keys', payload: { label: 'stored' } })).json()
@@ -105,7 +122,11 @@ eachDialect(t, async (t, dialect) => {
     // The other instance learns of the game and its keys from the change counter, within a second too.
     const seen = await within(1000, async () => (await appRead(two, game.key.key)).statusCode === 200)
     t.ok(seen, 'the other instance serves the new game’s key within a second')
-    t.equal((await two.app.inject({ method: 'GET', url: '/api/v1/admin/games/gamma', headers: { 'x-admin-key': ADMIN_KEY } })).statusCode, 200)
+    t.equal(
+      (await two.app.inject({ method: 'GET', url: '/api/v1/admin/games/gamma', headers: { 'x-admin-key': ADMIN_KEY } }))
+        .statusCode,
+      200,
+    )
 
     const revoked = await one.admin({ method: 'POST', url: `/games/gamma/keys/${game.key.id}/revoke` })
     t.equal(revoked.statusCode, 200)
