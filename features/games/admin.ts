@@ -96,10 +96,10 @@ const gamesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         errors: [403, 404, 409, 503],
         docs: {
           description:
-            'Makes the game’s database (every table, by the same migrations: about a second on SQLite, a few on a ' +
-            'database server), then its row and its first app key, whose secret `key.key` is answered this once. ' +
-            'An id is 1 to 32 lower-case letters, digits and dashes, starting with a letter or digit; one the ' +
-            'database server cannot name (too long with DB_NAME on MySQL): 400 VALIDATION_ERROR. An id in use, or ' +
+            'Makes the game’s database (every table, by the same migrations: a second or a few; see ' +
+            'docs/several-games.md), then its row and its first app key, whose secret `key.key` is answered this ' +
+            'once. An id is 1 to 32 lower-case letters, digits and dashes, starting with a letter or digit; one the ' +
+            'database server cannot name (too long beside DB_NAME): 400 VALIDATION_ERROR. An id in use, or ' +
             `of a game being erased: 409 CONFLICT. ${examples.RELOADED} ${examples.OWNER_ONLY}`,
           request: { id: examples.game.id, name: examples.game.name },
           response: { ...examples.game, key: { ...examples.key, label: 'first key', key: examples.secret } },
@@ -169,8 +169,8 @@ const gamesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         errors: [403, 404, 409],
         docs: {
           description:
-            'Erases everything of the game for good: its database (SQLite file, MySQL database or PostgreSQL ' +
-            'schema), its keys, its settings. The body must repeat the id, `{ "confirm": "<gameId>" }`: otherwise ' +
+            'Erases everything of the game for good: its database (a file, a database or a schema: see ' +
+            'docs/several-games.md), its keys, its settings. The body must repeat the id, `{ "confirm": "<gameId>" }`: otherwise ' +
             '400 VALIDATION_ERROR. `default` cannot be deleted: 409 CONFLICT. From the answer on, the game is gone ' +
             'on every instance within a second; if its database could not be dropped, the next DELETE of the id ' +
             `or the next start finishes it. ${examples.NOT_FOUND} ${examples.OWNER_ONLY}`,

@@ -14,5 +14,5 @@ export default defineFeature(
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
     await app.register(adminRoutes(manifest, keysAdmin), { prefix: ADMIN_PREFIX })
   },
-  ['db', 'clock', 'config', 'admin-auth', 'openapi', 'games'],
+  ['db', 'clock', 'config', 'admin-auth', 'openapi', 'game-registry'],
 )

@@ -57,7 +57,7 @@ export default fp<{ migrations: Migrations }>(
     app.addHook('onReady', async () => registry.start())
     app.addHook('onClose', async () => registry.stop())
   },
-  { name: 'games', dependencies: ['db', 'config', 'clock', 'metrics'] },
+  { name: 'game-registry', dependencies: ['db', 'config', 'clock', 'metrics'] },
 )
 
 /** Drops the databases of games whose erasure began but did not finish (a crash half-way), then their rows. */

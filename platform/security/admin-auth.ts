@@ -214,5 +214,5 @@ export default fp(
       checkAdmin(request, reply).then(() => done(), done)
     })
   },
-  { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db', 'games'] },
+  { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db', 'game-registry'] },
 )
