@@ -178,10 +178,14 @@ const gamesAdmin: FastifyPluginAsyncTypebox = async (app) => {
           request: { confirm: examples.game.id },
         },
       }),
+      // A DELETE sent without a body is told what to send, like one without `confirm`.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
     },
     async (request, reply) => {
       const { gameId } = request.params
-      await beginErasure(app.db, gameId, request.body?.confirm, app.clock.now())
+      await beginErasure(app.db, gameId, request.body.confirm, app.clock.now())
       await afterCommit(
         app,
         () => finishErasure(app.games, app.config, gameId),

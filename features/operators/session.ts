@@ -99,7 +99,9 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         errors: [404],
         docs: {
           description:
-            'The operator of the session cookie and their role; with X-Admin-Key, `admin-key` as owner. ' +
+            'The operator of the session cookie, their role (in the game the path names; `default` without one, ' +
+            'or the role they were given when they hold none there) and their `roles` per game (null for an ' +
+            'owner); with X-Admin-Key, `admin-key` as owner. ' +
             '401 UNAUTHORIZED when the session is missing, expired (2 h idle, 24 h at most) or revoked.',
           response: examples.session,
         },

@@ -100,6 +100,8 @@ eachDialect(t, async (t, dialect) => {
     )
 
     // Erasing asks for the id again; default is never erased.
+    const noBody = assertError(t, await ctx.admin({ method: 'DELETE', url: '/games/alpha' }), 400, 'VALIDATION_ERROR')
+    t.match(noBody.message, /confirm/)
     const noConfirm = assertError(
       t,
       await ctx.admin({ method: 'DELETE', url: '/games/alpha', payload: {} }),
