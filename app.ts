@@ -42,6 +42,7 @@ import userFeedback from './features/user-feedback/index.js'
 import userLogs from './features/user-logs/index.js'
 import operators from './features/operators/index.js'
 import settings from './features/settings/index.js'
+import games from './features/games/index.js'
 import webhooks from './features/webhooks/index.js'
 import analytics from './features/analytics/index.js'
 import featuresPlugin, { migrationsOf, type Feature } from './platform/core/features.js'
@@ -70,6 +71,7 @@ export const FEATURES: readonly Feature[] = [
   userLogs,
   operators,
   settings,
+  games,
   webhooks,
   analytics,
 ]

@@ -48,5 +48,5 @@ export default defineFeature(
     app.openapi.describe({}, components)
     await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
   },
-  ['db', 'clock', 'sessions', 'events', 'jobs', 'games'],
+  ['db', 'clock', 'sessions', 'events', 'jobs', 'game-registry'],
 )

@@ -17,5 +17,5 @@ export default defineFeature(
     // Decorates the app with `emailWorker` (fastify-plugin), which tests drive by hand.
     await app.register(worker)
   },
-  ['db', 'clock', 'config', 'sessions', 'metrics', 'health', 'events', 'games'],
+  ['db', 'clock', 'config', 'sessions', 'metrics', 'health', 'events', 'game-registry'],
 )

@@ -377,5 +377,5 @@ export default fp(
     // Summed over the games: the server's queue, as one series per status.
     app.metrics.readGaugeFrom('outpost_email_queue', () => countOverGames(app.games.list(), countEmailsByStatus))
   },
-  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health', 'events', 'games'] },
+  { name: 'email-worker', dependencies: ['db', 'clock', 'config', 'metrics', 'health', 'events', 'game-registry'] },
 )

@@ -15,7 +15,18 @@ import {
 import { listAudit } from '../../platform/security/audit.js'
 import { parseIsoTime } from '../../platform/core/clock.js'
 import { hashPassword } from '../../platform/security/passwords.js'
-import { createOperator, listOperators, normalizeUsername, removeOperator, revokeSessions, setRole } from './service.js'
+import {
+  createOperator,
+  listOperators,
+  normalizeUsername,
+  removeOperator,
+  revokeSessions,
+  setRole,
+  type GameRoles,
+} from './service.js'
+import { badRequest } from '../../platform/core/errors.js'
+import type { GameRegistry } from '../../platform/games/registry.js'
+import type { OperatorRole } from '../../db/types.js'
 import { routesOf } from '../../platform/openapi/routes.js'
 import { manifest } from './manifest.js'
 import { serverWideOnly } from './server-wide.js'
@@ -23,6 +34,23 @@ import { page } from '../../platform/openapi/examples.js'
 import * as examples from './docs.js'
 
 const security: Array<Record<string, string[]>> = [{ adminKey: [] }, { adminSession: [] }]
+
+const ROLES_RULE =
+  'An owner holds every game (`roles` left out); another operator holds a role in each game of `roles` ' +
+  '(`{ "<gameId>": "moderator" | "viewer" }`), and without `roles` its `role` in `default`. A game not on the ' +
+  'server, or `roles` with the owner role: 400 VALIDATION_ERROR.'
+
+/** `roles` as given, checked: none for an owner, and only games the server has. */
+function checkedRoles(games: GameRegistry, role: OperatorRole, roles: GameRoles | undefined): GameRoles | undefined {
+  if (roles === undefined) return undefined
+  if (role === 'owner') throw badRequest('An owner holds every game: leave out `roles`', '/roles')
+  for (const gameId of Object.keys(roles)) {
+    if (!games.get(gameId)) {
+      throw badRequest(`No game '${gameId}' on this server: GET /api/v1/admin/games lists them`, `/roles/${gameId}`)
+    }
+  }
+  return roles
+}
 
 const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
   const route = routesOf(manifest, { adminSecurity: security })
@@ -35,12 +63,9 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OperatorListSchema },
         errors: [403, 404],
         docs: {
-          description: `Name, role and whether a second factor is on, by name. ${examples.OWNER_ONLY}`,
+          description: `Name, role, roles per game and whether a second factor is on, by name. ${examples.OWNER_ONLY}`,
           response: {
-            items: [
-              examples.operator,
-              { ...examples.operator, username: 'grace', role: 'moderator', totpEnabled: false },
-            ],
+            items: [examples.operator, examples.grace],
           },
         },
       }),
@@ -60,9 +85,14 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         docs: {
           description:
             `A name taken already (case-insensitively): 409 CONFLICT. The password has 12 to 1024 characters; ` +
-            `the operator can change it (PUT /session/password). ${examples.OWNER_ONLY}`,
-          request: { username: 'grace', password: 'correct horse battery staple', role: 'moderator' },
-          response: { ...examples.operator, username: 'grace', role: 'moderator', totpEnabled: false },
+            `the operator can change it (PUT /session/password). ${ROLES_RULE} ${examples.OWNER_ONLY}`,
+          request: {
+            username: 'grace',
+            password: 'correct horse battery staple',
+            role: 'moderator',
+            roles: examples.grace.roles,
+          },
+          response: examples.grace,
         },
       }),
       preHandler: async (request) => {
@@ -72,9 +102,10 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { username, role } = request.body
+      const roles = checkedRoles(app.games, role, request.body.roles)
       const created = await createOperator(
         app.db,
-        { username, role, passwordHash: request.preparedPassword!.hash },
+        { username, role, roles, passwordHash: request.preparedPassword!.hash },
         app.clock.now(),
       )
       reply.code(201)
@@ -87,20 +118,26 @@ const operatorsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: serverWideOnly,
       schema: route.admin({
-        summary: "Change an operator's role",
+        summary: "Change an operator's role and roles per game",
         params: OperatorParamsSchema,
         body: OperatorRoleBodySchema,
         response: { 200: OperatorSchema },
         errors: [403, 404, 409],
         docs: {
-          description: `The last owner cannot be demoted: 409 LAST_OWNER. Unknown name: 404 NOT_FOUND. ${examples.OWNER_ONLY}`,
+          description:
+            `The last owner cannot be demoted: 409 LAST_OWNER. Unknown name: 404 NOT_FOUND. \`roles\` replaces the ` +
+            `operator's roles whole. ${ROLES_RULE} ${examples.OWNER_ONLY}`,
           parameters: { username: 'grace' },
-          request: { role: 'viewer' },
-          response: { ...examples.operator, username: 'grace', role: 'viewer', totpEnabled: false },
+          request: { role: 'viewer', roles: { 'space-miner': 'viewer' } },
+          response: { ...examples.grace, role: 'viewer', roles: { 'space-miner': 'viewer' } },
         },
       }),
     },
-    async (request) => setRole(app.db, request.params.username, request.body.role, app.clock.now()),
+    async (request) => {
+      const { role } = request.body
+      const roles = checkedRoles(app.games, role, request.body.roles)
+      return setRole(app.db, request.params.username, role, app.clock.now(), roles)
+    },
   )
 
   app.delete(

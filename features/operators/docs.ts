@@ -4,8 +4,22 @@ import { AuditEntrySchema, AuditListSchema, OperatorListSchema, OperatorSchema, 
 
 export const OWNER_ONLY = 'Owners only (and the X-Admin-Key); other roles get 403 FORBIDDEN.'
 
-export const session = { username: 'ada', role: 'owner', expiresAt: EX.later }
-export const operator = { username: 'ada', role: 'owner', totpEnabled: true, createdAt: EX.earlier, updatedAt: EX.now }
+export const session = { username: 'ada', role: 'owner', roles: null, expiresAt: EX.later }
+export const operator = {
+  username: 'ada',
+  role: 'owner',
+  roles: null,
+  totpEnabled: true,
+  createdAt: EX.earlier,
+  updatedAt: EX.now,
+}
+export const grace = {
+  ...operator,
+  username: 'grace',
+  role: 'moderator',
+  roles: { default: 'viewer', 'space-miner': 'moderator' },
+  totpEnabled: false,
+}
 export const entry = {
   id: 1042,
   at: EX.now,

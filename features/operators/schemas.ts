@@ -1,9 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { AdminListQuerySchema, StringEnum, TimestampSchema } from '../../platform/schemas/common.js'
+import { GAME_ID_PATTERN } from '../../db/games.js'
 
 export const ROLE_VALUES = ['owner', 'moderator', 'viewer'] as const
 export const RoleSchema = StringEnum(ROLE_VALUES, {
-  description: 'owner: everything; moderator: the game, not operators or settings; viewer: reads only',
+  description:
+    'owner: every game, its keys and settings, and the operators; moderator: the games of `roles`, not operators ' +
+    'or settings; viewer: reads only, in the games of `roles`',
+})
+
+export const GameRolesSchema = Type.Record(
+  Type.String({ pattern: GAME_ID_PATTERN }),
+  StringEnum(['moderator', 'viewer'] as const),
+  {
+    maxProperties: 1000,
+    additionalProperties: false,
+    description:
+      "A non-owner's role in each game it may see, by game id (contract §14); games not named are hidden from it",
+  },
+)
+const RolesAnswerSchema = Type.Union([GameRolesSchema, Type.Null()], {
+  description: 'The role in each game, by game id; null for an owner (and the admin key), who holds every game',
 })
 
 export const UsernameSchema = Type.String({
@@ -25,6 +42,7 @@ export const SessionSchema = Type.Object(
   {
     username: Type.String({ description: 'The operator, or "admin-key" for the X-Admin-Key' }),
     role: RoleSchema,
+    roles: RolesAnswerSchema,
     expiresAt: Type.Union([TimestampSchema, Type.Null()], {
       description: 'When the session ends at the latest (null for the admin key)',
     }),
@@ -66,6 +84,7 @@ export const TotpConfirmedSchema = Type.Object({
 export const OperatorSchema = Type.Object({
   username: Type.String(),
   role: RoleSchema,
+  roles: RolesAnswerSchema,
   totpEnabled: Type.Boolean(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
@@ -78,8 +97,9 @@ export const OperatorCreateBodySchema = Type.Object({
   username: UsernameSchema,
   password: PasswordSchema,
   role: RoleSchema,
+  roles: Type.Optional(GameRolesSchema),
 })
-export const OperatorRoleBodySchema = Type.Object({ role: RoleSchema })
+export const OperatorRoleBodySchema = Type.Object({ role: RoleSchema, roles: Type.Optional(GameRolesSchema) })
 export const OperatorRemovedSchema = Type.Object({ username: Type.String(), removed: Type.Literal(true) })
 export const SessionsRevokedSchema = Type.Object({ username: Type.String(), revokedSessions: Type.Integer() })
 
@@ -116,9 +136,7 @@ export const AuditEntrySchema = Type.Object({
   changes: Type.Unknown({
     description: 'The request body, secrets replaced by "[redacted]", cut to a preview past 4000 characters',
   }),
-  game: Type.String({
-    description: 'The game the write was for (entries from before games existed: `default`)',
-  }),
+  game: Type.String({ description: 'The game the write was for (contract §14); `default` before games existed' }),
 })
 export type AuditEntry = Static<typeof AuditEntrySchema>
 export const AuditListSchema = Type.Object({

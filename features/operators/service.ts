@@ -30,10 +30,15 @@ export const PASSWORD_MAX = 1024
 /** The audit log's actor for calls made with the admin key rather than an operator's session. */
 export const ADMIN_KEY_ACTOR = 'admin-key'
 
+/** A non-owner's role in each game it holds one in (contract §14). */
+export type GameRoles = Record<string, 'moderator' | 'viewer'>
+
 /** An operator as the admin API shows one: never the password hash or the TOTP secret. */
 export interface Operator {
   username: string
   role: OperatorRole
+  /** A non-owner's roles per game; null for an owner, who holds every game. */
+  roles: GameRoles | null
   totpEnabled: boolean
   createdAt: string
   updatedAt: string
@@ -43,6 +48,7 @@ interface OperatorRow {
   id: string
   username: string
   role: OperatorRole
+  roles: string | null
   totp_secret: string | null
   created_at: number
   updated_at: number
@@ -60,15 +66,31 @@ export interface AuditContext {
   now: number
 }
 
+/**
+ * An operator's roles per game: null for an owner; a row written before games held its role in
+ * `default` (the migration wrote that down, this reads it so for any row it missed).
+ */
+export function rolesOf(row: { role: OperatorRole; roles: string | null }): GameRoles | null {
+  if (row.role === 'owner') return null
+  return row.roles === null ? { default: row.role } : (JSON.parse(row.roles) as GameRoles)
+}
+
+/** What the `roles` column holds for a role and the roles given: without them, the role in `default`. */
+function storedRoles(role: OperatorRole, roles: GameRoles | undefined): string | null {
+  if (role === 'owner') return null
+  return JSON.stringify(roles ?? { default: role })
+}
+
 const present = (row: OperatorRow): Operator => ({
   username: row.username,
   role: row.role,
+  roles: rolesOf(row),
   totpEnabled: row.totp_secret !== null,
   createdAt: toIso(Number(row.created_at)),
   updatedAt: toIso(Number(row.updated_at)),
 })
 
-const COLUMNS = ['id', 'username', 'role', 'totp_secret', 'created_at', 'updated_at'] as const
+const COLUMNS = ['id', 'username', 'role', 'roles', 'totp_secret', 'created_at', 'updated_at'] as const
 
 /** The 404 for an unknown name, saying how to list the names. */
 export const operatorNotFound = (username: string) =>
@@ -90,10 +112,13 @@ export async function findOperator(db: Db, username: string) {
   return db.selectFrom('operators').selectAll().where('username', '=', normalizeUsername(username)).executeTakeFirst()
 }
 
-/** `passwordHash` is made by the caller (hashPassword), outside any transaction: it takes a quarter second. */
+/**
+ * `passwordHash` is made by the caller (hashPassword), outside any transaction: it takes a quarter
+ * second. A non-owner holds `roles` (by default its role in `default`); an owner holds every game.
+ */
 export async function createOperator(
   db: Db,
-  input: { username: string; passwordHash: string; role: OperatorRole },
+  input: { username: string; passwordHash: string; role: OperatorRole; roles?: GameRoles },
   now: number,
 ): Promise<Operator> {
   const row = {
@@ -101,6 +126,7 @@ export async function createOperator(
     username: normalizeUsername(input.username),
     password_hash: input.passwordHash,
     role: input.role,
+    roles: storedRoles(input.role, input.roles),
     totp_secret: null,
     totp_pending_secret: null,
     totp_last_step: null,
@@ -136,12 +162,22 @@ async function lockOwners(trx: Db): Promise<void> {
 
 const lastOwner = () => new AppError(409, 'LAST_OWNER', 'This is the last owner: make another operator an owner first')
 
-/** Changes a role; the last owner cannot be demoted (settled by one conditional UPDATE under the owners' lock). */
-export async function setRole(db: Db, username: string, role: OperatorRole, now: number): Promise<Operator> {
+/**
+ * Changes a role, and a non-owner's roles per game (without them: the role in `default`); the last
+ * owner cannot be demoted (settled by one conditional UPDATE under the owners' lock).
+ */
+export async function setRole(
+  db: Db,
+  username: string,
+  role: OperatorRole,
+  now: number,
+  roles?: GameRoles,
+): Promise<Operator> {
   const name = normalizeUsername(username)
+  const stored = storedRoles(role, roles)
   return withTransaction(db, async (trx) => {
     await lockOwners(trx)
-    let update = trx.updateTable('operators').set({ role, updated_at: now }).where('username', '=', name)
+    let update = trx.updateTable('operators').set({ role, roles: stored, updated_at: now }).where('username', '=', name)
     if (role !== 'owner') {
       update = update.where((eb) => eb.or([eb('role', '!=', 'owner'), eb(ownerCount(trx), '>', 1)]))
     }
@@ -149,7 +185,7 @@ export async function setRole(db: Db, username: string, role: OperatorRole, now:
     const row = await trx.selectFrom('operators').select(COLUMNS).where('username', '=', name).executeTakeFirst()
     if (!row) throw operatorNotFound(name)
     // MySQL counts a row whose values did not change as not affected: the role is then already right.
-    if (changed === 0 && row.role !== role) throw lastOwner()
+    if (changed === 0 && (row.role !== role || row.roles !== stored)) throw lastOwner()
     return present(row)
   })
 }
@@ -239,6 +275,7 @@ export async function resolveSession(db: Db, token: string, now: number) {
       's.expires_at',
       'o.username',
       'o.role',
+      'o.roles',
     ])
     .where('s.token_hash', '=', hashToken(token))
     .executeTakeFirst()
@@ -251,7 +288,14 @@ export async function resolveSession(db: Db, token: string, now: number) {
       .where('last_seen_at', '<', now)
       .execute()
   }
-  return { sessionId: row.sessionId, operatorId: row.operatorId, username: row.username, role: row.role }
+  const roles = rolesOf(row)
+  return {
+    sessionId: row.sessionId,
+    operatorId: row.operatorId,
+    username: row.username,
+    role: row.role,
+    ...(roles && { roles }),
+  }
 }
 
 /** Sign-out: the row is deleted, so the cookie is worthless at once. */

@@ -83,7 +83,12 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         now: app.clock.now(),
       })
       reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(request), maxAge: SESSION_MAX_MS / 1000 })
-      return { username: session.username, role: session.role, expiresAt: toIso(session.expiresAt) }
+      return {
+        username: session.username,
+        role: session.role,
+        roles: session.roles,
+        expiresAt: toIso(session.expiresAt),
+      }
     },
   )
 
@@ -96,7 +101,9 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         errors: [404],
         docs: {
           description:
-            'The operator of the session cookie and their role; with X-Admin-Key, `admin-key` as owner. ' +
+            'The operator of the session cookie, their role (in the game the path names; `default` without one, ' +
+            'or the role they were given when they hold none there) and their `roles` per game (null for an ' +
+            'owner); with X-Admin-Key, `admin-key` as owner. ' +
             '401 UNAUTHORIZED when the session is missing, expired (2 h idle, 24 h at most) or revoked.',
           response: examples.session,
         },
@@ -114,6 +121,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return {
         username: actor.name,
         role: actor.role,
+        roles: actor.role === 'owner' ? null : (actor.roles ?? null),
         expiresAt: expiresAt ? toIso(Number(expiresAt.expires_at)) : null,
       }
     },

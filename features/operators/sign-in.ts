@@ -11,7 +11,14 @@ import {
   scopedLockoutKey,
   type LockoutPolicy,
 } from '../../platform/security/login-lockout.js'
-import { findOperator, normalizeUsername, SESSION_MAX_MS, type AuditContext } from './service.js'
+import {
+  findOperator,
+  normalizeUsername,
+  rolesOf,
+  SESSION_MAX_MS,
+  type AuditContext,
+  type GameRoles,
+} from './service.js'
 import { passesSecondFactor } from './second-factor.js'
 
 /**
@@ -36,6 +43,8 @@ export interface SignIn {
   sessionId: string
   username: string
   role: OperatorRole
+  /** A non-owner's roles per game; null for an owner. */
+  roles: GameRoles | null
   expiresAt: number
 }
 
@@ -119,7 +128,14 @@ export async function signIn(
       status: 200,
     })
   })
-  return { token, sessionId: session.id, username: row.username, role: row.role, expiresAt: session.expiresAt }
+  return {
+    token,
+    sessionId: session.id,
+    username: row.username,
+    role: row.role,
+    roles: rolesOf(row),
+    expiresAt: session.expiresAt,
+  }
 }
 
 /**

@@ -8,6 +8,8 @@ export interface OperatorsTable {
   /** `scrypt$N$r$p$salt$hash` (see platform/security/passwords.ts). */
   password_hash: string
   role: OperatorRole
+  /** A non-owner's role per game, JSON `{ "<gameId>": "moderator" | "viewer" }`; null for an owner. */
+  roles: string | null
   /** Base32 TOTP secret once confirmed; null = no second factor. */
   totp_secret: string | null
   /** A secret handed out by enrollment, active only once a code from it is confirmed. */

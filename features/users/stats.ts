@@ -65,3 +65,13 @@ export async function signupsActiveOn(db: Db, start: number, end: number, day: n
     .executeTakeFirst()
   return count(row)
 }
+
+/** How many players there are (one COUNT over an index): a game's size in the server owner's list of games. */
+export async function playerCount(db: Db): Promise<number> {
+  return count(
+    await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+  )
+}

@@ -103,5 +103,5 @@ export default defineFeature(
     // Summed over the games: the server's backlog, as one series per status.
     app.metrics.readGaugeFrom('outpost_webhook_outbox', () => countOverGames(app.games.list(), countBacklog))
   },
-  ['db', 'clock', 'config', 'metrics', 'events', 'openapi', 'games'],
+  ['db', 'clock', 'config', 'metrics', 'events', 'openapi', 'game-registry'],
 )

@@ -43,6 +43,7 @@ export default fp<{ migrations: Migrations }>(
       app.clock,
       { queryFailed: (kind) => app.metrics.queryFailed(kind) },
       app.log.child({ component: 'games' }),
+      opts.migrations,
     )
     app.decorate('games', registry)
     // Each game's metric series are there at 0 from the moment the instance knows the game.
@@ -58,7 +59,7 @@ export default fp<{ migrations: Migrations }>(
     app.addHook('onReady', async () => registry.start())
     app.addHook('onClose', async () => registry.stop())
   },
-  { name: 'games', dependencies: ['db', 'config', 'clock', 'metrics'] },
+  { name: 'game-registry', dependencies: ['db', 'config', 'clock', 'metrics'] },
 )
 
 /** Drops the databases of games whose erasure began but did not finish (a crash half-way), then their rows. */

@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js'
 import type { Db } from '../../db/types.js'
 import type { DbObserver } from '../../db/config.js'
+import type { Migrations } from '../../db/migrate.js'
 import { readChangeCounter } from '../../db/change-counters.js'
 import { closeGameDb, DEFAULT_GAME, openGameDb } from '../../db/games.js'
 import { hashToken, secretChecker } from '../security/secrets.js'
@@ -90,6 +91,8 @@ export class GameRegistry {
     private readonly clock: { now(): number },
     private readonly observer: DbObserver | undefined,
     private readonly log: { warn(details: object, message: string): void },
+    /** Every migration a game's database is made with (createGameStore). */
+    readonly migrations: Migrations,
   ) {
     this.isEnvKey = secretChecker(config.API_KEY)
     this.defaults = environmentSettings(config)
@@ -201,13 +204,17 @@ export class GameRegistry {
     if ((await readChangeCounter(this.control, 'games')) !== this.version) await this.reload()
   }
 
-  /** Reloads the games and keys now (after this instance's own write, so its answer already holds). */
+  /**
+   * Reloads the games and keys now (after this instance's own write, so its answer already holds); a
+   * game gone from the copy is let go (its workers stopped, its own handle closed) before it resolves.
+   */
   reload(): Promise<void> {
     if (this.reloading) return this.reloading.then(() => this.reload())
     const run = (async () => {
       const version = await readChangeCounter(this.control, 'games')
-      this.apply(await readSnapshot(this.control))
+      const released = this.apply(await readSnapshot(this.control))
       this.version = version
+      await Promise.all(released)
     })()
     this.reloading = run.finally(() => {
       this.reloading = null
@@ -215,7 +222,7 @@ export class GameRegistry {
     return this.reloading
   }
 
-  private apply(snapshot: GamesSnapshot) {
+  private apply(snapshot: GamesSnapshot): Array<Promise<void>> {
     const live = new Set(snapshot.games.map((g) => g.id))
     for (const row of snapshot.games) {
       const settings = effectiveSettings(this.defaults, row.settings)
@@ -234,12 +241,10 @@ export class GameRegistry {
       if (this.watch) for (const scope of this.scopes) if (scope.eager) this.valueOf(scope, added)
     }
     const gone = [...this.games.values()].filter((g) => g.id !== DEFAULT_GAME && !live.has(g.id))
-    for (const game of gone) {
-      this.games.delete(game.id)
-      void this.release(game, true)
-    }
+    for (const game of gone) this.games.delete(game.id)
     this.byHash = new Map(snapshot.keys.map((k) => [k.hash, { gameId: k.gameId, keyId: k.id }]))
     this.known = new Map()
+    return gone.map((game) => this.release(game, true))
   }
 
   /** Lets a game's scoped values go (workers stopped) and closes its own database handle. */
@@ -256,7 +261,11 @@ export class GameRegistry {
     }
     const entry = game as GameEntry
     const handle = entry.opened
-    if (closeHandle && handle) await closeGameDb(handle)
+    if (closeHandle && handle) {
+      await closeGameDb(handle).catch((error: unknown) =>
+        this.log.warn({ err: error, game: game.id }, 'a game’s database handle could not be closed'),
+      )
+    }
   }
 
   private async flushKeyUse() {

@@ -18,6 +18,19 @@ export const GameSettingsPatch = Type.Object(
 )
 export type GameSettingsPatch = Static<typeof GameSettingsPatch>
 
+/** A change of a game's own settings: a field given replaces its value, `null` gives it back to the environment. */
+export type GameSettingsChange = { [K in keyof GameSettingsPatch]?: GameSettingsPatch[K] | null }
+
+/** A game's own settings after `change`: fields set to null are left out (the environment's again). */
+export function changedSettings(own: GameSettingsPatch, change: GameSettingsChange): GameSettingsPatch {
+  const next: Record<string, unknown> = { ...own }
+  for (const [name, value] of Object.entries(change)) {
+    if (value === null) delete next[name]
+    else if (value !== undefined) next[name] = value
+  }
+  return next as GameSettingsPatch
+}
+
 /** A game's settings in force: its own where it set them, the environment's elsewhere. */
 export interface GameSettings {
   authMode: 'compat' | 'strict'

@@ -6,7 +6,7 @@ import { DEFAULT_GAME } from '../../db/games.js'
 import { inTransaction, withTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../core/errors.js'
 import { hashToken, randomToken } from '../security/secrets.js'
-import type { GameSettingsPatch } from './settings.js'
+import { changedSettings, type GameSettingsChange, type GameSettingsPatch } from './settings.js'
 
 /**
  * The games and their keys in the default game's database (the server's), the one owner of the
@@ -115,11 +115,14 @@ export async function insertGame(db: Db, id: string, name: string, now: number) 
   }
 }
 
-/** Renames a game and/or replaces its settings' changed parts; answers the row. */
+/**
+ * Renames a game and/or changes its own settings (a field set to null goes back to the environment's),
+ * under the row's lock, so two changes of different fields both hold; answers the row.
+ */
 export async function updateGame(
   db: Db,
   id: string,
-  change: { name?: string; settings?: GameSettingsPatch },
+  change: { name?: string; settings?: GameSettingsChange },
   now: number,
 ) {
   return withTransaction(db, async (trx) => {
@@ -128,7 +131,7 @@ export async function updateGame(
       trx.selectFrom('games').selectAll().where('id', '=', id).where('deleted_at', 'is', null),
     ).executeTakeFirst()
     if (!row) throw gameNotFound(id)
-    const settings = change.settings ?? (JSON.parse(row.settings) as GameSettingsPatch)
+    const settings = changedSettings(JSON.parse(row.settings) as GameSettingsPatch, change.settings ?? {})
     await trx
       .updateTable('games')
       .set({ name: change.name ?? row.name, settings: JSON.stringify(settings), updated_at: now })

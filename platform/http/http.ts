@@ -82,5 +82,5 @@ export default fp(
       )
     })
   },
-  { name: 'http', dependencies: ['config', 'errors', 'surfaces', 'games'] },
+  { name: 'http', dependencies: ['config', 'errors', 'surfaces', 'game-registry'] },
 )

@@ -19,5 +19,5 @@ export default fp(
     app.addHook('onReady', async () => runner.start())
     app.addHook('onClose', async () => runner.stop())
   },
-  { name: 'jobs', dependencies: ['db', 'clock', 'games'] },
+  { name: 'jobs', dependencies: ['db', 'clock', 'game-registry'] },
 )

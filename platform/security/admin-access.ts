@@ -31,6 +31,10 @@ export const ROUTE_RIGHTS: Readonly<Record<string, AdminAccess>> = {
   'PUT /session/password': { role: 'any', write: true, audit: true },
   'POST /session/totp': { role: 'any', write: true, audit: true },
   'POST /session/totp/confirm': { role: 'any', write: true, audit: true },
+  // The games an operator holds a role in (an owner: all), and one of them: any role (admin-auth.ts
+  // answers 404 GAME_NOT_FOUND for a game the operator holds none in). Every other games route: owners.
+  'GET /games': { role: 'any', write: false, audit: false },
+  'GET /games/:gameId': { role: 'viewer', write: false, audit: false },
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD'])

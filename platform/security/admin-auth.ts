@@ -18,6 +18,9 @@ export function roleIn(actor: Pick<AdminActor, 'role' | 'roles'>, gameId: string
   return gameId === DEFAULT_GAME ? actor.role : undefined
 }
 
+/** The games' own routes (features/games/), below which `:gameId` names the game a route is for. */
+const GAMES_ROUTES = `${ADMIN_PREFIX}/games`
+
 /** The console's session cookie; sent back only to the admin API. */
 export const SESSION_COOKIE = 'outpost_session'
 /** The cookie is sent only to the admin API, never to the game API or the console's files. */
@@ -32,7 +35,14 @@ const OPERATOR_EXISTS_TTL_MS = 5000
 /** What the operators feature lends admin-auth: sessions and whether anyone can sign in at all. */
 export interface OperatorCredentials {
   /** The operator a session token belongs to, or null (unknown, expired, revoked); keeps it alive. */
-  session(token: string): Promise<{ operatorId: string; sessionId: string; username: string; role: Role } | null>
+  session(token: string): Promise<{
+    operatorId: string
+    sessionId: string
+    username: string
+    role: Role
+    /** A non-owner's role in each game it holds one in (contract §14); absent for an owner. */
+    roles?: Readonly<Record<string, 'moderator' | 'viewer'>>
+  } | null>
   /** True when at least one operator exists. */
   anyOperator(): Promise<boolean>
 }
@@ -100,6 +110,7 @@ export default fp(
       return {
         name: session.username,
         role: session.role,
+        ...(session.roles && { roles: session.roles }),
         via: 'session',
         operatorId: session.operatorId,
         sessionId: session.sessionId,
@@ -129,13 +140,29 @@ export default fp(
 
     /**
      * The game the admin path named (`default` without the prefix): 404 GAME_NOT_FOUND when it does
-     * not exist, or when the operator holds no role in it (an operator sees only their games).
+     * not exist, or when the operator holds no role in it (an operator sees only their games). One's
+     * own session (`any` routes) needs no role in `default`. The games' own routes
+     * (`/games/{gameId}…`, features/games/) run in the server's database, `default`'s, with the role
+     * held in the game they name; an owner reaches one being erased too (its DELETE finishes it).
      */
-    const gameOf = (request: FastifyRequest, actor: AdminActor) => {
-      const named = namedGame(request.raw) ?? DEFAULT_GAME
-      const game = app.games.get(named)
-      const role = game && roleIn(actor, named)
-      if (!role) throw gameNotFound(named)
+    const gameOf = (request: FastifyRequest, actor: AdminActor, access: AdminAccess | undefined) => {
+      const named = namedGame(request.raw)
+      const url = request.routeOptions.url ?? ''
+      if (named === undefined && (url === GAMES_ROUTES || url.startsWith(`${GAMES_ROUTES}/`))) {
+        const own = (request.params as { gameId?: unknown } | undefined)?.gameId
+        if (typeof own !== 'string') return app.games.default
+        const role = roleIn(actor, own)
+        if (!role || (role !== 'owner' && !app.games.get(own))) throw gameNotFound(own)
+        actor.role = role
+        return app.games.default
+      }
+      const id = named ?? DEFAULT_GAME
+      const game = app.games.get(id)
+      const role = game && roleIn(actor, id)
+      if (!role) {
+        if (named === undefined && (access?.role === 'any' || access?.role === 'none')) return app.games.default
+        throw gameNotFound(id)
+      }
       actor.role = role
       return game
     }
@@ -164,7 +191,7 @@ export default fp(
         )
       }
       request.adminActor = actor
-      request.game = gameOf(request, actor)
+      request.game = gameOf(request, actor, access)
       if (!access) return
       if (actor.via === 'session' && access.write && request.headers[CSRF_HEADER] !== CSRF_VALUE) {
         throw new AppError(
@@ -187,5 +214,5 @@ export default fp(
       checkAdmin(request, reply).then(() => done(), done)
     })
   },
-  { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db', 'games'] },
+  { name: 'admin-auth', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'clock', 'db', 'game-registry'] },
 )

@@ -25,5 +25,5 @@ export default fp(
       done(new AppError(401, 'UNAUTHORIZED', "Missing or invalid X-API-Key header: send one of the game's app keys"))
     })
   },
-  { name: 'api-key', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'games'] },
+  { name: 'api-key', dependencies: ['config', 'errors', 'surfaces', 'rate-limit', 'game-registry'] },
 )

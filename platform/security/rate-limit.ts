@@ -338,5 +338,5 @@ export default fp(
       await playerLimit(game ?? games.default).call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster', 'games'] },
+  { name: 'rate-limit', dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster', 'game-registry'] },
 )

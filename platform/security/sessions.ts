@@ -175,5 +175,5 @@ export default fp(
       route.preHandler = [check, ...own]
     })
   },
-  { name: 'sessions', dependencies: ['db', 'clock', 'errors', 'games'] },
+  { name: 'sessions', dependencies: ['db', 'clock', 'errors', 'game-registry'] },
 )

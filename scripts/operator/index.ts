@@ -1,6 +1,6 @@
 // `npm run operator -- <command>`: manage the operators who sign in to the admin API and console,
 // against the database the server is configured for (same .env and environment), migrating it first.
-//   add NAME --role owner|moderator|viewer   reset-password NAME   reset-totp NAME   remove NAME   list
+//   add NAME --role owner|moderator|viewer [--game ID]...   reset-password NAME   reset-totp NAME   remove NAME   list
 // Passwords come from OPERATOR_PASSWORD or, on a terminal, from a prompt that does not echo.
 import { pathToFileURL } from 'node:url'
 import { createInterface } from 'node:readline'
@@ -24,10 +24,15 @@ import {
   revokeSessions,
   setPassword,
   USERNAME_PATTERN,
+  type GameRoles,
 } from '../../features/operators/service.js'
+import { DEFAULT_GAME, GAME_ID_PATTERN } from '../../db/games.js'
+import { findGame } from '../../platform/games/store.js'
 
 const USAGE = `Usage: npm run operator -- <command>
-  add NAME --role owner|moderator|viewer   create an operator (password from OPERATOR_PASSWORD or a prompt)
+  add NAME --role owner|moderator|viewer [--game ID]...
+                                           create an operator (password from OPERATOR_PASSWORD or a prompt);
+                                           a moderator or viewer holds the role in each --game (default: default)
   list                                     list operators
   remove NAME                              remove an operator and end their sessions
   reset-password NAME                      set a new password and end their sessions
@@ -65,6 +70,18 @@ function nameArg(args: string[]): string {
   return name
 }
 
+/** The games `--game ID` names (each checked to exist), with `role` in each; none named: undefined (`default`). */
+async function gameRoles(db: Db, args: string[], role: OperatorRole): Promise<GameRoles | undefined> {
+  const ids = args.flatMap((arg, at) => (arg === '--game' ? [args[at + 1] ?? ''] : []))
+  if (ids.length === 0) return undefined
+  if (role === 'owner') throw new UsageError('An owner holds every game: leave out --game')
+  for (const id of ids) {
+    if (!new RegExp(GAME_ID_PATTERN).test(id)) throw new UsageError(`--game ${id}: not a game id`)
+    if (id !== DEFAULT_GAME) await findGame(db, id)
+  }
+  return Object.fromEntries(ids.map((id) => [id, role as 'moderator' | 'viewer']))
+}
+
 /** Runs one command on `db`; `now` is the time the changes are stamped with. */
 export async function runCommand(db: Db, args: string[], io: CliIo, now = Date.now()): Promise<void> {
   const command = args[0]
@@ -74,9 +91,10 @@ export async function runCommand(db: Db, args: string[], io: CliIo, now = Date.n
       const roleAt = args.indexOf('--role')
       const role = args[roleAt + 1] as OperatorRole
       if (roleAt < 0 || !ROLES.includes(role)) throw new UsageError('--role must be owner, moderator or viewer')
+      const roles = await gameRoles(db, args, role)
       const passwordHash = await hashPassword(await newPassword(io))
-      const created = await createOperator(db, { username: name, role, passwordHash }, now)
-      await recordCliAction(db, 'cli add', { username: created.username, role }, now)
+      const created = await createOperator(db, { username: name, role, roles, passwordHash }, now)
+      await recordCliAction(db, 'cli add', { username: created.username, role, ...(roles && { roles }) }, now)
       io.out(`Added ${created.username} (${created.role}). Sign in with POST /api/v1/admin/session or the console.`)
       return
     }

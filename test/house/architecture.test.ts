@@ -130,8 +130,9 @@ t.test('app.ts registers the shared plugins and every feature of the one list, o
     'errors',
     'metrics',
     'db',
-    // Every request's game (platform/games/), decided before the gates.
-    'games',
+    // Every request's game (platform/games/), decided before the gates; `games` is the feature of the
+    // games' admin API (features/games/).
+    'game-registry',
     'http',
     'rate-limit',
     'api-key',

@@ -3,15 +3,10 @@
 // transaction, leaving the target's leaderboard entries alone.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { FEATURES } from '../../../app.js'
-import { adminRoutes, defineFeature } from '../../../platform/core/features.js'
-import { ADMIN_PREFIX } from '../../../platform/core/paths.js'
 import { CONTENT_CHECK_INTERVAL_MS } from '../../../platform/content/content-cache.js'
 import type { Db } from '../../../db/types.js'
 import { assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
 import { makeGame } from '../../helpers/second-game.js'
-import { manifest } from '../../../features/games/manifest.js'
-import admin from '../../../features/games/admin-copy.js'
 import { replaceRemoteConfig, snapshotRemoteConfig } from '../../../features/remote-config/service.js'
 import { replaceLocalization, snapshotLocalization } from '../../../features/localization/service.js'
 import { replaceNews, snapshotNews } from '../../../features/news/service.js'
@@ -20,15 +15,6 @@ import { importScore, replaceBoards, snapshotBoards, type BoardCopy } from '../.
 import { replaceValidation, snapshotValidation } from '../../../features/validated-actions/service.js'
 import { replaceEmailTemplates, snapshotEmailTemplates } from '../../../features/email-sending/service.js'
 import { importAnonymousUser } from '../../../features/users/service.js'
-
-// Until features/games/index.ts registers the route, this test registers it as a feature of its own.
-const gamesCopy = defineFeature(
-  manifest,
-  async (app) => {
-    await app.register(adminRoutes(manifest, admin), { prefix: ADMIN_PREFIX })
-  },
-  ['db', 'clock'],
-)
 
 const ALL = ['remoteConfig', 'localization', 'news', 'cosmetics', 'leaderboards', 'validatedActions', 'emailTemplates']
 
@@ -109,7 +95,7 @@ const entries = async (db: Db) =>
     .sort()
 
 eachDialect(t, async (t, dialect) => {
-  const ctx = await buildTestApp(t, dialect, { features: [...FEATURES, gamesCopy] })
+  const ctx = await buildTestApp(t, dialect)
   await ctx.app.ready()
   const staging = await makeGame(ctx, 'staging')
   const production = await makeGame(ctx, 'production')

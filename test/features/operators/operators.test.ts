@@ -67,6 +67,7 @@ eachDialect(t, async (t, dialect) => {
     t.same((await root.request({ method: 'GET', url: '/session' })).json(), {
       username: 'root',
       role: 'owner',
+      roles: null,
       expiresAt: new Date(clock.now() + SESSION_MAX_MS).toISOString(),
     })
   })
@@ -205,6 +206,7 @@ eachDialect(t, async (t, dialect) => {
       t.same((await ctx.admin({ method: 'GET', url: '/session' })).json(), {
         username: 'admin-key',
         role: 'owner',
+        roles: null,
         expiresAt: null,
       })
       assertError(t, await ctx.admin({ method: 'DELETE', url: '/session' }), 403, 'FORBIDDEN')
@@ -258,6 +260,7 @@ eachDialect(t, async (t, dialect) => {
       t.same(ok.json(), {
         username: 'view',
         role: 'viewer',
+        roles: { default: 'viewer' },
         expiresAt: new Date(ctx.clock.now() + SESSION_MAX_MS).toISOString(),
       })
       const setCookie = String(ok.headers['set-cookie'])

@@ -5,6 +5,7 @@ import t from 'tap'
 import { API_KEY, buildTestApp, eachDialect, freshDatabase } from '../../helpers/app.js'
 import { signIn, signInRequest } from '../../fixtures/operators.js'
 import { runCommand, type CliIo } from '../../../scripts/operator/index.js'
+import { listOperators } from '../../../features/operators/service.js'
 
 // `npm run operator -- …`: the first operator comes from the command line, with no
 // default password; the same tool lists, removes and resets them.
@@ -96,5 +97,25 @@ eachDialect(t, async (t, dialect) => {
       await db.selectFrom('audit_log').select(['actor', 'action']).where('actor', '=', 'cli').execute()
     ).map((row) => row.action)
     t.same(actions.sort(), ['cli add', 'cli add', 'cli remove', 'cli reset-password', 'cli reset-totp'])
+  })
+
+  t.test('add --game: a moderator or viewer of the games named, each checked to exist', async (t) => {
+    const ctx = await buildTestApp(t, dialect)
+    const db = ctx.app.db
+    const now = ctx.clock.now()
+    // A moderator or viewer of the games named, each checked to exist; an owner holds every game.
+    const pass = io({ OPERATOR_PASSWORD: 'x'.repeat(12) })
+    await ctx.admin({ method: 'POST', url: '/games', payload: { id: 'cli-game', name: 'Cli' } })
+    await runCommand(db, ['add', 'gus', '--role', 'moderator', '--game', 'cli-game', '--game', 'default'], pass, now)
+    t.same((await listOperators(db)).find((o) => o.username === 'gus')?.roles, {
+      'cli-game': 'moderator',
+      default: 'moderator',
+    })
+    await t.rejects(runCommand(db, ['add', 'hal', '--role', 'viewer', '--game', 'nope'], pass, now), {
+      message: /No game 'nope'/,
+    })
+    await t.rejects(runCommand(db, ['add', 'hal', '--role', 'owner', '--game', 'cli-game'], pass, now), {
+      message: /An owner holds every game/,
+    })
   })
 })
