@@ -34,6 +34,8 @@ const CROSSINGS: Record<string, string> = {
   'scripts/migrate-data/postgres-store.ts write ?': 'the same move, into PostgreSQL',
   'scripts/migrate-data/stores.ts read kysely_migration': "the move checks both databases are at this code's schema",
   'scripts/migrate-data/postgres-store.ts read kysely_migration': "the same check of the target's schema",
+  'scripts/backup/index.ts read games':
+    "the backup lists the games its own copy of the default game's database holds (the copy's file, read-only)",
   // Reads that save a round trip on a hot path, or keep one statement one.
   'platform/security/session-store.ts read users':
     'the ban state is joined into the one query that resolves an access token (platform cannot call a feature)',
