@@ -103,10 +103,12 @@ eachDialect(t, async (t, dialect) => {
       // Two slots in all; the busy game may use both. Its sends wait until the test lets one end.
       const order: string[] = []
       const held: Array<() => void> = []
+      // Once the test ends, sends end at once (a busy worker's further polls start more).
+      let ending = false
       const sender: Sender = {
         send: (url) => {
           order.push(new URL(url).pathname)
-          if (url.includes('other')) return Promise.resolve(ok)
+          if (url.includes('other') || ending) return Promise.resolve(ok)
           return new Promise<SendResult>((resolve) => held.push(() => resolve(ok)))
         },
       }
@@ -120,6 +122,7 @@ eachDialect(t, async (t, dialect) => {
       busy.start()
       other.start()
       t.teardown(async () => {
+        ending = true
         for (const release of held) release()
         await Promise.all([busy.stop(), other.stop()])
       })
