@@ -6,7 +6,7 @@ import { readChangeCounter } from '../../db/change-counters.js'
 import { closeGameDb, DEFAULT_GAME, openGameDb } from '../../db/games.js'
 import { hashToken, secretChecker } from '../security/secrets.js'
 import { effectiveSettings, environmentSettings, type GameSettings, type GameSettingsPatch } from './settings.js'
-import { readSnapshot, recordKeyUse, type GamesSnapshot } from './store.js'
+import { ensureDefaultGame, readSnapshot, recordKeyUse, type GamesSnapshot } from './store.js'
 
 /**
  * Each instance's copy of the server's games and their keys (contract §14), so that deciding a
@@ -83,6 +83,7 @@ export class GameRegistry {
   private watch: NodeJS.Timeout | undefined
   private flush: NodeJS.Timeout | undefined
   private reloading: Promise<void> | null = null
+  private defaultRow = false
   private readonly defaults: GameSettings
 
   constructor(
@@ -179,14 +180,29 @@ export class GameRegistry {
     return value
   }
 
-  /** Loads the copy and starts watching the change counter; eager scopes are made for every game. */
+  /**
+   * Loads the copy and starts watching the change counter; eager scopes are made for every game. A
+   * database that cannot be read at start (unreachable, not migrated yet) leaves `default` alone in
+   * the copy, said in the log; the watch loads the rest once the database answers.
+   */
   async start(): Promise<void> {
-    await this.reload()
+    await this.reload().catch((error: unknown) =>
+      this.log.warn(
+        { err: error },
+        'the games could not be read at start: only the default game is served until the database answers ' +
+          '(the games are read again every moment; see GET /health/ready)',
+      ),
+    )
     for (const scope of this.scopes) if (scope.eager) for (const game of this.games.values()) this.valueOf(scope, game)
     this.watch = setInterval(() => void this.check().catch(() => {}), WATCH_MS)
     this.watch.unref()
     this.flush = setInterval(() => void this.flushKeyUse(), KEY_USE_FLUSH_MS)
     this.flush.unref()
+  }
+
+  /** Stops reading the change counter (tests that count statements); `stop` does it too. */
+  stopWatching(): void {
+    clearInterval(this.watch)
   }
 
   /** Stops watching, writes back the keys' last use, lets every game's scoped values and handles go. */
@@ -211,6 +227,11 @@ export class GameRegistry {
   reload(): Promise<void> {
     if (this.reloading) return this.reloading.then(() => this.reload())
     const run = (async () => {
+      // The row of `default`, once: a database from before games gets it on its first read.
+      if (!this.defaultRow) {
+        await ensureDefaultGame(this.control, this.clock.now())
+        this.defaultRow = true
+      }
       const version = await readChangeCounter(this.control, 'games')
       const released = this.apply(await readSnapshot(this.control))
       this.version = version

@@ -172,11 +172,13 @@ export async function buildTestApp(
 
 /**
  * Readies the app and stops its background writers (jobs, activity marks, webhook deliveries, of
- * every game made so far, and the banned-players reload), which poll on timers: after it, the app sends only what the test asks for.
+ * every game made so far, the banned-players reload, the games' change-counter read), which poll on timers:
+ * after it, the app sends only what the test asks for.
  * After ready: the workers start when the app is ready, which a first request would otherwise do.
  */
 export async function stopBackgroundWork(app: FastifyInstance): Promise<void> {
   await app.ready()
+  app.games.stopWatching()
   await app.jobs.stop()
   // Every game's: a test's second game has its own recorder and workers.
   for (const [, recorder] of app.analyticsRecorders.entries()) await recorder.stop()
