@@ -338,5 +338,8 @@ export default fp(
       await playerLimit(game ?? games.default).call(app, request, reply)
     })
   },
-  { name: 'rate-limit', dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster', 'game-registry'] },
+  {
+    name: 'rate-limit',
+    dependencies: ['config', 'clock', 'errors', 'surfaces', 'metrics', 'cluster', 'game-registry'],
+  },
 )
