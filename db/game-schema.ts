@@ -14,8 +14,15 @@ import {
 /*
  * How a game's handle names its tables on the database servers (db/games.ts): Kysely's schema
  * plugin, marked so that the schema can be read back from a handle or a transaction on it. Apart
- * from games.ts so that the prepared queries (prepared.ts) can key their compiled text by it.
+ * from games.ts so that the prepared queries (prepared.ts) can key their compiled text by it, and
+ * light enough (Kysely's types, two constants) for schemas the console's type check reads.
  */
+
+/** The game every database holds from its first start, and the one un-prefixed admin routes address. */
+export const DEFAULT_GAME = 'default'
+
+/** A game's id (contract §14): lower-case letters, digits and dashes, at most 32 characters. */
+export const GAME_ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,31}$'
 
 /** The schema plugin of a game's handle on a database server: its schema and game can be read back. */
 export class GameSchema extends WithSchemaPlugin {
@@ -43,7 +50,7 @@ export function gameIdOf(db: Kysely<any>): string {
   for (const plugin of db.getExecutor().plugins) {
     if (plugin instanceof GameSchema || plugin instanceof GameMark) return plugin.gameId
   }
-  return 'default'
+  return DEFAULT_GAME
 }
 
 /** The schema a game's handle (or a transaction on it) writes before its tables; undefined for `default` and SQLite. */

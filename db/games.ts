@@ -6,9 +6,9 @@ import type { DbConfig, DbObserver } from './config.js'
 import { createDb, inheritHandle, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
 import { migrateToLatest, type Migrations } from './migrate.js'
 import { engineNamed } from './engines/index.js'
-import { GameMark, GameSchema } from './game-schema.js'
+import { DEFAULT_GAME, GameMark, GameSchema } from './game-schema.js'
 
-export { gameIdOf, routineName, schemaOf, table } from './game-schema.js'
+export { DEFAULT_GAME, GAME_ID_PATTERN, gameIdOf, routineName, schemaOf, table } from './game-schema.js'
 
 /**
  * Where each game's data lives (docs/several-games.md, "How games are kept apart"). The game
@@ -22,12 +22,6 @@ export { gameIdOf, routineName, schemaOf, table } from './game-schema.js'
  * the game's database or schema before every table of a built query. SQL written by hand names its
  * tables through `table()` below, and a stored routine through `routineName()`.
  */
-
-/** The game every database holds from its first start, and the one un-prefixed admin routes address. */
-export const DEFAULT_GAME = 'default'
-
-/** A game's id (contract §14): lower-case letters, digits and dashes, at most 32 characters. */
-export const GAME_ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,31}$'
 
 /** The database (MySQL) or schema (PostgreSQL) of a game other than `default`; null on SQLite. */
 export function gameSchema(config: Pick<DbConfig, 'DB_DRIVER' | 'DB_NAME'>, gameId: string): string | null {

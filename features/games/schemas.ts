@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { GAME_ID_PATTERN } from '../../db/games.js'
+import { GAME_ID_PATTERN } from '../../db/game-schema.js'
 import { GameSettingsPatch } from '../../platform/games/settings.js'
 import { Nullable, StringEnum, TimestampSchema } from '../../platform/schemas/common.js'
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { AdminListQuerySchema, StringEnum, TimestampSchema } from '../../platform/schemas/common.js'
-import { GAME_ID_PATTERN } from '../../db/games.js'
+import { GAME_ID_PATTERN } from '../../db/game-schema.js'
 
 export const ROLE_VALUES = ['owner', 'moderator', 'viewer'] as const
 export const RoleSchema = StringEnum(ROLE_VALUES, {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { Transaction } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
-import { gameIdOf } from '../../db/games.js'
+import { gameIdOf } from '../../db/game-schema.js'
 import { nowAndAfterCommit } from '../../db/transaction.js'
 
 /**
