@@ -4,7 +4,7 @@ import type { Db } from '../../db/types.js'
 import { MIGRATIONS } from '../../app.js'
 import { createGameStore, gameSchema } from '../../db/games.js'
 import { insertGame, updateGame } from '../../platform/games/store.js'
-import type { GameSettingsPatch } from '../../platform/games/settings.js'
+import { GameSettingsPatch } from '../../platform/games/settings.js'
 import { dropMysqlDatabase } from '../../bench/mysql.js'
 import { APP, serverUrl, type TestApp } from './app.js'
 
@@ -39,7 +39,9 @@ export async function setSettings(
   id: string,
   settings: GameSettingsPatch,
 ): Promise<void> {
-  await updateGame(ctx.app.db, id, { settings }, ctx.clock.now())
+  // A change sets what it names and keeps the rest: every field it leaves out is reset (null).
+  const reset = Object.fromEntries(Object.keys(GameSettingsPatch.properties).map((name) => [name, null]))
+  await updateGame(ctx.app.db, id, { settings: { ...reset, ...settings } }, ctx.clock.now())
   await ctx.app.games.reload()
 }
 

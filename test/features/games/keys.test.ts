@@ -115,7 +115,7 @@ eachDialect(t, async (t, dialect) => {
     const one = await buildTestApp(t, dialect, { dbEnv })
     await stopBackgroundWork(one.app)
     const two = await buildTestApp(t, dialect, { dbEnv })
-    await stopBackgroundWork(two.app)
+    await stopBackgroundWork(two.app, { watchGames: true })
 
     const game = await createGame(one, 'gamma')
     const spare = (await one.admin({ method: 'POST', url: '/games/gamma/keys', payload: { label: 'spare' } })).json()
