@@ -386,10 +386,13 @@ eachDialect(t, async (t, dialect) => {
 
   t.test('metrics: deliveries by event, endpoint and outcome, and the outbox backlog', async (t) => {
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body
-    t.match(text, /outpost_webhook_deliveries_total\{outcome="delivered"\} [1-9]/)
-    t.match(text, /outpost_webhook_deliveries_total\{outcome="retry"\} [1-9]/)
-    t.match(text, /outpost_webhook_deliveries_by_event_total\{event="webhook.test"\} [1-9]/)
-    t.match(text, /outpost_webhook_deliveries_by_endpoint_total\{endpoint="[0-9a-f-]{36}:delivered"\} [1-9]/)
+    t.match(text, /outpost_webhook_deliveries_total\{outcome="delivered",game="default"\} [1-9]/)
+    t.match(text, /outpost_webhook_deliveries_total\{outcome="retry",game="default"\} [1-9]/)
+    t.match(text, /outpost_webhook_deliveries_by_event_total\{event="webhook.test",game="default"\} [1-9]/)
+    t.match(
+      text,
+      /outpost_webhook_deliveries_by_endpoint_total\{endpoint="[0-9a-f-]{36}:delivered",game="default"\} [1-9]/,
+    )
     t.match(text, /outpost_webhook_outbox\{status="pending"\} \d+/)
   })
 })
