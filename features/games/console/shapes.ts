@@ -35,3 +35,34 @@ export interface GameSettings {
 
 /** A list answer of the games' routes (a bare array is read as one too). */
 export const itemsOf = <T>(answer: { items: T[] } | T[]): T[] => (Array.isArray(answer) ? answer : answer.items)
+
+/**
+ * The parts a promotion may copy, in the server's order (the games feature's COPY_PARTS; a test holds
+ * the two lists equal), with their names on the page.
+ */
+export const COPY_PART_LABELS = {
+  remoteConfig: 'Remote config',
+  localization: 'Localization',
+  news: 'News',
+  cosmetics: 'Cosmetics',
+  leaderboards: 'Leaderboard definitions',
+  validatedActions: 'Validation rules and values',
+  emailTemplates: 'E-mail templates',
+} as const
+/** One of the parts a promotion may copy. */
+export type CopyPart = keyof typeof COPY_PART_LABELS
+
+/** A part's difference, target against source: what the source adds, changes and lacks. */
+export interface PartDiff {
+  added: Array<{ key: string; value: unknown }>
+  changed: Array<{ key: string; from: unknown; to: unknown }>
+  removed: Array<{ key: string; value: unknown }>
+}
+
+/** A promotion's answer (`POST /games/{target}/copy-from`). */
+export interface CopyResult {
+  source: string
+  target: string
+  dryRun: boolean
+  parts: Partial<Record<CopyPart, PartDiff>>
+}
