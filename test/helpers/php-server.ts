@@ -33,6 +33,9 @@ export const sourceMissing = existsSync(join(PHP_SERVER, 'index.php'))
   ? undefined
   : `the PHP server's source is not at ${PHP_SERVER} (set PHP_SERVER_DIR to run it)`
 
+/** The PHP server's own integration tests: a bash script of curl calls against its `/api/v1/app`. */
+export const PHP_SERVER_TESTS = join(PHP_SERVER, 'tests', 'test.sh')
+
 export interface PhpServer {
   dir: string
   /** The SQLite file, or the mysql:// URL of its database. */

@@ -1,10 +1,6 @@
 import t from 'tap'
-import type { Kysely } from 'kysely'
 import { ADMIN_KEY, API_KEY, buildTestApp, eachDialect, freshDatabase } from '../../helpers/app.js'
-import { createDb } from '../../../db/index.js'
-import { testConfig } from '../../helpers/app.js'
-import { down as removeGames } from '../../../db/migrations/0140_create_games.js'
-import { down as removeRoles } from '../../../features/operators/migrations/0141_operator_roles_per_game.js'
+import { asBeforeGames } from '../../helpers/before-games.js'
 import { bearer, createUser } from '../../fixtures/users.js'
 import { unity as saves } from '../../fixtures/cloud-save.js'
 import { submit } from '../../fixtures/leaderboard.js'
@@ -29,14 +25,7 @@ eachDialect(t, async (t, dialect) => {
   await before.app.close()
 
   // As the landed build left it: no games, no keys, no game on the audit entries, no roles per game.
-  const db = createDb(testConfig(dbEnv)) as unknown as Kysely<any>
-  await removeRoles(db)
-  await removeGames(db)
-  await db
-    .deleteFrom('kysely_migration')
-    .where('name', 'in', ['0140_create_games', '0141_operator_roles_per_game'])
-    .execute()
-  await db.destroy()
+  await asBeforeGames(dbEnv)
 
   const after = await buildTestApp(t, dialect, { dbEnv })
   const { call, admin } = after
