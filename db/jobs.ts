@@ -15,6 +15,11 @@ export interface Job {
   everyMs: number
   /** One run; bounded (a job deletes in batches, up to a limit per run). */
   run(db: Db, now: number): Promise<unknown>
+  /**
+   * Its table is the server's, not a game's (operators' sessions): it runs in the server's database
+   * (`default`'s) only, where every other game's copy of the table stays empty.
+   */
+  serverWide?: boolean
 }
 
 /**

@@ -27,4 +27,6 @@ export const OPERATOR_SESSION_SWEEP: Job = {
   name: 'operators.session-sweep',
   everyMs: 15 * 60_000,
   run: sweepOperatorSessions,
+  // Operators and their sessions are the server's: kept in default's database only.
+  serverWide: true,
 }

@@ -186,6 +186,7 @@ export class JobRunner {
   private async pass(game: JobGame, state: GameState): Promise<string[]> {
     const ran: string[] = []
     for (const job of this.jobs) {
+      if (job.serverWide && game.id !== DEFAULT_GAME) continue
       const now = this.clock.now()
       if (now < (state.dueAt.get(job.name) ?? 0)) continue
       try {

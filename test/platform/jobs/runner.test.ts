@@ -27,6 +27,8 @@ eachDialect(t, async (t, dialect) => {
     const ran = await ctx.app.jobs.runDue()
     t.ok(ran.includes('analytics-rollup') && ran.includes('second/analytics-rollup'), 'the rollup ran for both games')
     t.ok(ran.includes('second/test.which-db'), "the second game's run is named with its game")
+    t.ok(ran.includes('operators.session-sweep'), "a server-wide job runs in the server's database")
+    t.notOk(ran.includes('second/operators.session-sweep'), 'and in no other game’s')
     t.same(seen.sort(), ['default', 'second'], 'the job was handed each game’s database once')
     for (const db of [ctx.app.db, second.db]) {
       const rows = await claimsIn(db, 'test.which-db')
