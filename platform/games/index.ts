@@ -59,6 +59,8 @@ export default fp<{ migrations: Migrations }>(
     app.decorate('games', registry)
     // Each game's metric series are there at 0 from the moment the instance knows the game.
     registry.scoped((game) => app.metrics.gameKnown(game.id), { eager: true })
+    // Every game's statements count (a SQLite game's database is a connection of its own).
+    app.metrics.watchGameDbs(() => registry.openedDbs())
     // Set per request by the gates (api-key.ts on the app surface, admin-auth.ts on the admin one);
     // a public route's (health, docs) is `default`.
     app.decorateRequest('game', null as unknown as Game)

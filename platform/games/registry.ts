@@ -112,6 +112,11 @@ export class GameRegistry {
   }
 
   /** Every live game, `default` first, then by id. */
+  /** The databases of the games this instance has opened so far (listing opens none). */
+  openedDbs(): Db[] {
+    return [...this.games.values()].flatMap((game) => (game.opened ? [game.opened] : []))
+  }
+
   list(): Game[] {
     return [...this.games.values()].sort((a, b) =>
       a.id === DEFAULT_GAME ? -1 : b.id === DEFAULT_GAME ? 1 : a.id < b.id ? -1 : 1,

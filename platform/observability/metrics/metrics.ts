@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import type { DbFailure, DbObserver } from '../../../db/index.js'
 import { poolUsage } from '../../../db/index.js'
-import { statementsSent } from '../../../db/statements.js'
+import { statementTapOf, type StatementTap } from '../../../db/statements.js'
 import type { Db } from '../../../db/types.js'
 import type { FeatureManifest } from '../../core/features.js'
 import { PlainCounter, RequestSeries, registerFamily, type CacheLookup } from './families.js'
@@ -79,6 +79,7 @@ export class Metrics implements DbObserver {
   private readonly gaugeSources = new Map<string, GaugeSource>()
   private readonly caches = new Set<string>()
   private db: Db | undefined
+  private gameDbs: () => Iterable<Db> = () => []
 
   /**
    * Registers what the features declare, every label value at 0 from the start. `processRegistry`:
@@ -103,10 +104,18 @@ export class Metrics implements DbObserver {
         this.set({ state: 'max' }, usage.size)
       },
     })
-    // Read from the driver's own count when scraped: one integer increment per statement, nothing more.
+    // Read from the drivers' own counts when scraped: one integer increment per statement, nothing
+    // more. Summed over every database of the games (a game over the server's pool shares its
+    // count), each one's last count kept, so a game's database closed stays counted.
+    const lastSent = new Map<StatementTap, number>()
     const sent = () => {
-      const db = watchedDb()
-      return (db && statementsSent(db)) ?? 0
+      for (const db of [watchedDb(), ...this.gameDbs()]) {
+        const tap = db && statementTapOf(db)
+        if (tap) lastSent.set(tap, tap.sent)
+      }
+      let total = 0
+      for (const count of lastSent.values()) total += count
+      return total
     }
     let sentAtReset = 0
     registerFamily(
@@ -158,6 +167,11 @@ export class Metrics implements DbObserver {
   /** The database whose pool use is reported (set by the db plugin). */
   watchDb(db: Db): void {
     this.db = db
+  }
+
+  /** The games' databases, whose statements count with the server's (set by the games registry). */
+  watchGameDbs(list: () => Iterable<Db>): void {
+    this.gameDbs = list
   }
 
   queryFailed(kind: DbFailure): void {
