@@ -1,5 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import autocannon from 'autocannon'
 import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } from './mysql.js'
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
@@ -22,6 +22,7 @@ import {
   sampledCpu,
 } from './postgres-stack.js'
 import { dropPostgresDatabase } from './postgres.js'
+import { gameFile } from '../db/games.js'
 import {
   ADMIN_KEY,
   API_KEY,
@@ -310,8 +311,7 @@ export async function benchOutpost(
       results.push(await runScenario(outpost.server, outpost.label, scenario, ctx.run, ceilingRps, tail(outpost.log)))
     }
     await after?.(outpost.server, outpost.label, seeded, results)
-    if (db === 'sqlite')
-      process.stdout.write(`database size: ${(statSync(outpost.dbEnv.DB_PATH!).size / 2 ** 20).toFixed(1)} MB\n`)
+    if (db === 'sqlite') process.stdout.write(`database size: ${sqliteSize(outpost.dbEnv.DB_PATH!)}\n`)
   } catch (error) {
     // The temp dir goes at the end of the run: the server's own account of the failure goes with the error.
     ;(error as Error).message += `\nserver log tail (${outpost.label}):\n${tail(outpost.log)()}`
@@ -370,4 +370,12 @@ export async function benchPhp(
     if (mysql) await dropDatabase(ctx, db)
   }
   return results
+}
+
+/** The size of a SQLite server's files: the default game's, and every other game's beside it. */
+function sqliteSize(path: string): string {
+  const games = dirname(gameFile(path, 'x'))
+  const others = existsSync(games) ? readdirSync(games).filter((name) => name.endsWith('.db')) : []
+  const bytes = others.reduce((sum, name) => sum + statSync(join(games, name)).size, statSync(path).size)
+  return `${(bytes / 2 ** 20).toFixed(1)} MB${others.length ? ` (${others.length + 1} games' files)` : ''}`
 }
