@@ -1,8 +1,6 @@
-import tap, { type Test } from 'tap'
-import { MIGRATIONS } from '../../../app.js'
-import { createGameStore, dropGameStore } from '../../../db/games.js'
-import { insertGame } from '../../../platform/games/store.js'
-import { ADMIN, ADMIN_KEY, APP, assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
+import tap from 'tap'
+import { assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
+import { addGame } from '../../helpers/second-game.js'
 import { bearer, createUser } from '../../fixtures/users.js'
 import { createBoard, submit } from '../../fixtures/leaderboard.js'
 import { createNews } from '../../fixtures/content.js'
@@ -15,29 +13,11 @@ import { createNews } from '../../fixtures/content.js'
 const SIGNUP = '/user-management/signup'
 const SIGNIN = '/user-management/signin'
 
-/** The app's second game, `beta`: its key for the app API, its prefix for the admin API. */
-async function addGame(ctx: TestApp, t: Test, id: string): Promise<TestApp> {
-  await ctx.app.ready()
-  const { key } = await insertGame(ctx.app.db, id, 'Beta', ctx.clock.now())
-  await createGameStore(ctx.app.db, ctx.app.config, id, MIGRATIONS)
-  // Runs before the app closes (teardowns run last-added first): a MySQL game is a database of its own.
-  t.teardown(() => dropGameStore(ctx.app.db, ctx.app.config, id))
-  await ctx.app.games.reload()
-  return {
-    ...ctx,
-    call: (o) => ctx.app.inject({ ...o, url: `${APP}${o.url}`, headers: { 'x-api-key': key.key, ...o.headers } }),
-    admin: (o) =>
-      ctx.app.inject({
-        ...o,
-        url: `${ADMIN}/games/${id}${o.url}`,
-        headers: { 'x-admin-key': ADMIN_KEY, ...o.headers },
-      }),
-  }
-}
-
 eachDialect(tap, async (t, dialect) => {
   const alpha = await buildTestApp(t, dialect)
-  const beta = await addGame(alpha, t, 'beta')
+  // The second game, `beta`: its key for the app API, its prefix for the admin API.
+  const added = await addGame(alpha, 'beta', { name: 'Beta' })
+  const beta: TestApp = { ...alpha, call: added.call, admin: added.admin }
 
   t.test('the same e-mail address signs up in both games, once in each', async (t) => {
     const account = { type: 'EMAIL', email: 'ada@example.com', password: 'correct horse' }
