@@ -1,5 +1,6 @@
 import tap from 'tap'
-import { assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
+import { ADMIN, ADMIN_KEY, assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
+import { BYSTANDER, BYSTANDER_NEWS, BYSTANDER_PLAYER, BYSTANDER_SCORE, bystanderOn } from '../../helpers/bystander.js'
 import { addGame } from '../../helpers/second-game.js'
 import { bearer, createUser } from '../../fixtures/users.js'
 import { createBoard, submit } from '../../fixtures/leaderboard.js'
@@ -215,5 +216,25 @@ eachDialect(tap, async (t, dialect) => {
     )
     assertError(t, await beta.admin({ method: 'GET', url: '/session' }), 404, 'NOT_FOUND')
     t.equal((await alpha.admin({ method: 'GET', url: '/operators' })).statusCode, 200, 'served without the prefix')
+  })
+
+  // The bystander every SQLite test app holds (test/helpers/bystander.ts) is there, with its data,
+  // and none of it shows in default: the suite's reads of default would see it if one leaked.
+  const noBystander =
+    dialect !== 'sqlite' ? 'the server legs have no bystander' : !bystanderOn() && 'TEST_BYSTANDER=off'
+  t.test("the bystander's data is in its own game only", { skip: noBystander }, async (t) => {
+    const inBystander = (url: string) =>
+      alpha.app.inject({ url: `${ADMIN}/games/${BYSTANDER}${url}`, headers: { 'x-admin-key': ADMIN_KEY } })
+    const query = `/users?query=${encodeURIComponent(BYSTANDER_PLAYER)}`
+    t.equal((await inBystander(query)).json().items.length, 1, 'its player is in its game')
+    t.same((await alpha.admin({ method: 'GET', url: query })).json().items, [], 'not in default')
+    const scores = (list: Array<{ score: number }>) => list.map((e) => e.score)
+    const entries = (await inBystander('/leaderboards/default/entries')).json().items
+    t.ok(scores(entries).includes(BYSTANDER_SCORE), 'its score is on its board')
+    const top = await alpha.call({ method: 'GET', url: '/leaderboards/default/top?limit=100' })
+    t.notOk(scores(top.json().entries).includes(BYSTANDER_SCORE), "not on default's")
+    const titles = (list: Array<{ title: string }>) => list.map((n) => n.title)
+    t.ok(titles((await inBystander('/news')).json().items).includes(BYSTANDER_NEWS), 'its news')
+    t.notOk(titles((await alpha.admin({ method: 'GET', url: '/news' })).json().items).includes(BYSTANDER_NEWS))
   })
 })
