@@ -12,6 +12,7 @@ import { buildApp } from '../../app.js'
 import { processMetrics } from '../../platform/observability/metrics/index.js'
 import type { Feature } from '../../platform/core/features.js'
 import { loadConfig, type Config } from '../../config.js'
+import { addBystander, bystanderOn } from './bystander.js'
 
 export type Dialect = EngineName
 
@@ -143,6 +144,11 @@ export async function buildTestApp(
     clock?: TestClock
     dbEnv?: Record<string, string>
     features?: readonly Feature[]
+    /**
+     * The bystander game beside `default` (bystander.ts; SQLite only): on unless TEST_BYSTANDER=off.
+     * `false` for a test whose point is a server with one game.
+     */
+    bystander?: boolean
   } = {},
 ): Promise<TestApp> {
   const dbEnv = options.dbEnv ?? (await freshDatabase(t, dialect))
@@ -154,13 +160,26 @@ export async function buildTestApp(
     processMetrics: testProcessMetrics(),
     features: options.features,
   })
+  t.teardown(() => app.close())
+  // Added before the app is ready (the registry reads the games then), so the test still adds routes.
+  if ((options.bystander ?? true) && bystanderOn()) {
+    await addBystander(
+      app,
+      (DB_PATH) =>
+        buildApp({
+          config: testConfig({ DB_DRIVER: 'sqlite', DB_PATH }),
+          clock: new TestClock(),
+          processMetrics: testProcessMetrics(),
+        }),
+      { extraMigrations: options.features !== undefined },
+    )
+  }
   // A probe of the core user-scoped hook, which the foundation's own routes do not use.
   app.post(
     `${APP}/__test/user-scoped`,
     { schema: { hide: true }, preHandler: app.auth.userScoped },
     async (request) => request.identity,
   )
-  t.teardown(() => app.close())
   return {
     app,
     clock,

@@ -3,11 +3,10 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Test } from 'tap'
-import { buildTestApp, freshDatabase, serverUrl, testConfig, type Dialect, type TestApp } from './app.js'
-import { makeGame } from './second-game.js'
+import { buildTestApp, freshDatabase, testConfig, type Dialect, type TestApp } from './app.js'
+import { addGame } from './second-game.js'
 import { createDb } from '../../db/index.js'
-import { closeGameDb, DEFAULT_GAME, gameSchema, openGameDb } from '../../db/games.js'
-import { dropMysqlDatabase } from '../../bench/mysql.js'
+import { closeGameDb, DEFAULT_GAME, openGameDb } from '../../db/games.js'
 import { exportAccount, importAnonymousUser } from '../../features/users/service.js'
 import { importConfig } from '../../features/remote-config/service.js'
 import { main, openEndpoint } from '../../scripts/migrate-data/index.js'
@@ -96,18 +95,11 @@ const GAME = 'second'
 
 /** A player and a config in the second game, written into its database through the owners' services. */
 async function fillSecondGame(t: Test, ctx: TestApp) {
-  const game = await makeGame(ctx, GAME)
+  const game = await addGame(ctx, GAME)
   const player = { id: randomUUID(), name: 'Gamma ✓', anonymousToken: randomUUID(), createdAt: ctx.clock.now() }
   t.match(await importAnonymousUser(game.db, player), { status: 'copied' })
   t.match(await importConfig(game.db, 'motd', 'second game', ctx.clock.now()), { status: 'copied' })
   return { key: game.key, player }
-}
-
-/** On MySQL each game is a database of its own, which dropping the test's database leaves: dropped too. */
-function dropGameDatabases(t: Test, env: Record<string, string>) {
-  const url = serverUrl('mysql')
-  const schema = gameSchema({ DB_DRIVER: env.DB_DRIVER as Dialect, DB_NAME: env.DB_NAME ?? '' }, GAME)
-  if (env.DB_DRIVER === 'mysql' && url && schema) t.teardown(() => dropMysqlDatabase(url, schema))
 }
 
 /**
@@ -146,7 +138,6 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
     const filled = await fillEveryTable(t, path[0]!)
     const firstEnv = dbEnvOf(filled.ctx)
     const envs = [firstEnv]
-    dropGameDatabases(t, firstEnv)
     const second = await fillSecondGame(t, filled.ctx)
 
     // While the server runs, the move refuses its database.
@@ -165,7 +156,6 @@ export const moveAlong = (t: Test, path: readonly Dialect[]) =>
       const hop = `${path[i - 1]} to ${path[i]}`
       const sourceEnv = envs[i - 1]!
       const targetEnv = await freshDatabase(t, path[i]!)
-      dropGameDatabases(t, targetEnv)
       const started = Date.now()
       const moved = await migrateData('--from', endpoint(sourceEnv), '--to', endpoint(targetEnv))
       t.equal(moved.status, 0, `${hop}: the move exits 0: ${moved.stderr}`)

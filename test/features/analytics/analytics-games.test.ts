@@ -2,7 +2,7 @@ import t from 'tap'
 import type { Db } from '../../../db/types.js'
 import { dayOf } from '../../../features/analytics/days.js'
 import { buildTestApp, eachDialect, stopBackgroundWork } from '../../helpers/app.js'
-import { addGame } from '../../helpers/another-game.js'
+import { addGame } from '../../helpers/second-game.js'
 
 /**
  * Each game's activity marks and submit counts are gathered by its own recorder and written into
@@ -33,7 +33,7 @@ eachDialect(t, async (t, dialect) => {
   t.test("a second game's activity is written into its database and rolled up there", async (t) => {
     const ctx = await buildTestApp(t, dialect)
     await stopBackgroundWork(ctx.app)
-    const { game: second } = await addGame(ctx.app, 'second')
+    const { game: second } = await addGame(ctx, 'second')
     const now = ctx.clock.now()
     const today = dayOf(now)
     await addPlayer(second.db, 'p1', now)

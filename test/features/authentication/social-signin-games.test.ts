@@ -28,7 +28,7 @@ eachDialect(t, async (t, dialect) => {
   const { ctx, provider, googleCode } = await socialSetup(t, dialect)
   const { call, clock } = ctx
   await ctx.app.ready()
-  const b = await addGame(t, ctx, 'b', { appleAudiences: [B_BUNDLE], googleAudiences: [B_CLIENT] })
+  const b = await addGame(ctx, 'b', { settings: { appleAudiences: [B_BUNDLE], googleAudiences: [B_CLIENT] } })
   const apple = async (audience: string) => ({
     type: 'APPLE',
     appleIdentityToken: await token(appleKey, clock.now(), appleClaims(unique('apple'), { aud: audience })),

@@ -3,7 +3,7 @@ import t from 'tap'
 import type { Db } from '../../../db/types.js'
 import { updateGame } from '../../../platform/games/store.js'
 import { eachDialect } from '../../helpers/app.js'
-import { addGame } from '../../helpers/another-game.js'
+import { addGame } from '../../helpers/second-game.js'
 import { startSmtp } from '../../helpers/smtp.js'
 import { emailApp } from '../../fixtures/email.js'
 
@@ -55,7 +55,7 @@ eachDialect(t, async (t, dialect) => {
   const smtp = await startSmtp(t)
   const ctx = await emailApp(t, dialect, smtp.url)
   await ctx.app.ready()
-  const { game: second } = await addGame(ctx.app, 'second', { emailFrom: 'Second <second@example.org>' })
+  const { game: second } = await addGame(ctx, 'second', { settings: { emailFrom: 'Second <second@example.org>' } })
   const now = () => ctx.clock.now()
 
   t.test("a second game's mail is sent from its database by its own worker, from its sender", async (t) => {

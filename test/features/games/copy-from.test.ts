@@ -6,7 +6,7 @@ import t from 'tap'
 import { CONTENT_CHECK_INTERVAL_MS } from '../../../platform/content/content-cache.js'
 import type { Db } from '../../../db/types.js'
 import { assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
-import { makeGame } from '../../helpers/second-game.js'
+import { addGame } from '../../helpers/second-game.js'
 import { replaceRemoteConfig, snapshotRemoteConfig } from '../../../features/remote-config/service.js'
 import { replaceLocalization, snapshotLocalization } from '../../../features/localization/service.js'
 import { replaceNews, snapshotNews } from '../../../features/news/service.js'
@@ -97,8 +97,8 @@ const entries = async (db: Db) =>
 eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect)
   await ctx.app.ready()
-  const staging = await makeGame(ctx, 'staging')
-  const production = await makeGame(ctx, 'production')
+  const staging = await addGame(ctx, 'staging')
+  const production = await addGame(ctx, 'production')
   await fillStaging(ctx, staging.db)
   await fillProduction(ctx, production.db)
   const copy = (target: string, body: object) =>
@@ -145,7 +145,7 @@ eachDialect(t, async (t, dialect) => {
   t.test('a failure half-way leaves the target as it was', async (t) => {
     // The rule set names the board `arena`, which the third game lacks: refused after the remote
     // config was written, in the same transaction.
-    const third = await makeGame(ctx, 'third')
+    const third = await addGame(ctx, 'third')
     const before = await parts(third.db)
     const res = await copy('third', { source: 'staging', parts: ['remoteConfig', 'validatedActions'] })
     assertError(t, res, 404, 'LEADERBOARD_NOT_FOUND')

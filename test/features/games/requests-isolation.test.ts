@@ -1,8 +1,7 @@
-import tap, { type Test } from 'tap'
-import { MIGRATIONS } from '../../../app.js'
-import { createGameStore, dropGameStore } from '../../../db/games.js'
-import { insertGame } from '../../../platform/games/store.js'
-import { ADMIN, ADMIN_KEY, APP, assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
+import tap from 'tap'
+import { ADMIN, ADMIN_KEY, assertError, buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
+import { BYSTANDER, BYSTANDER_NEWS, BYSTANDER_PLAYER, BYSTANDER_SCORE, bystanderOn } from '../../helpers/bystander.js'
+import { addGame } from '../../helpers/second-game.js'
 import { bearer, createUser } from '../../fixtures/users.js'
 import { createBoard, submit } from '../../fixtures/leaderboard.js'
 import { createNews } from '../../fixtures/content.js'
@@ -15,29 +14,11 @@ import { createNews } from '../../fixtures/content.js'
 const SIGNUP = '/user-management/signup'
 const SIGNIN = '/user-management/signin'
 
-/** The app's second game, `beta`: its key for the app API, its prefix for the admin API. */
-async function addGame(ctx: TestApp, t: Test, id: string): Promise<TestApp> {
-  await ctx.app.ready()
-  const { key } = await insertGame(ctx.app.db, id, 'Beta', ctx.clock.now())
-  await createGameStore(ctx.app.db, ctx.app.config, id, MIGRATIONS)
-  // Runs before the app closes (teardowns run last-added first): a MySQL game is a database of its own.
-  t.teardown(() => dropGameStore(ctx.app.db, ctx.app.config, id))
-  await ctx.app.games.reload()
-  return {
-    ...ctx,
-    call: (o) => ctx.app.inject({ ...o, url: `${APP}${o.url}`, headers: { 'x-api-key': key.key, ...o.headers } }),
-    admin: (o) =>
-      ctx.app.inject({
-        ...o,
-        url: `${ADMIN}/games/${id}${o.url}`,
-        headers: { 'x-admin-key': ADMIN_KEY, ...o.headers },
-      }),
-  }
-}
-
 eachDialect(tap, async (t, dialect) => {
   const alpha = await buildTestApp(t, dialect)
-  const beta = await addGame(alpha, t, 'beta')
+  // The second game, `beta`: its key for the app API, its prefix for the admin API.
+  const added = await addGame(alpha, 'beta', { name: 'Beta' })
+  const beta: TestApp = { ...alpha, call: added.call, admin: added.admin }
 
   t.test('the same e-mail address signs up in both games, once in each', async (t) => {
     const account = { type: 'EMAIL', email: 'ada@example.com', password: 'correct horse' }
@@ -235,5 +216,25 @@ eachDialect(tap, async (t, dialect) => {
     )
     assertError(t, await beta.admin({ method: 'GET', url: '/session' }), 404, 'NOT_FOUND')
     t.equal((await alpha.admin({ method: 'GET', url: '/operators' })).statusCode, 200, 'served without the prefix')
+  })
+
+  // The bystander every SQLite test app holds (test/helpers/bystander.ts) is there, with its data,
+  // and none of it shows in default: the suite's reads of default would see it if one leaked.
+  const noBystander =
+    dialect !== 'sqlite' ? 'the server legs have no bystander' : !bystanderOn() && 'TEST_BYSTANDER=off'
+  t.test("the bystander's data is in its own game only", { skip: noBystander }, async (t) => {
+    const inBystander = (url: string) =>
+      alpha.app.inject({ url: `${ADMIN}/games/${BYSTANDER}${url}`, headers: { 'x-admin-key': ADMIN_KEY } })
+    const query = `/users?query=${encodeURIComponent(BYSTANDER_PLAYER)}`
+    t.equal((await inBystander(query)).json().items.length, 1, 'its player is in its game')
+    t.same((await alpha.admin({ method: 'GET', url: query })).json().items, [], 'not in default')
+    const scores = (list: Array<{ score: number }>) => list.map((e) => e.score)
+    const entries = (await inBystander('/leaderboards/default/entries')).json().items
+    t.ok(scores(entries).includes(BYSTANDER_SCORE), 'its score is on its board')
+    const top = await alpha.call({ method: 'GET', url: '/leaderboards/default/top?limit=100' })
+    t.notOk(scores(top.json().entries).includes(BYSTANDER_SCORE), "not on default's")
+    const titles = (list: Array<{ title: string }>) => list.map((n) => n.title)
+    t.ok(titles((await inBystander('/news')).json().items).includes(BYSTANDER_NEWS), 'its news')
+    t.notOk(titles((await alpha.admin({ method: 'GET', url: '/news' })).json().items).includes(BYSTANDER_NEWS))
   })
 })

@@ -14,7 +14,8 @@ import { submit } from '../../fixtures/leaderboard.js'
  */
 eachDialect(t, async (t, dialect) => {
   const dbEnv = await freshDatabase(t, dialect)
-  const before = await buildTestApp(t, dialect, { dbEnv })
+  // A database from before games holds one game: no bystander (test/helpers/bystander.ts) here.
+  const before = await buildTestApp(t, dialect, { dbEnv, bystander: false })
   const player = await createUser(before, { username: 'Old Timer' })
   t.equal((await submit(before, 'default', player.userId, 4242)).statusCode, 200)
   t.equal((await saves.save(before, player, '{"level":9}')).statusCode, 200)
@@ -27,7 +28,7 @@ eachDialect(t, async (t, dialect) => {
   // As the landed build left it: no games, no keys, no game on the audit entries, no roles per game.
   await asBeforeGames(dbEnv)
 
-  const after = await buildTestApp(t, dialect, { dbEnv })
+  const after = await buildTestApp(t, dialect, { dbEnv, bystander: false })
   const { call, admin } = after
   const signin = await call({
     method: 'POST',

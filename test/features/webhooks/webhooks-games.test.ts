@@ -7,7 +7,7 @@ import { createWebhook, queueTest } from '../../../features/webhooks/service.js'
 import { SendSlots } from '../../../features/webhooks/slots.js'
 import { WebhookWorker } from '../../../features/webhooks/worker.js'
 import { eachDialect } from '../../helpers/app.js'
-import { addGame } from '../../helpers/another-game.js'
+import { addGame } from '../../helpers/second-game.js'
 import { startReceiver } from '../../helpers/receiver.js'
 import { hookApp } from '../../helpers/webhooks.js'
 
@@ -26,7 +26,7 @@ const deliveriesIn = (db: Db) => db.selectFrom('webhook_deliveries').select(['id
 eachDialect(t, async (t, dialect) => {
   t.test("a second game's deliveries are sent by its worker, from its outbox", async (t) => {
     const ctx = await hookApp(t, dialect)
-    const { game: second } = await addGame(ctx.app, 'second')
+    const { game: second } = await addGame(ctx, 'second')
     const receiver = await startReceiver(t)
     const endpoint = await hook(second.db, receiver.url, ['webhook.test'], ctx.clock.now())
     const queued = await queueTest(second.db, endpoint.id, ctx.clock.now())
@@ -43,7 +43,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test("an event a game raises wakes that game's idle worker at once", async (t) => {
     const ctx = await hookApp(t, dialect, { WEBHOOK_POLL_INTERVAL_MS: '100' })
-    const { game: second } = await addGame(ctx.app, 'second')
+    const { game: second } = await addGame(ctx, 'second')
     const receiver = await startReceiver(t)
     await hook(second.db, receiver.url, ['email.failed'], ctx.clock.now())
     // Idle for 4 s: its polls came at 0.1, 0.2, 0.3, 0.5, 0.9, 1.7 and 3.3 s; the next is at 6.5 s.
@@ -66,7 +66,7 @@ eachDialect(t, async (t, dialect) => {
 
   t.test("a game's backlog to a receiver that never answers does not hold another game's delivery", async (t) => {
     const ctx = await hookApp(t, dialect)
-    const { game: second } = await addGame(ctx.app, 'second')
+    const { game: second } = await addGame(ctx, 'second')
     const slow = await startReceiver(t)
     const fast = await startReceiver(t)
     const now = ctx.clock.now()
@@ -93,7 +93,7 @@ eachDialect(t, async (t, dialect) => {
     'when every slot is taken, a freed slot goes to the game waiting in line, not back to the busy one',
     async (t) => {
       const ctx = await hookApp(t, dialect)
-      const { game: second } = await addGame(ctx.app, 'second')
+      const { game: second } = await addGame(ctx, 'second')
       const now = ctx.clock.now()
       const busyHook = await hook(ctx.app.db, 'http://127.0.0.1:9/busy', ['webhook.test'], now)
       for (let i = 0; i < 6; i++) await queueTest(ctx.app.db, busyHook.id, now)

@@ -15,7 +15,7 @@ eachDialect(t, async (t, dialect) => {
   const ctx = await buildTestApp(t, dialect, { env: { CORS_ORIGINS: 'https://default.example' } })
   const { app, call } = ctx
   await app.ready()
-  const b = await addGame(t, ctx, 'b', { authMode: 'strict', corsOrigins: ['https://b.example'] })
+  const b = await addGame(ctx, 'b', { settings: { authMode: 'strict', corsOrigins: ['https://b.example'] } })
 
   t.test('auth mode: strict in game b, compat in default, per request', async (t) => {
     const signUp = async (send: typeof call) =>

@@ -32,7 +32,7 @@ async function twoGames(t: Test, env: Record<string, string> = {}, cluster?: Cha
   t.teardown(() => app.close())
   await app.ready()
   const ctx = { app, clock }
-  const b = await addGame(t, ctx, 'b', { rateLimitPerSecond: 1 })
+  const b = await addGame(ctx, 'b', { settings: { rateLimitPerSecond: 1 } })
   const ip = randomIp()
   const get = (key: string, from = ip) =>
     app.inject({ method: 'GET', url: `${APP}/nowhere`, headers: { 'x-api-key': key }, remoteAddress: from })

@@ -9,15 +9,16 @@ import t from 'tap'
 import type { Db } from '../../../db/types.js'
 import { exportAccount, importAnonymousUser } from '../../../features/users/service.js'
 import { API_KEY, buildTestApp } from '../../helpers/app.js'
-import { makeGame } from '../../helpers/second-game.js'
+import { addGame } from '../../helpers/second-game.js'
 import { main } from '../../../scripts/backup/index.js'
 
 const noEnv = join(tmpdir(), 'no-such-outpost.env')
 
 t.test('every game is backed up, each file named, and the copy serves every game', async (t) => {
-  const ctx = await buildTestApp(t, 'sqlite')
-  const second = await makeGame(ctx, 'second')
-  const third = await makeGame(ctx, 'third-one')
+  // The games are the test's own, counted in the output and in the copy: no bystander (test/helpers/bystander.ts).
+  const ctx = await buildTestApp(t, 'sqlite', { bystander: false })
+  const second = await addGame(ctx, 'second')
+  const third = await addGame(ctx, 'third-one')
   // Each game's player, written into that game's database through the users feature.
   const player = async (db: Db, name: string) => {
     const user = { id: randomUUID(), name, anonymousToken: randomUUID(), createdAt: ctx.clock.now() }
@@ -64,7 +65,10 @@ t.test('every game is backed up, each file named, and the copy serves every game
 
   // The copy, served: each game's player is in that game's database only, and each key is its game's.
   await ctx.app.close()
-  const restored = await buildTestApp(t, 'sqlite', { dbEnv: { DB_DRIVER: 'sqlite', DB_PATH: target } })
+  const restored = await buildTestApp(t, 'sqlite', {
+    dbEnv: { DB_DRIVER: 'sqlite', DB_PATH: target },
+    bystander: false,
+  })
   await restored.app.ready()
   t.same(
     restored.app.games.list().map((g) => g.id),

@@ -2,7 +2,7 @@
 // game's is left as it was; a game the server does not have is refused, saying how to create it.
 import t from 'tap'
 import { buildTestApp, eachDialect, freshDatabase } from '../../helpers/app.js'
-import { makeGame } from '../../helpers/second-game.js'
+import { addGame } from '../../helpers/second-game.js'
 import { runImport } from '../../helpers/php-import.js'
 import { makePhpDatabase, phpDialectFor } from '../../fixtures/php-database.js'
 import { phpRows } from '../../fixtures/php-rows.js'
@@ -33,7 +33,7 @@ eachDialect(t, async (t, dialect) => {
     // The default game holds a player of its own before the import.
     const own = await ctx.call({ method: 'POST', url: '/user-management/signup', payload: { type: 'ANONYMOUS' } })
     t.equal(own.statusCode, 201)
-    const second = await makeGame(ctx, 'second')
+    const second = await addGame(ctx, 'second')
     const defaultBefore = await counts(ctx.app.db)
     const secondBefore = await counts(second.db)
     t.equal(secondBefore.users, 0, 'the new game has no players')
