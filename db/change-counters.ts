@@ -12,8 +12,13 @@ import { prepared } from './prepared.js'
  *
  * A reader reads the counter before the rows it copies: a write landing in between leaves rows newer
  * than the counter, which costs one more reload later, never a stale copy kept as current.
+ *
+ * A counter's row is also a guard row: every transaction that bumps it writes the same row, so two of
+ * them are ordered, on one server by its write lock and on a Galera cluster by certification (one of
+ * two that wrote it on two nodes is aborted and run again). `operators` is bumped for that alone, by
+ * the changes that may take the last owner away.
  */
-export type ChangeCounter = 'remote-config' | 'localization' | 'news' | 'banned-players' | 'games'
+export type ChangeCounter = 'remote-config' | 'localization' | 'news' | 'banned-players' | 'games' | 'operators'
 
 /** Marks the key's data as changed; call inside the transaction of the write. */
 export async function bumpChangeCounter(db: Db, key: ChangeCounter): Promise<void> {

@@ -114,7 +114,10 @@ export async function upsert<TB extends keyof Database & string>(
 /**
  * `SELECT … FOR UPDATE` where concurrent transactions run side by side and the row lock orders them
  * (MySQL, PostgreSQL). SQLite has no such clause and needs none: one connection per process runs one
- * transaction at a time, and the database file takes one writer at a time.
+ * transaction at a time, and the database file takes one writer at a time. A Galera cluster keeps row
+ * locks on their node: the lock holds across nodes only where the transaction then writes the rows it
+ * locked (the cluster certifies that write). A check over other rows (the last owner) takes a guard
+ * row by writing it instead (`bumpChangeCounter`, `insertOrTouch`).
  */
 export function forUpdate<QB extends { forUpdate(): QB }>(db: Kysely<any>, query: QB): QB {
   return engineOf(db).forUpdate(query)
@@ -146,7 +149,9 @@ export function addOnConflict<QB extends InsertQueryBuilder<any, any, any>>(
  * Inserts the row, or when its key exists leaves the stored row as it is. Unlike INSERT IGNORE this
  * takes the row's write lock on MySQL either way (a duplicate under INSERT IGNORE takes only a shared
  * lock, and two transactions that then both want to write it deadlock); on PostgreSQL an ON CONFLICT
- * DO UPDATE locks the row too, where DO NOTHING would not.
+ * DO UPDATE locks the row too, where DO NOTHING would not. A Galera cluster does not replicate the
+ * lock of a row left as it was: it orders writes of this row (which the cluster certifies), not checks
+ * over other rows (`insertOrTouch`).
  */
 export function insertOrLock<QB extends InsertQueryBuilder<any, any, any>>(
   db: Kysely<any>,
@@ -157,6 +162,29 @@ export function insertOrLock<QB extends InsertQueryBuilder<any, any, any>>(
 ): QB {
   const engine = engineOf(db)
   return engine.onConflictUpdate(query, keyColumns, { [column]: engine.stored(table, column) })
+}
+
+/**
+ * Inserts the row, or when its key exists moves its `column` (a number) on: to the inserted value
+ * when that is greater, else by one. Unlike `insertOrLock`, the stored row always changes, which makes
+ * the lock a write everywhere: a Galera cluster certifies only the rows a transaction changed (a row
+ * lock, or an UPDATE that leaves a row as it was, stays on its node), so two transactions that take
+ * this row on two nodes conflict, and the one that loses is run again (db/transaction.ts). For lock
+ * rows that order checks over other rows (limits counted in SQL).
+ */
+export function insertOrTouch<QB extends InsertQueryBuilder<any, any, any>>(
+  db: Kysely<any>,
+  table: string,
+  query: QB,
+  keyColumns: string[],
+  column: string,
+): QB {
+  const engine = engineOf(db)
+  const stored = engine.stored(table, column)
+  const inserted = engine.newValue(column)
+  return engine.onConflictUpdate(query, keyColumns, {
+    [column]: sql`case when ${stored} < ${inserted} then ${inserted} else ${stored} + 1 end`,
+  })
 }
 
 /** Whether INSERT/UPDATE … RETURNING exists on the database's engine. */

@@ -20,6 +20,17 @@ function failureKind(error: unknown): DbFailure {
 }
 
 const poolUsages = new WeakMap<Db, PoolUsage & { size: number }>()
+/** The settings each server engine's handle was opened with (`openedWith`). */
+const openedConfigs = new WeakMap<Db, DbConfig>()
+
+/**
+ * The settings `db` was opened with by `createDb` (a database server's handle; not a game's handle
+ * derived from it): what opens a connection of its own beside it, as the migration lock does
+ * (migration-lock.ts).
+ */
+export function openedWith(db: Db): DbConfig | undefined {
+  return openedConfigs.get(db)
+}
 
 /**
  * The pool's use now (connections handed out, callers queued for one because none is free, the
@@ -70,6 +81,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   registerPooledDirect(db, opened.direct!)
   registerStatementTap(db, opened.tap)
   poolUsages.set(db, opened.usage)
+  openedConfigs.set(db, config)
   setConflictBound(db, config.DB_QUERY_TIMEOUT_MS)
   return db
 }

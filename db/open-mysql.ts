@@ -4,6 +4,7 @@ import type { Database, Db } from './types.js'
 import type { DbConfig, DbObserver, OpenedPool } from './config.js'
 import { OutpostMysqlDriver } from './mysql-driver.js'
 import { mysqlTls } from './tls.js'
+import { prepareSession } from './mysql-session.js'
 
 const MYSQL_PREPARED_PER_CONNECTION = 256
 
@@ -54,6 +55,7 @@ export function openMysql(config: DbConfig, observer: DbObserver | undefined, op
     maxPreparedStatements: MYSQL_PREPARED_PER_CONNECTION,
     ssl: mysqlTls(config),
   })
+  pool.on('connection', prepareSession)
   const driver = new OutpostMysqlDriver(pool, {
     tap: opened.tap,
     timeoutMs: config.DB_QUERY_TIMEOUT_MS,

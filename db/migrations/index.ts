@@ -9,6 +9,7 @@ import * as m0120 from './0120_create_ban_generation.js'
 import * as m0121 from './0121_drop_ban_generation.js'
 import * as m0130 from './0130_login_attempts_in_flight.js'
 import * as m0140 from './0140_create_games.js'
+import * as m0150 from './0150_login_locks_lock_version.js'
 
 /**
  * The migrations of the platform's own tables (sessions, change counters, sign-in lockout, audit log,
@@ -27,4 +28,5 @@ export const platformMigrations: Record<string, Migration> = {
   '0121_drop_ban_generation': m0121,
   '0130_login_attempts_in_flight': m0130,
   '0140_create_games': m0140,
+  '0150_login_locks_lock_version': m0150,
 }

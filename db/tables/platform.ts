@@ -16,6 +16,8 @@ export interface LoginFailuresTable {
 export interface LoginLocksTable {
   key_hash: string
   locked_until: number
+  /** Moved on by every attempt that takes the row, so that the take is a write (migration 0150). */
+  lock_version: Generated<number>
 }
 
 /** A change counter per cached content feature (platform/content/content-cache.ts). */

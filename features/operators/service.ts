@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db, OperatorRole } from '../../db/types.js'
-import { affected, forUpdate, isUniqueViolation } from '../../db/dialect.js'
+import { affected, isUniqueViolation } from '../../db/dialect.js'
+import { bumpChangeCounter } from '../../db/change-counters.js'
 import { withTransaction } from '../../db/transaction.js'
 import { AppError, notFound } from '../../platform/core/errors.js'
 import { hashToken } from '../../platform/security/secrets.js'
@@ -153,18 +154,22 @@ const ownerCount = (db: Db) =>
     .select(sql<number>`count(*)`.as('n'))
 
 /**
- * Locks the owner rows (MySQL, PostgreSQL) so that two owners demoting or removing each other at once are
- * ordered: the second then counts one owner and changes nothing.
+ * Orders the changes that may take an owner away: two owners demoting or removing each other at once
+ * must not both pass the count, which is over rows neither writes. Each such change first writes one
+ * guard row, the operators' change counter: on one server its write lock orders them (the second then
+ * counts one owner and changes nothing); on a Galera cluster, which replicates writes but not row
+ * locks, two such changes on two nodes both wrote it, so the cluster lets one commit and aborts the
+ * other, which is run again (withTransaction) and then counts one owner.
  */
-async function lockOwners(trx: Db): Promise<void> {
-  await forUpdate(trx, trx.selectFrom('operators').select('id').where('role', '=', 'owner')).execute()
+async function guardOwners(trx: Db): Promise<void> {
+  await bumpChangeCounter(trx, 'operators')
 }
 
 const lastOwner = () => new AppError(409, 'LAST_OWNER', 'This is the last owner: make another operator an owner first')
 
 /**
  * Changes a role, and a non-owner's roles per game (without them: the role in `default`); the last
- * owner cannot be demoted (settled by one conditional UPDATE under the owners' lock).
+ * owner cannot be demoted (settled by one conditional UPDATE after the owners' guard).
  */
 export async function setRole(
   db: Db,
@@ -176,7 +181,7 @@ export async function setRole(
   const name = normalizeUsername(username)
   const stored = storedRoles(role, roles)
   return withTransaction(db, async (trx) => {
-    await lockOwners(trx)
+    await guardOwners(trx)
     let update = trx.updateTable('operators').set({ role, roles: stored, updated_at: now }).where('username', '=', name)
     if (role !== 'owner') {
       update = update.where((eb) => eb.or([eb('role', '!=', 'owner'), eb(ownerCount(trx), '>', 1)]))
@@ -194,7 +199,7 @@ export async function setRole(
 export async function removeOperator(db: Db, username: string): Promise<void> {
   const name = normalizeUsername(username)
   await withTransaction(db, async (trx) => {
-    await lockOwners(trx)
+    await guardOwners(trx)
     const row = await trx.selectFrom('operators').select('id').where('username', '=', name).executeTakeFirst()
     if (!row) throw operatorNotFound(name)
     await trx.deleteFrom('operator_sessions').where('operator_id', '=', row.id).execute()

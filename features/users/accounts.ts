@@ -220,14 +220,16 @@ export async function markVerified(db: Db, userId: string, now: number) {
 
 /**
  * Locks the user's row for the rest of the caller's transaction: a per-user serialisation point
- * for checks that count rows (the e-mail quota) and must hold across instances. A no-op UPDATE
- * does it on both engines: InnoDB takes the row's write lock, SQLite its database write lock (a
- * plain SELECT would take neither, and SQLite has no FOR UPDATE).
+ * for checks that count rows (the e-mail quota) and must hold across instances. An UPDATE does it
+ * on every engine: InnoDB and PostgreSQL take the row's write lock, SQLite its database write lock
+ * (a plain SELECT would take neither, and SQLite has no FOR UPDATE). It moves `lock_version` on
+ * rather than leaving the row as it was: a Galera cluster replicates the write, not the lock, so two
+ * such checks for one player on two nodes conflict there and one of them is run again.
  */
 export async function lockUser(trx: Db, userId: string): Promise<void> {
   await trx
     .updateTable('users')
-    .set((eb) => ({ id: eb.ref('id') }))
+    .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
     .where('id', '=', userId)
     .execute()
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { Flag } from '../../db/types.js'
 
 /** The sign-in providers an identity may come from. */
@@ -33,6 +33,8 @@ export interface UsersTable {
   password_hash: string | null
   /** The e-mail trimmed and lower-cased, unique: e-mails are unique case-insensitively. */
   email_key: string | null
+  /** Moved on by `lockUser`, so that the lock is a write (migration 0151); means nothing else. */
+  lock_version: Generated<number>
   /** No longer used: the lockout lives in login_locks, keyed by e-mail (migration 0046). */
 }
 
@@ -44,8 +46,8 @@ declare module '../../db/types.js' {
   }
 }
 
-/** A row of users as read. */
-export type User = Selectable<UsersTable>
+/** A row of users as read (less `lock_version`, which only `lockUser` writes and nothing reads). */
+export type User = Omit<Selectable<UsersTable>, 'lock_version'>
 
 /** A row of users as inserted. */
 export type NewUser = Insertable<UsersTable>

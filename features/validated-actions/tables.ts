@@ -104,6 +104,7 @@ export interface ValidatedSubmissionsTable {
 /** The per-player lock row of validated actions (see migration 0075). */
 export interface ValidatedPlayersTable {
   user_id: string
+  /** When the row was last taken, moved on by at least one at each take (lockPlayer: the take is a write). */
   locked_at: number
 }
 

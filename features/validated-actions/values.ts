@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Database, Db } from '../../db/types.js'
 import type { ValidatedValue } from './tables.js'
-import { affected, forUpdate, insertOrLock, upsert } from '../../db/dialect.js'
+import { affected, forUpdate, insertOrLock, insertOrTouch, upsert } from '../../db/dialect.js'
 import { inTransaction } from '../../db/transaction.js'
 import { AppError, badRequest, notFound } from '../../platform/core/errors.js'
 import { toIso } from '../../platform/core/clock.js'
@@ -21,12 +21,14 @@ import type { Adjustment, PlayerState, ValueBody, ValueDefinition, ValueState } 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /**
- * Creates or write-locks the player's lock row. Every run start, submit and adjustment of one player
+ * Creates or writes the player's lock row. Every run start, submit and adjustment of one player
  * takes it first, so their counted limits and balance changes run one after the other, also across
- * instances (a row lock on MySQL and PostgreSQL; SQLite takes one writer at a time anyway).
+ * instances (a row lock on MySQL and PostgreSQL; SQLite takes one writer at a time anyway). The row
+ * is written (`locked_at` moves on), not only locked: on a Galera cluster two takes on two nodes then
+ * conflict and one is run again, where two locks would each hold on its own node.
  */
 export async function lockPlayer(db: Db, userId: string, now: number): Promise<void> {
-  await insertOrLock(
+  await insertOrTouch(
     db,
     'validated_players',
     db.insertInto('validated_players').values({ user_id: userId, locked_at: now }),

@@ -194,7 +194,11 @@ async function insertKey(db: Db, gameId: string, label: string, now: number) {
   return key
 }
 
-/** The game's row, locked for the rest of the transaction: key writes of one game take turns on it. */
+/**
+ * The game's row, locked for the rest of the transaction: key writes of one game take turns on it. On
+ * a Galera cluster the lock stays on its node; there the games' change counter, which every key write
+ * bumps (a write the cluster certifies), orders them: one of two on two nodes is run again.
+ */
 async function lockGame(trx: Db, gameId: string) {
   const game = await forUpdate(
     trx,

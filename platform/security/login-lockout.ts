@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Db } from '../../db/types.js'
 import { inTransaction } from '../../db/transaction.js'
-import { affected, insertOrLock } from '../../db/dialect.js'
+import { affected, insertOrTouch } from '../../db/dialect.js'
 import { deleteInBatches } from '../../db/jobs.js'
 import { AppError } from '../core/errors.js'
 import { hashToken } from './secrets.js'
@@ -101,8 +101,9 @@ export type Attempt = { lockedUntil: number } | { busy: true } | { id: string }
 
 /**
  * Takes one of the key's attempts in one short transaction: the key's lock row is created or
- * write-locked first, so the attempts on one key queue there (on any instance) and the tally is
- * exact. A locked key, or one with the limit of failures reached (it is locked now), answers when
+ * written first (its `lock_version` moved on: a write, which a Galera cluster certifies, where a lock
+ * alone would hold on one node only), so the attempts on one key queue there (on any instance) and
+ * the tally is exact. A locked key, or one with the limit of failures reached (it is locked now), answers when
  * its lock ends. Otherwise a slot is free while the failures and the attempts in flight together
  * stay under the limit: however the checks in flight end, the limit is never passed. The attempt is
  * then written down in flight (or, with `inFlight: false`, at once as a failure: a slot of a plain cap).
@@ -115,12 +116,12 @@ export async function reserveAttempt(
   { inFlight = true }: { inFlight?: boolean } = {},
 ): Promise<Attempt> {
   return inTransaction(db, async (trx): Promise<Attempt> => {
-    await insertOrLock(
+    await insertOrTouch(
       trx,
       'login_locks',
-      trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0 }),
+      trx.insertInto('login_locks').values({ key_hash: keyHash, locked_until: 0, lock_version: 0 }),
       ['key_hash'],
-      'locked_until',
+      'lock_version',
     ).execute()
     // The lock row and the tally in one statement, read while this transaction holds the lock row.
     // Only the window's rows count; older ones are left to the sweep job (authentication/sweeps.ts):

@@ -29,7 +29,7 @@ export interface Store {
    * MySQL commits per batch instead, to keep InnoDB's undo log small, and is emptied again on failure.
    */
   readonly wholeMove: boolean
-  /** The tables, less the migrator's own (kysely_migration*, migration_steps) and the engine's (sqlite_*). */
+  /** The tables, less the migrator's own (kysely_migration*, migration_steps, migration_lock) and the engine's (sqlite_*). */
   tables(): Promise<string[]>
   shape(table: string): Promise<TableShape>
   /** Foreign keys as [child table, parent table]. */
@@ -58,7 +58,7 @@ export interface TargetStore extends Store {
 }
 
 /** The migration bookkeeping and engine tables: the target makes its own, they are never copied. */
-export const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|sqlite_.*)$/
+export const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|migration_lock|sqlite_.*)$/
 
 const NAME = /^[a-z_][a-z0-9_]*$/
 /** A table or column name, checked to be one before it goes into SQL text. */

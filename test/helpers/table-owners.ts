@@ -29,8 +29,8 @@ export const PLATFORM_OWNERS = {
  */
 export const RUNNER_OWNER = {
   owner: 'db/migrate.ts',
-  code: ['db/migrate.ts', 'db/migration-steps.ts', 'db/step-run.ts'],
-  tables: ['kysely_migration', 'kysely_migration_lock', 'migration_steps'],
+  code: ['db/migrate.ts', 'db/migration-steps.ts', 'db/step-run.ts', 'db/migration-lock.ts'],
+  tables: ['kysely_migration', 'kysely_migration_lock', 'migration_steps', 'migration_lock'],
 }
 
 /** One table's owner: its name (a feature, or a platform file) and the files that are its code. */

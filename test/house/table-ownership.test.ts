@@ -93,7 +93,7 @@ t.test("no file writes or reads another owner's tables, the listed crossings asi
   const writes = uses.filter((use) => use.kind === 'write' && use.table !== '?')
   t.ok(writes.length > 150, `${writes.length} writes found, every one checked`)
   t.same(
-    new Set(writes.map((use) => use.table)),
+    new Set(writes.map((use) => use.table).filter((name) => !RUNNER_OWNER.tables.includes(name))),
     new Set(tables.filter((name) => !RUNNER_OWNER.tables.includes(name))),
     'each table is written somewhere the scan sees (the scan is not blind to a form the code uses)',
   )
