@@ -16,7 +16,7 @@ import { startServer } from '../helpers/server-process.js'
  * keeps its .env in a folder of its own. Its checks are its own, unchanged.
  *
  * One check fails, as it does on every build: the PHP server answers an unknown route with
- * `"error": true`, where the contract's error body (§1.1) has the reason phrase, `"Not Found"`.
+ * `"error": true`, where the error body of contract §1.1 has the reason phrase, `"Not Found"`.
  */
 const KNOWN_DIFFERENCE = `404 response contains error (expected to contain '"error":true')`
 

@@ -233,26 +233,6 @@ eachDialect(t, async (t, dialect) => {
     t.equal(await read(), 1)
   })
 
-  t.test("every game's statements count, once each, and a closed game's stay counted", async (t) => {
-    const base = createDb(testConfig(await freshDatabase(t, dialect)))
-    t.teardown(() => base.destroy())
-    await migrateToLatest(base, MIGRATIONS)
-    // A game's database: on SQLite a connection of its own, on a server engine the same pool.
-    const game = dialect === 'sqlite' ? createDb(testConfig(await freshDatabase(t, dialect))) : base
-    const games = [game]
-    const metrics = new Metrics()
-    metrics.watchDb(base)
-    metrics.watchGameDbs(() => games)
-    const read = async () => valueOf(parsePrometheus(await metrics.text()), 'outpost_db_statements_total')!
-    const before = await read()
-    await sql`select 1`.execute(base)
-    await sql`select 1`.execute(game)
-    t.equal((await read()) - before, 2, "the server's and the game's statement, each counted once")
-    games.length = 0
-    if (game !== base) await game.destroy()
-    t.equal((await read()) - before, 2, 'a game no longer listed stays counted: the counter never goes back')
-  })
-
   t.test("database failures are counted by kind; a server pool's use is reported", async (t) => {
     const env = await freshDatabase(t, dialect)
     const config = testConfig(env)
