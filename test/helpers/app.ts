@@ -143,6 +143,8 @@ export async function buildTestApp(
     clock?: TestClock
     dbEnv?: Record<string, string>
     features?: readonly Feature[]
+    /** Where the app's log lines go (`logLines()` of helpers/faults.ts); LOG_LEVEL in `env` lets them through. */
+    logStream?: { write(line: string): void }
   } = {},
 ): Promise<TestApp> {
   const dbEnv = options.dbEnv ?? (await freshDatabase(t, dialect))
@@ -153,6 +155,7 @@ export async function buildTestApp(
     clock,
     processMetrics: testProcessMetrics(),
     features: options.features,
+    logStream: options.logStream,
   })
   // A probe of the core user-scoped hook, which the foundation's own routes do not use.
   app.post(
