@@ -5,8 +5,8 @@ import { availableParallelism } from 'node:os'
 import { parseEnv } from 'node:util'
 import { Type, type Static } from '@sinclair/typebox'
 import type { envSchema as EnvSchema } from 'env-schema'
-import { DB_SETTINGS } from './db/settings.js'
 import { engineNamed } from './db/engines/index.js'
+import { DB_SETTINGS, dbHostProblem } from './db/settings.js'
 
 /** The value shipped in `.env.example`: refused so that nobody runs production on it. */
 export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
@@ -266,6 +266,9 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   const sources: Sources = { envFile: options.envFile ?? '.env', fromFile: given(fromFile), fromEnv: given(env) }
   Object.assign(config, { [SOURCES]: sources })
   config.DB_PORT ??= engineNamed(config.DB_DRIVER).defaultPort ?? 0
+  // A list of hosts (or one host:port) is read here once, so that a bad one stops the start with its fix.
+  const hostProblem = dbHostProblem(config, (name) => whereSet(config, name))
+  if (hostProblem) throw new Error(hostProblem)
   // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')

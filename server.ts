@@ -128,17 +128,22 @@ async function startPrimary(config: Config, logStream: LogStream, workers: numbe
     { migrateToLatest },
     { checkDatabase, explainDbError },
     { MIGRATIONS },
+    { hostLog },
   ] = await Promise.all([
     import('pino'),
     import('./db/index.js'),
     import('./db/migrate.js'),
     import('./db/startup-check.js'),
     import('./app.js'),
+    import('./platform/core/db.js'),
   ])
   const log = pino({ level: config.LOG_LEVEL }, logStream ?? process.stdout)
   if (config.MIGRATE_ON_START) {
-    await checkDatabase(config)
-    const db = createDb({ ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+    for (const problem of await checkDatabase(config)) log.warn(problem)
+    const db = createDb(
+      { ...config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS },
+      { queryFailed: () => {}, ...hostLog(log) },
+    )
     try {
       const applied = await migrateToLatest(db, MIGRATIONS).catch((error) => {
         throw explainDbError(error, config)

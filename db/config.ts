@@ -16,6 +16,17 @@ export interface DbObserver {
   queryFailed(kind: DbFailure): void
   /** SQLite's checkpoint thread failed (checkpointer.ts): worth a line in the log, nothing is lost. */
   checkpointFailed?(problem: Error): void
+  /** A list of hosts (DB_HOST, mysql-hosts.ts) moved off `from`, which `reason` says did not answer, to `to`. */
+  hostChanged?(change: { from: string; to: string; reason: string }): void
+  /** The host in use of a list did not answer, nor did any other: it stays in use (said once until one answers). */
+  noHostAnswers?(problem: { hosts: readonly string[]; reason: string }): void
+}
+
+/** The database hosts of DB_HOST (`db1:3306`, …), the index of the one written to now, and the moves so far, for the metrics. */
+export interface HostState {
+  readonly hosts: readonly string[]
+  readonly current: number
+  readonly failovers: number
 }
 
 /**
@@ -50,4 +61,6 @@ export interface OpenedPool {
   onQueryFailed(error: unknown): void
   /** The driver, for the direct path of prepared.ts. */
   direct?: PooledDirect
+  /** The hosts the pool writes to, and which one now. */
+  hosts?: HostState
 }

@@ -1,4 +1,5 @@
 import type { StartTarget } from './engine.js'
+import { describeHosts } from './hosts.js'
 import { POOL_WAIT_TIMEOUT, QUERY_TIMEOUT } from './pool-bounds.js'
 
 /**
@@ -18,9 +19,9 @@ export function codeOf(error: unknown): { code?: string; message: string } {
   return { message: String((error as Error | null)?.message ?? error) }
 }
 
-/** `PostgreSQL at db.internal:5432`. */
+/** `PostgreSQL at db.internal:5432`; with a list of hosts, `MySQL at db1:3306,db2:3306`. */
 export const serverAt = (title: string, target: Pick<StartTarget, 'DB_HOST' | 'DB_PORT'>) =>
-  `${title} at ${target.DB_HOST}:${target.DB_PORT}`
+  `${title} at ${describeHosts(target)}`
 
 /** What a connection that never reached the server's greeting means, whatever the engine. */
 export function networkProblem(code: string | undefined, title: string, target: StartTarget): string | null {

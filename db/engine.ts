@@ -111,6 +111,11 @@ export interface Engine {
   readonly title: string
   /** The TCP port a server of this engine listens on by default; null for an embedded one. */
   readonly defaultPort: number | null
+  /**
+   * A server engine that takes one DB_HOST, never a list (db/hosts.ts): why, and what to set instead,
+   * as the start-up says it. Absent: a list is written to one host at a time (db/mysql-hosts.ts).
+   */
+  readonly oneHost?: string
   readonly types: ColumnTypes
   /** Adds an integer primary key `column` the database numbers itself (1, 2, …). */
   autoId<TB extends string>(table: CreateTableBuilder<TB, any>, column: string): CreateTableBuilder<TB, any>

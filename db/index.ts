@@ -2,7 +2,8 @@ import type { Db } from './types.js'
 import { anyEngine } from './dialect.js'
 import { engineNamed, type EngineName } from './engines/index.js'
 import { queuedCallers, type PoolUsage } from './pool-bounds.js'
-import type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
+import type { DbConfig, DbFailure, DbObserver, HostState, OpenedPool } from './config.js'
+import { describeHosts } from './hosts.js'
 import { openMysql } from './open-mysql.js'
 import { openPostgres } from './open-postgres.js'
 import { openSqlite } from './open-sqlite.js'
@@ -11,7 +12,7 @@ import { registerStatementTap, statementTapOf } from './statements.js'
 import { conflictBoundOf, setConflictBound } from './transaction.js'
 
 export { enableWal } from './open-sqlite.js'
-export type { DbConfig, DbFailure, DbObserver, OpenedPool } from './config.js'
+export type { DbConfig, DbFailure, DbObserver, HostState, OpenedPool } from './config.js'
 
 function failureKind(error: unknown): DbFailure {
   if (anyEngine(error, 'timeout')) return 'query_timeout'
@@ -39,6 +40,16 @@ export function openedWith(db: Db): DbConfig | undefined {
 export function poolUsage(db: Db): { inUse: number; waiting: number; size: number } | null {
   const usage = poolUsages.get(db)
   return usage ? { inUse: usage.inUse, waiting: queuedCallers(usage, usage.size), size: usage.size } : null
+}
+
+const hostStates = new WeakMap<Db, HostState>()
+
+/**
+ * The hosts of DB_HOST the pool writes to (`db1:3306`, …), the index of the one in use now and the
+ * moves made so far (mysql-hosts.ts); null for an embedded database.
+ */
+export function databaseHosts(db: Db): HostState | null {
+  return hostStates.get(db) ?? null
 }
 
 /**
@@ -82,6 +93,7 @@ export function createDb(config: DbConfig, observer?: DbObserver): Db {
   registerStatementTap(db, opened.tap)
   poolUsages.set(db, opened.usage)
   openedConfigs.set(db, config)
+  if (opened.hosts) hostStates.set(db, opened.hosts)
   setConflictBound(db, config.DB_QUERY_TIMEOUT_MS)
   return db
 }
@@ -99,6 +111,8 @@ export function inheritHandle(base: Db, derived: Db): void {
   if (tap) registerStatementTap(derived, tap)
   const usage = poolUsages.get(base)
   if (usage) poolUsages.set(derived, usage)
+  const hosts = hostStates.get(base)
+  if (hosts) hostStates.set(derived, hosts)
   const bound = conflictBoundOf(base)
   if (bound !== undefined) setConflictBound(derived, bound)
 }
@@ -108,9 +122,12 @@ export function isDatabaseServer(config: Pick<DbConfig, 'DB_DRIVER'>): boolean {
   return engineNamed(config.DB_DRIVER).defaultPort !== null
 }
 
-/** Which database, without its password: `sqlite ./data/outpost.db` or `postgres outpost@db:5432/outpost`. */
+/**
+ * Which database, without its password: `sqlite ./data/outpost.db`, `postgres outpost@db:5432/outpost`
+ * or, with a list of hosts, `mysql outpost@db1:3306,db2:3306/outpost`.
+ */
 export function describeDatabase(config: DbConfig): string {
   return isDatabaseServer(config)
-    ? `${config.DB_DRIVER} ${config.DB_USER}@${config.DB_HOST}:${config.DB_PORT}/${config.DB_NAME}`
+    ? `${config.DB_DRIVER} ${config.DB_USER}@${describeHosts(config)}/${config.DB_NAME}`
     : `${config.DB_DRIVER} ${config.DB_PATH}`
 }

@@ -1,4 +1,4 @@
-import type { Pool, PoolConnection } from 'mysql2'
+import type { PoolConnection } from 'mysql2'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
 import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
 
@@ -6,6 +6,16 @@ interface OkPacket {
   insertId?: number | string | null
   affectedRows?: number | null
   changedRows?: number | null
+}
+
+/**
+ * What the driver asks of its pool: mysql2's `getConnection` and `end`, as the hosts of DB_HOST give
+ * them (mysql-hosts.ts), and word of each statement that failed, which may mean its host is down.
+ */
+export interface MysqlPool {
+  getConnection(callback: (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void): void
+  end(callback: (error?: unknown) => void): void
+  statementFailed(connection: PoolConnection, error: unknown): void
 }
 
 /**
@@ -46,6 +56,7 @@ export class MysqlConnection implements DatabaseConnection {
     private readonly raw: PoolConnection,
     private readonly options: PooledDriverOptions,
     private readonly deadlines: Deadlines,
+    private readonly pool: MysqlPool,
   ) {}
 
   /**
@@ -64,6 +75,7 @@ export class MysqlConnection implements DatabaseConnection {
       const fail = (error: unknown) => {
         if ((error as { fatal?: boolean }).fatal === true) this.lost = true
         this.options.onQueryFailed(error)
+        this.pool.statementFailed(this.raw, error)
         reject(error)
       }
       const pending = this.deadlines.start(() => {
@@ -107,7 +119,7 @@ export class OutpostMysqlDriver implements Driver {
   private ended: Promise<void> | null = null
 
   constructor(
-    private readonly pool: Pool,
+    private readonly pool: MysqlPool,
     private readonly options: PooledDriverOptions,
   ) {
     this.deadlines = new Deadlines(options.timeoutMs)
@@ -123,7 +135,7 @@ export class OutpostMysqlDriver implements Driver {
       (raw) => {
         let connection = this.connections.get(raw)
         if (!connection) {
-          connection = new MysqlConnection(raw, this.options, this.deadlines)
+          connection = new MysqlConnection(raw, this.options, this.deadlines, this.pool)
           this.connections.set(raw, connection)
         }
         return connection

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
 import type { Database, Db } from './types.js'
 import type { DbConfig, DbObserver, OpenedPool } from './config.js'
+import { dbHosts, hostLabel, type DbHost } from './hosts.js'
 import { OutpostPostgresDriver, postgresTypes } from './postgres-driver.js'
 import { postgresTls } from './tls.js'
 
@@ -34,9 +35,11 @@ class PostgresDb extends Kysely<Database> {
  * there too).
  */
 export function openPostgres(config: DbConfig, observer: DbObserver | undefined, opened: OpenedPool): Db {
+  // One host (loadConfig refuses a list for PostgreSQL: db/engines/postgres.ts says why), with its port.
+  const [server] = dbHosts(config) as [DbHost]
   const pool = new pg.Pool({
-    host: config.DB_HOST,
-    port: config.DB_PORT,
+    host: server.host,
+    port: server.port,
     user: config.DB_USER,
     password: config.DB_PASS,
     database: config.DB_NAME,
@@ -60,5 +63,6 @@ export function openPostgres(config: DbConfig, observer: DbObserver | undefined,
     onQueryFailed: (error) => opened.onQueryFailed(error),
   })
   opened.direct = driver
+  opened.hosts = { hosts: [hostLabel(server)], current: 0, failovers: 0 }
   return new PostgresDb(driver)
 }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { ENGINE_NAMES } from './engine.js'
+import { engineNamed } from './engines/index.js'
+import { hostLabel, readDbHosts } from './hosts.js'
 
 /**
  * The database settings of config.ts. DB_PORT has no fixed default: it is the engine's own port
@@ -15,12 +17,18 @@ export const DB_SETTINGS = {
     },
   ),
   DB_PATH: Type.String({ default: './data/outpost.db', description: 'SQLite database file' }),
-  DB_HOST: Type.String({ default: '127.0.0.1', description: 'Database server host (mysql, postgres)' }),
+  DB_HOST: Type.String({
+    default: '127.0.0.1',
+    description:
+      'Database server (mysql, postgres): a host name or address, with :port or on DB_PORT. mysql also takes a ' +
+      'comma list, host[:port],…: written to one host at a time, the next that answers taken when it stops answering',
+  }),
   DB_PORT: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: 65535,
-      description: "Database server port; unset: the engine's own (3306 for mysql, 5432 for postgres)",
+      description:
+        "Database server port, for each host of DB_HOST without its own; unset: the engine's own (3306 for mysql, 5432 for postgres)",
     }),
   ),
   DB_NAME: Type.String({
@@ -53,4 +61,32 @@ export const DB_SETTINGS = {
     description:
       'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
   }),
+}
+
+/**
+ * What is wrong with DB_HOST for the configured engine, as the start-up says it (`where` names the
+ * setting and where it was set), with the fix; null when nothing is. Called by loadConfig.
+ */
+export function dbHostProblem(
+  config: { DB_DRIVER: string; DB_HOST: string; DB_PORT: number },
+  where: (name: string) => string,
+): string | null {
+  const engine = engineNamed(config.DB_DRIVER)
+  const setting = where('DB_HOST')
+  if (engine.defaultPort === null) {
+    // The embedded engine never reads DB_HOST: only a list, which asks for something it cannot do, is refused.
+    const entries = config.DB_HOST.split(',').map((entry) => entry.trim())
+    if (entries.length < 2) return null
+    return (
+      `${setting} lists ${entries.length} hosts (${entries.join(', ')}), but DB_DRIVER=${engine.name} keeps its data ` +
+      `in the file of DB_PATH and connects to no server: remove DB_HOST, or set DB_DRIVER=mysql for a ` +
+      'MySQL or MariaDB cluster whose servers it lists'
+    )
+  }
+  const parsed = readDbHosts(config.DB_HOST, config.DB_PORT)
+  if (typeof parsed === 'string') return `${setting} ${parsed}`
+  if (parsed.length > 1 && engine.oneHost) {
+    return `${setting} lists ${parsed.length} hosts (${parsed.map(hostLabel).join(', ')}), but ${engine.title} takes one: ${engine.oneHost}`
+  }
+  return null
 }

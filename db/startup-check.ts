@@ -1,8 +1,9 @@
 import { sql } from 'kysely'
 import { whereSet } from '../config.js'
 import type { StartTarget } from './engine.js'
-import { tlsRequired } from './engine-advice.js'
+import { serverAt, tlsRequired } from './engine-advice.js'
 import { engineNamed } from './engines/index.js'
+import { atHost, dbHosts } from './hosts.js'
 import { createDb, isDatabaseServer, type DbConfig } from './index.js'
 
 /** The configuration as the engines' start-up messages read it, each setting's source included. */
@@ -33,33 +34,62 @@ async function connectOnce(config: DbConfig): Promise<void> {
 }
 
 /**
+ * One host's check: null when it answered, else the error to report, explained by the engine when
+ * it can be.
+ */
+async function checkHost(config: DbConfig): Promise<Error | null> {
+  try {
+    await connectOnce(config)
+    return null
+  } catch (error) {
+    const engine = engineNamed(config.DB_DRIVER)
+    const target = startTarget(config)
+    const problem = engine.explainStartError(error, target)
+    if (!problem) return error as Error
+    // A server that takes this account only over TLS refuses a plain connection as it refuses a wrong
+    // password (MariaDB's require_secure_transport answers "access denied"): one try over TLS tells.
+    if (problem.refused && config.DB_SSL === 'off' && (await acceptsTls(config))) {
+      return new Error(tlsRequired(engine.title, target), { cause: error })
+    }
+    return new Error(problem.message, { cause: error })
+  }
+}
+
+/**
  * Before the migrations: one connection to the database server within DB_QUERY_TIMEOUT_MS (10 s at
  * least), so that a wrong host, port, account, database name or TLS setting is reported as such (the
  * migrations' own connection waits much longer, and their errors would read as a failed migration).
  * SQLite needs no such check: opening the file is it.
+ *
+ * With a list of hosts (DB_HOST), every host is checked at once: the start goes on when one answers,
+ * and answers the problems of the others, worded for the log (a host down, or one whose account or TLS is
+ * wrong, is better known at the start than at the failover that needs it); when none answers, the
+ * error names each one's problem.
  */
-export async function checkDatabase(config: DbConfig): Promise<void> {
-  if (!isDatabaseServer(config)) return
+export async function checkDatabase(config: DbConfig): Promise<string[]> {
+  if (!isDatabaseServer(config)) return []
   // At least 10 s: a server busy at the moment of the start is not a wrong address.
   const bounded = {
     ...config,
     DB_POOL_SIZE: 1,
     DB_QUERY_TIMEOUT_MS: Math.max(config.DB_QUERY_TIMEOUT_MS, START_CHECK_MIN_MS),
   }
-  try {
-    await connectOnce(bounded)
-  } catch (error) {
-    const engine = engineNamed(config.DB_DRIVER)
-    const target = startTarget(bounded)
-    const problem = engine.explainStartError(error, target)
-    if (!problem) throw error
-    // A server that takes this account only over TLS refuses a plain connection as it refuses a wrong
-    // password (MariaDB's require_secure_transport answers "access denied"): one try over TLS tells.
-    if (problem.refused && config.DB_SSL === 'off' && (await acceptsTls(bounded))) {
-      throw new Error(tlsRequired(engine.title, target), { cause: error })
-    }
-    throw new Error(problem.message, { cause: error })
+  const hosts = dbHosts(config)
+  const problems = await Promise.all(hosts.map((host) => checkHost(atHost(bounded, host))))
+  if (hosts.length === 1) {
+    if (problems[0]) throw problems[0]
+    return []
   }
+  // An error the engine could not explain may not name its host: the line does.
+  const said = problems.map((problem, i) => {
+    if (!problem) return null
+    const at = serverAt(engineNamed(config.DB_DRIVER).title, atHost(config, hosts[i]!))
+    return problem.message.includes(at) ? problem.message : `${at}: ${problem.message}`
+  })
+  if (problems.every(Boolean)) throw new Error(`no host of DB_HOST answers: ${said.join('; ')}`, { cause: problems[0] })
+  return said
+    .filter((line): line is string => line !== null)
+    .map((line) => `a database host of DB_HOST does not answer, the start goes on with the others: ${line}`)
 }
 
 /** Whether the server lets this account in over TLS (its certificate not checked: only the answer counts). */

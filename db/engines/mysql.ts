@@ -16,6 +16,9 @@ const UNAVAILABLE_CODES = new Set([
   POOL_WAIT_TIMEOUT,
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
+  // Galera, errno 1047: "WSREP has not yet prepared node for application use" (a node outside the
+  // cluster's primary component, or still joining): another node may answer (db/mysql-hosts.ts).
+  'ER_UNKNOWN_COM_ERROR',
   'ER_ACCESS_DENIED_ERROR',
   'ER_BAD_DB_ERROR',
 ])

@@ -29,6 +29,13 @@ export const postgresEngine: Engine = {
   name: 'postgres',
   title: 'PostgreSQL',
   defaultPort: 5432,
+  // Only the primary takes writes, and which standby becomes the primary when it fails is decided by
+  // the replication's failover manager: moving down a list by itself, Outpost could write to a standby
+  // not yet promoted (refused: read-only) or to an old primary that came back beside the new one.
+  oneHost:
+    'only its primary takes writes, and which standby is promoted when it fails is decided by the ' +
+    'replication, not by Outpost: set DB_HOST to the one address that always leads to the primary ' +
+    '(a virtual IP, or a proxy that follows it); a list of hosts is for MySQL and MariaDB (a Galera cluster)',
   adapter: PostgresAdapter,
   // PostgreSQL compares text byte for byte unless told otherwise (its collations are deterministic).
   types: { key: (length) => sql.raw(`varchar(${length})`), longText: 'text', blob: sql`bytea` },

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { sql } from 'kysely'
-import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS } from '../../db/index.js'
+import type { FastifyBaseLogger } from 'fastify'
+import { createDb, isDatabaseServer, MIGRATION_QUERY_TIMEOUT_MS, type DbObserver } from '../../db/index.js'
 import type { Db } from '../../db/types.js'
 import { migrateToLatest, type Migrations } from '../../db/migrate.js'
 import { requestDb } from '../../db/transaction.js'
@@ -14,6 +15,22 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The log lines of a list of database hosts (DB_HOST, db/mysql-hosts.ts): a move to another host,
+ * and none answering. Warnings: the service goes on, but a server of the cluster needs a look.
+ */
+export function hostLog(log: FastifyBaseLogger): Pick<DbObserver, 'hostChanged' | 'noHostAnswers'> {
+  return {
+    hostChanged: ({ from, to, reason }) =>
+      log.warn({ from, to, reason }, `database host ${from} does not answer (${reason}): writing to ${to} from now on`),
+    noHostAnswers: ({ hosts, reason }) =>
+      log.warn(
+        { hosts, reason },
+        `no database host answers (${hosts.join(', ')}; the one in use: ${reason}): requests answer 503 until one does`,
+      ),
+  }
+}
+
 export default fp<{ db?: Db; migrations: Migrations }>(
   async (app, opts) => {
     // Tests may hand in a database they prepared; the server builds it from the config.
@@ -24,6 +41,7 @@ export default fp<{ db?: Db; migrations: Migrations }>(
         createDb(app.config, {
           queryFailed: (kind) => app.metrics.queryFailed(kind),
           checkpointFailed: (problem) => app.log.warn({ err: problem }, problem.message),
+          ...hostLog(app.log),
         })
     } catch (error) {
       throw explainDbError(error, app.config)
@@ -31,14 +49,18 @@ export default fp<{ db?: Db; migrations: Migrations }>(
     app.metrics.watchDb(db)
     if (app.config.MIGRATE_ON_START) {
       // A wrong host, port, account or database name is said as such, not as a failed migration.
-      if (!opts.db) await checkDatabase(app.config)
+      // With a list of hosts, one answering is enough to start: the others' problems are said here.
+      if (!opts.db) for (const problem of await checkDatabase(app.config)) app.log.warn(problem)
       // On a database server migrations get a connection of their own, outside the per-request query
       // bound. (A SQLite query has no bound to lift, and ':memory:' would be another database on
       // another connection.)
       const migrationDb =
         opts.db || !isDatabaseServer(app.config)
           ? db
-          : createDb({ ...app.config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
+          : createDb(
+              { ...app.config, DB_POOL_SIZE: 1, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS },
+              { queryFailed: () => {}, ...hostLog(app.log) },
+            )
       try {
         const applied = await migrateToLatest(migrationDb, opts.migrations).catch((error) => {
           throw explainDbError(error, app.config)

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url'
 import SQLite from 'better-sqlite3'
 import { describeConfigError, loadConfig } from '../../config.js'
 import { backupSqlite, type BackupResult } from '../../db/backup.js'
+import { atHost, dbHosts } from '../../db/hosts.js'
 import { engineNamed } from '../../db/engines/index.js'
 import { DEFAULT_GAME, gameFile } from '../../db/games.js'
 
@@ -59,8 +60,10 @@ export async function main(
     io.err.write(`${describeConfigError(error as Error)}\n`)
     return 1
   }
-  // A database server is backed up with its own tool: the command to run is printed instead.
-  const advice = engineNamed(config.DB_DRIVER).backupAdvice(config, file)
+  // A database server is backed up with its own tool: the command to run is printed instead. With a
+  // list of hosts (DB_HOST), against the first: every node of the cluster holds the data.
+  const engine = engineNamed(config.DB_DRIVER)
+  const advice = engine.backupAdvice(engine.defaultPort === null ? config : atHost(config, dbHosts(config)[0]!), file)
   if (advice !== null) {
     io.err.write(`${advice}\n`)
     return 2

@@ -49,7 +49,7 @@ async function main() {
     process.stderr.write(`${describeConfigError(error as Error)}\n`)
     process.exit(1)
   }
-  await checkDatabase(config)
+  for (const problem of await checkDatabase(config)) process.stderr.write(`${problem}\n`)
   const db = createDb({ ...config, DB_QUERY_TIMEOUT_MS: MIGRATION_QUERY_TIMEOUT_MS })
   try {
     await migrateEveryGame(db, config, { out: process.stdout })

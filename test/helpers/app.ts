@@ -149,6 +149,8 @@ export async function buildTestApp(
      * `false` for a test whose point is a server with one game.
      */
     bystander?: boolean
+    /** Where the app's log lines go (`logLines()` of helpers/faults.ts); LOG_LEVEL in `env` lets them through. */
+    logStream?: { write(line: string): void }
   } = {},
 ): Promise<TestApp> {
   const dbEnv = options.dbEnv ?? (await freshDatabase(t, dialect))
@@ -159,6 +161,7 @@ export async function buildTestApp(
     clock,
     processMetrics: testProcessMetrics(),
     features: options.features,
+    logStream: options.logStream,
   })
   t.teardown(() => app.close())
   // Added before the app is ready (the registry reads the games then), so the test still adds routes.

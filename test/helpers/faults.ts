@@ -145,3 +145,60 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
   const value = await work()
   return { ms: performance.now() - start, value }
 }
+
+/**
+ * A TCP proxy in front of `target` that stands for one database host of a list (DB_HOST): `kill`
+ * closes every connection through it and refuses new ones, as a server whose process died looks from
+ * outside; `hang` takes connections and bytes but answers nothing (a machine gone from the network);
+ * `revive` listens again on the same port and forwards. `opened` counts the connections made through it.
+ */
+export async function killableProxy(t: Test, target: { host: string; port: number }) {
+  const sockets = new Set<Socket>()
+  const state = { hung: false, opened: 0 }
+  const track = (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+  }
+  const serve = () =>
+    createServer((client) => {
+      state.opened++
+      track(client)
+      const upstream = createConnection(target)
+      track(upstream)
+      upstream.on('close', () => client.destroy())
+      client.on('close', () => upstream.destroy())
+      // Hung: bytes are taken and dropped, so the client waits for an answer that never comes.
+      client.on('data', (chunk) => state.hung || upstream.write(chunk))
+      upstream.on('data', (chunk) => state.hung || client.write(chunk))
+    })
+  let server = serve()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  const kill = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      if (!server.listening) return resolve()
+      server.close(() => resolve())
+    })
+  t.teardown(kill)
+  return {
+    host: '127.0.0.1',
+    port,
+    address: `127.0.0.1:${port}`,
+    state,
+    /** Every connection through it closed at once; new ones refused until `revive`. */
+    kill,
+    /** Connections are taken, and nothing is answered on any of them until `revive`. */
+    hang() {
+      state.hung = true
+    },
+    /** Forwarding again; listening again on the same port after `kill`. */
+    async revive() {
+      state.hung = false
+      if (server.listening) return
+      server = serve()
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+    },
+  }
+}

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import type { DbFailure, DbObserver } from '../../../db/index.js'
-import { poolUsage } from '../../../db/index.js'
+import { databaseHosts, poolUsage } from '../../../db/index.js'
 import { statementTapOf, type StatementTap } from '../../../db/statements.js'
 import type { Db } from '../../../db/types.js'
 import type { FeatureManifest } from '../../core/features.js'
@@ -104,6 +104,33 @@ export class Metrics implements DbObserver {
         this.set({ state: 'max' }, usage.size)
       },
     })
+    // A list of hosts (DB_HOST): which one this process writes to. Summed over a cluster's workers, the
+    // value of each host is how many write to it.
+    new Gauge({
+      name: 'outpost_db_host',
+      help: 'Database hosts of DB_HOST: 1 for the one written to now, 0 for the others (summed over workers: how many write to each)',
+      labelNames: ['host'] as const,
+      registers: [this.registry],
+      collect() {
+        const db = watchedDb()
+        const state = db && databaseHosts(db)
+        if (!state) return
+        state.hosts.forEach((host, i) => this.set({ host }, i === state.current ? 1 : 0))
+      },
+    })
+    const failovers = () => {
+      const db = watchedDb()
+      return (db && databaseHosts(db)?.failovers) ?? 0
+    }
+    let failoversAtReset = 0
+    registerFamily(
+      this.registry,
+      'outpost_db_failovers_total',
+      'Moves to another database host of DB_HOST, the one in use having stopped answering (the log names both)',
+      'counter',
+      () => [{ labels: {}, value: failovers() - failoversAtReset }],
+      () => (failoversAtReset = failovers()),
+    )
     // Read from the drivers' own counts when scraped: one integer increment per statement, nothing
     // more. Summed over every database of the games (a game over the server's pool shares its
     // count), each one's last count kept, so a game's database closed stays counted.
