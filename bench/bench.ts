@@ -14,7 +14,7 @@ import {
   writeJson,
 } from './report.js'
 import { runTargets, scaleOn } from './run-targets.js'
-import { SCENARIO_NAMES, type Result } from './scenarios.js'
+import { SCENARIO_NAMES, type GamesLoad, type Result } from './scenarios.js'
 import { benchOutpost, benchPhp, measureCeiling, type BenchContext, type Db } from './servers.js'
 import { printTargets } from './targets.js'
 
@@ -70,6 +70,9 @@ const USAGE = `usage: npm run bench -- [options]
                            one with N games (N-1 made through the admin API, each with its key and
                            remote config; the players dealt out over the games, every request sent
                            with its player's game's key)
+  --games-load spread|one  with --ab-games: spread (the default) deals the players out over the N
+                           games; one keeps them all in default, the N-1 other games holding a
+                           few players each and no load: what hosting N games costs one game
   --ab-server-dir DIR      A/B of two builds in one run: each database's scenarios on this build
                            (or --server-dir), then on the one built in DIR (DIR/dist/server.js)
   --profile                write a V8 CPU profile of the server to bench/results/profiles
@@ -103,6 +106,7 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     ab: { type: 'string' },
     'ab-games': { type: 'string' },
+    'games-load': { type: 'string' },
     'ab-server-dir': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -160,6 +164,12 @@ function parseAb(text: string): { env: Record<string, string>; label: string } {
   return { env: { [match[1]!]: match[2]! }, label: `${match[1]}=${match[2]}` }
 }
 
+function gamesLoad(): GamesLoad {
+  const load = args['games-load'] ?? 'spread'
+  if (load !== 'spread' && load !== 'one') throw new Error(`--games-load takes spread or one, not ${load}`)
+  return load
+}
+
 async function runBench() {
   const selected = args.scenarios ? args.scenarios.split(',') : [...SCENARIO_NAMES]
   const ceiling = await measureCeiling(ctx)
@@ -173,14 +183,14 @@ async function runBench() {
   const ab = otherBuild
     ? { env: {}, label: `build=${basename(otherBuild)}` }
     : abGames !== undefined
-      ? { env: {}, label: `games=${abGames}` }
+      ? { env: {}, label: `games=${abGames}${gamesLoad() === 'one' ? ' load=one' : ''}` }
       : args.ab === undefined
         ? undefined
         : parseAb(args.ab)
   const bCtx = otherBuild
     ? { ...ctx, serverDir: otherBuild, labelSuffix: ` ${ab!.label}` }
     : abGames !== undefined
-      ? { ...ctx, games: abGames, labelSuffix: ` ${ab!.label}` }
+      ? { ...ctx, games: abGames, gamesLoad: gamesLoad(), labelSuffix: ` ${ab!.label}` }
       : ctx
   for (const db of dbs) {
     results.push(...(await benchOutpost(ctx, db, args.workers, selected, ceiling.rps)))

@@ -47,9 +47,15 @@ export const REMOTE_CONFIG: Array<[string, string]> = Array.from({ length: 8 }, 
   `value-${i}`,
 ])
 
+/** Where a run with several games sends its load: over every game, or to `default` alone. */
+export type GamesLoad = 'spread' | 'one'
+
+/** Players of each game but `default` in a `one` run: its tables hold something, its caches are warm once. */
+const OTHER_GAME_PLAYERS = 5
+
 export interface Seeded {
   users: string[]
-  /** Each game's app key (`API_KEY` for `default`, first). */
+  /** The app keys the load sends, one per game it plays (`API_KEY` for `default`, first). */
   keys: string[]
   /** The key of the game each player belongs to. */
   keyOf: Map<string, string>
@@ -58,9 +64,16 @@ export interface Seeded {
 /**
  * The same players on every server: each signs up, submits one score and saves 2 KB once. With
  * `games` > 1 (Outpost only), games `bench-2` … `bench-N` are made first, each with its key and its
- * remote config, and the players are dealt out over the games in turn.
+ * remote config. `spread`: the players are dealt out over the games in turn. `one`: they all play
+ * `default`, and every other game gets OTHER_GAME_PLAYERS of its own, who take no part in the load.
  */
-export async function seed(server: Server, flavour: Flavour, userCount: number, games = 1): Promise<Seeded> {
+export async function seed(
+  server: Server,
+  flavour: Flavour,
+  userCount: number,
+  games = 1,
+  load: GamesLoad = 'spread',
+): Promise<Seeded> {
   const keys = [API_KEY]
   const prefixes = ['']
   for (let i = 2; i <= games; i++) {
@@ -70,15 +83,18 @@ export async function seed(server: Server, flavour: Flavour, userCount: number, 
   }
   const users: string[] = []
   const keyOf = new Map<string, string>()
+  const others = load === 'one' ? keys.slice(1).flatMap((key) => Array<string>(OTHER_GAME_PLAYERS).fill(key)) : []
   await pool(
-    Array.from({ length: userCount }, (_, i) => i),
+    Array.from({ length: userCount + others.length }, (_, i) => i),
     16,
     async (i) => {
-      const key = keys[i % keys.length]!
+      const key = i >= userCount ? others[i - userCount]! : load === 'one' ? API_KEY : keys[i % keys.length]!
       const signup = flavour === 'php' ? { type: 'ANONYMOUS', username: `Bench ${i}` } : { username: `Bench ${i}` }
       const user = await api(server, 'POST', `${APP}/user-management/signup`, signup, false, key)
-      users.push(user.userId)
-      keyOf.set(user.userId, key)
+      if (i < userCount) {
+        users.push(user.userId)
+        keyOf.set(user.userId, key)
+      }
       // The same scores on every server, spread over the board (7919 is prime, so no two players tie).
       const score = (i * 7919) % 1_000_000
       await api(server, 'POST', `${APP}/leaderboard/submit`, { userId: user.userId, score }, false, key)
@@ -96,7 +112,7 @@ export async function seed(server: Server, flavour: Flavour, userCount: number, 
     for (const prefix of prefixes)
       for (const [key, value] of REMOTE_CONFIG)
         await api(server, 'PUT', `/api/v1/admin${prefix}/remote-config/${key}`, { value }, true)
-  return { users, keys, keyOf }
+  return { users, keys: load === 'one' ? [API_KEY] : keys, keyOf }
 }
 
 type Req = { method: string; path: string; body?: string; headers: Record<string, string> }

@@ -31,6 +31,7 @@ import {
   scenarios,
   seed,
   type Flavour,
+  type GamesLoad,
   type Result,
   type RunOptions,
   type Seeded,
@@ -62,8 +63,10 @@ export interface BenchContext {
   pinning: Pinning
   /** Appended to each Outpost's label: names the other build of an `--ab-server-dir` run. */
   labelSuffix?: string
-  /** Games on each Outpost (`--ab-games`: the B side's), the players dealt out over them; default 1. */
+  /** Games on each Outpost (`--ab-games`: the B side's); default 1. */
   games?: number
+  /** Where the load of a run with several games goes (`--games-load`); default `spread`. */
+  gamesLoad?: GamesLoad
 }
 
 /** mariadbd or PostgreSQL pinned for their runs, their affinity given back after each (and on exit or ^C). */
@@ -302,8 +305,10 @@ export async function benchOutpost(
   const results: Result[] = []
   try {
     const games = ctx.games ?? 1
-    process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${games > 1 ? ` over ${games} games` : ''}…\n`)
-    const seeded = await seed(outpost.server, 'outpost', ctx.users, games)
+    const load = ctx.gamesLoad ?? 'spread'
+    const where = games === 1 ? '' : load === 'one' ? ` in default, beside ${games - 1} other games` : ` over ${games} games`
+    process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${where}…\n`)
+    const seeded = await seed(outpost.server, 'outpost', ctx.users, games, load)
     const all = scenarios(seeded, 'outpost')
     for (const name of names) {
       const scenario = all.find((s) => s.name === name)

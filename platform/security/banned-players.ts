@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import type { Db } from '../../db/types.js'
 import { bumpChangeCounter, readChangeCounter } from '../../db/change-counters.js'
 import { prepared } from '../../db/prepared.js'
@@ -16,8 +17,15 @@ import { nowAndAfterCommit } from '../../db/transaction.js'
  *
  * Until the first load has succeeded `ready` is false, and the caller reads the ban from the
  * database as before, so no request passes as unbanned on an empty set.
+ *
+ * A game's set may rest (`idleMs`): after that long without a `lookup` it stops polling and forgets
+ * the set, so a server with many games polls only those being played; the next lookup answers
+ * "unknown" (the caller reads the database) and starts the poll again. `default`'s never rests.
  */
 export const BAN_POLL_MS = 250
+
+/** How long a game's set is kept polled after its last lookup (contract §14's other games). */
+export const BAN_IDLE_MS = 30_000
 
 /** Errors of the poll are logged once when they start and then at most once a minute. */
 const ERROR_LOG_INTERVAL_MS = 60_000
@@ -49,11 +57,14 @@ export class BannedPlayers {
   private stopped = false
   private failingSince: number | undefined
   private lastErrorLog = Number.NEGATIVE_INFINITY
+  private lookedUpAt = performance.now()
 
   constructor(
     private readonly db: Db,
     private readonly log: BanLog,
     private readonly pollMs = BAN_POLL_MS,
+    /** Without a lookup for this long the set rests (undefined: never). */
+    private readonly idleMs?: number,
   ) {}
 
   /** True once the set has been loaded: before that it answers nothing. */
@@ -64,6 +75,16 @@ export class BannedPlayers {
   /** Whether the player is banned, as of the last load and this process's own changes since. */
   isBanned(userId: string): boolean {
     return this.banned.has(userId)
+  }
+
+  /**
+   * A request's question: whether the player is banned, or undefined when the set is not loaded (the
+   * caller reads the database). Keeps the set polled; wakes a resting one for the next requests.
+   */
+  lookup(userId: string): boolean | undefined {
+    this.lookedUpAt = performance.now()
+    if (!this.starting && !this.stopped) void this.start()
+    return this.loaded ? this.banned.has(userId) : undefined
   }
 
   /**
@@ -95,9 +116,18 @@ export class BannedPlayers {
   private schedule(): void {
     if (this.stopped) return
     this.timer = setTimeout(() => {
+      if (this.idleMs !== undefined && performance.now() - this.lookedUpAt >= this.idleMs) return this.rest()
       void this.poll().finally(() => this.schedule())
     }, this.pollMs)
     this.timer.unref()
+  }
+
+  /** No poll until the next lookup, and no answers from a set no longer kept current. */
+  private rest(): void {
+    this.loaded = false
+    this.banned = new Set()
+    this.version = -1
+    this.starting = undefined
   }
 
   private poll(): Promise<void> {

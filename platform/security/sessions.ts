@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler, preHandlerHookHandler } from 'fastify'
 import { AppError, badRequest } from '../core/errors.js'
 import { assertActive, resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
-import { BannedPlayers } from './banned-players.js'
+import { BAN_IDLE_MS, BAN_POLL_MS, BannedPlayers, type BanLog } from './banned-players.js'
 import type { PerGame } from '../games/registry.js'
 
 /**
@@ -102,13 +102,16 @@ export default fp(
     // Only compat mode reads it (a session carries the ban in its own query), and any game may be in
     // compat mode at any time, so each game's is kept. A game's set starts loading on the game's first
     // request, `default`'s before the first request of all; until it is loaded (or should loading
-    // fail), requests read the ban from the database. Stopped with its game.
+    // fail), requests read the ban from the database. Another game's set rests after BAN_IDLE_MS
+    // without a request (no poll; its next request reads the database and wakes it). Stopped with
+    // its game.
     const bannedPlayers = app.games.scoped(
       (game) => {
-        const bans = new BannedPlayers(game.db, {
+        const log: BanLog = {
           warn: (details, message) => app.log.warn({ ...details, game: game.id }, message),
           info: (message) => app.log.info({ game: game.id }, message),
-        })
+        }
+        const bans = new BannedPlayers(game.db, log, BAN_POLL_MS, game.id === app.games.default.id ? undefined : BAN_IDLE_MS)
         void bans.start()
         return bans
       },
@@ -144,9 +147,9 @@ export default fp(
         request.identity = { userId, sessionId: null, checked: false }
         return
       }
-      const bans = bannedPlayers.of(request.game)
-      if (bans.ready) {
-        if (bans.isBanned(userId)) assertActive('BANNED')
+      const banned = bannedPlayers.of(request.game).lookup(userId)
+      if (banned !== undefined) {
+        if (banned) assertActive('BANNED')
         if (request.routeOptions.config.userInStatement) {
           request.identity = { userId, sessionId: null }
           return

@@ -185,4 +185,36 @@ eachDialect(t, async (t, dialect) => {
     t.ok(await held(second.userId), 'a ban committed after the ids were read')
     t.equal(after, undefined, 'both bans were made mid-poll')
   })
+
+  t.test("a game's set rests without lookups, polls nothing, and wakes with a fresh read", async (t) => {
+    const ctx = await buildTestApp(t, dialect)
+    const player = await createUser(ctx)
+    // Another instance's set over the same database: the bans below are made by "this" instance.
+    let counterReads = 0
+    const db = new Proxy(ctx.app.db, {
+      get(target, prop) {
+        if (prop === 'executeQuery')
+          return (query: { sql: string }) => {
+            if (query.sql.includes('content_versions')) counterReads++
+            return target.executeQuery(query as never)
+          }
+        const value = Reflect.get(target, prop, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const bans = new BannedPlayers(db, { warn: () => {}, info: () => {} }, 20, 200)
+    t.teardown(() => bans.stop())
+    t.equal(bans.lookup(player.userId), undefined, 'the first lookup: not loaded, the caller reads the database')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    t.equal(bans.lookup(player.userId), false, 'loaded by the poll the lookup started')
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    const resting = counterReads
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    t.equal(counterReads, resting, 'no poll while resting (10 would have run)')
+    t.notOk(bans.ready, 'a resting set answers nothing')
+    await ctx.admin({ method: 'POST', url: `/users/${player.userId}/ban`, payload: {} })
+    t.equal(bans.lookup(player.userId), undefined, 'the lookup that wakes it reads the database')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    t.equal(bans.lookup(player.userId), true, 'the ban made while it rested is in the set it read again')
+  })
 })
