@@ -306,7 +306,8 @@ export async function benchOutpost(
   try {
     const games = ctx.games ?? 1
     const load = ctx.gamesLoad ?? 'spread'
-    const where = games === 1 ? '' : load === 'one' ? ` in default, beside ${games - 1} other games` : ` over ${games} games`
+    const where =
+      games === 1 ? '' : load === 'one' ? ` in default, beside ${games - 1} other games` : ` over ${games} games`
     process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${where}…\n`)
     const seeded = await seed(outpost.server, 'outpost', ctx.users, games, load)
     const all = scenarios(seeded, 'outpost')

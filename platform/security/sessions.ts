@@ -111,7 +111,12 @@ export default fp(
           warn: (details, message) => app.log.warn({ ...details, game: game.id }, message),
           info: (message) => app.log.info({ game: game.id }, message),
         }
-        const bans = new BannedPlayers(game.db, log, BAN_POLL_MS, game.id === app.games.default.id ? undefined : BAN_IDLE_MS)
+        const bans = new BannedPlayers(
+          game.db,
+          log,
+          BAN_POLL_MS,
+          game.id === app.games.default.id ? undefined : BAN_IDLE_MS,
+        )
         void bans.start()
         return bans
       },
