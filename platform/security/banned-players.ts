@@ -25,7 +25,7 @@ import { nowAndAfterCommit } from '../../db/transaction.js'
 export const BAN_POLL_MS = 250
 
 /** How long a game's set is kept polled after its last lookup (contract §14's other games). */
-export const BAN_IDLE_MS = 30_000
+export const BAN_IDLE_MS = 5_000
 
 /** Errors of the poll are logged once when they start and then at most once a minute. */
 const ERROR_LOG_INTERVAL_MS = 60_000
