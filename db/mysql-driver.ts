@@ -1,6 +1,14 @@
 import type { PoolConnection } from 'mysql2'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
-import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
+import {
+  boundedAcquire,
+  boundSpent,
+  ConnectionBound,
+  Deadlines,
+  QUERY_TIMEOUT,
+  runAlone,
+  type PooledDriverOptions,
+} from './pool-bounds.js'
 
 interface OkPacket {
   insertId?: number | string | null
@@ -51,6 +59,8 @@ function toQueryResult<R>(result: unknown): QueryResult<R> {
 export class MysqlConnection implements DatabaseConnection {
   /** Closed under a statement (timed out, or the link failed): the server has rolled back its transaction. */
   lost = false
+  /** The bound the wait for this checkout and its first statement share. */
+  readonly bound = new ConnectionBound()
 
   constructor(
     private readonly raw: PoolConnection,
@@ -64,8 +74,14 @@ export class MysqlConnection implements DatabaseConnection {
    * protocol), kept per connection in mysql2's bounded cache (`maxPreparedStatements`), so the server
    * parses and plans it once per connection instead of on every call: for the fixed shapes of
    * db/prepared.ts. Everything else goes as text (`query`): one-off shapes would only fill the cache.
+   * `opening`: `begin` or `set transaction`, which pass the checkout's bound on (`ConnectionBound`).
    */
-  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false, opening = false): Promise<QueryResult<R>> {
+    const due = this.bound.take(opening)
+    if (due === null) {
+      this.options.onWaitTimeout()
+      return Promise.reject(boundSpent(this.options.timeoutMs))
+    }
     const tap = this.options.tap
     if (tap) {
       tap.sent++
@@ -83,7 +99,7 @@ export class MysqlConnection implements DatabaseConnection {
         this.raw.destroy()
         const message = `The database did not answer within ${this.options.timeoutMs} ms`
         fail(Object.assign(new Error(message), { code: QUERY_TIMEOUT }))
-      })
+      }, due)
       const done = (error: unknown, result: unknown) => {
         if (!this.deadlines.finish(pending)) return
         if (error) fail(error)
@@ -132,12 +148,13 @@ export class OutpostMysqlDriver implements Driver {
       this.deadlines,
       this.options,
       (answer) => this.pool.getConnection((error, raw) => answer(error, raw ?? undefined, () => raw.release())),
-      (raw) => {
+      (raw, waitedFrom) => {
         let connection = this.connections.get(raw)
         if (!connection) {
           connection = new MysqlConnection(raw, this.options, this.deadlines, this.pool)
           this.connections.set(raw, connection)
         }
+        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs)
         return connection
       },
     )
@@ -152,9 +169,9 @@ export class OutpostMysqlDriver implements Driver {
     if (settings.isolationLevel || settings.accessMode) {
       const parts = [settings.isolationLevel && `isolation level ${settings.isolationLevel}`, settings.accessMode]
       // On MySQL this sets the isolation level of the next transaction.
-      await connection.run(`set transaction ${parts.filter(Boolean).join(', ')}`, [])
+      await connection.run(`set transaction ${parts.filter(Boolean).join(', ')}`, [], false, true)
     }
-    await connection.run('begin', [])
+    await connection.run('begin', [], false, true)
   }
 
   async commitTransaction(connection: MysqlConnection): Promise<void> {

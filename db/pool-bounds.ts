@@ -60,8 +60,9 @@ export class Deadlines {
     this.every = Math.min(250, Math.max(5, Math.floor(timeoutMs / 20)))
   }
 
-  start(expire: () => void): Pending {
-    const entry = { due: performance.now() + this.timeoutMs, expire }
+  /** A wait due in the bound, or at `due` when that comes first (a statement that shares its bound: `ConnectionBound`). */
+  start(expire: () => void, due = Infinity): Pending {
+    const entry = { due: Math.min(performance.now() + this.timeoutMs, due), expire }
     this.pending.add(entry)
     if (this.timer === null) this.timer = setInterval(() => this.sweep(), this.every).unref()
     return entry
@@ -89,8 +90,46 @@ export class Deadlines {
 }
 
 /**
+ * The one bound a caller's wait for a connection and its first statement share: a request that waited
+ * most of DB_QUERY_TIMEOUT_MS for a connection (a pool held by statements a stalled server does not
+ * answer, a move to the next host of DB_HOST) has only the rest of it for the statement it waited for,
+ * not a second whole bound. What the caller does between the two (its own work) is not counted. `begin`
+ * and `set transaction` pass the rest on to the statement after them (they wait on nothing); once a
+ * statement has been sent, each later one has a bound of its own.
+ */
+export class ConnectionBound {
+  private left: number | null = null
+
+  /** A new checkout, whose wait began at `waitedFrom` (performance.now()). */
+  checkedOut(waitedFrom: number, timeoutMs: number): void {
+    this.left = timeoutMs - (performance.now() - waitedFrom)
+  }
+
+  /**
+   * The deadline of the statement sent now (Infinity: its own bound), or null when the wait spent the
+   * whole bound: the statement is not sent, and its caller answers 503.
+   */
+  take(passesOn: boolean): number | null {
+    const left = this.left
+    if (!passesOn) this.left = null
+    if (left === null) return Infinity
+    return left > 0 ? performance.now() + left : null
+  }
+}
+
+/**
+ * The error of a statement not sent because the wait for its connection spent the whole bound
+ * (`ConnectionBound`): a wait that ran out, answered 503 like one (db/dialect.ts).
+ */
+export function boundSpent(timeoutMs: number): Error {
+  const message = `No time was left of the ${timeoutMs} ms bound once a database connection came free`
+  return Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT })
+}
+
+/**
  * A pool connection within `options.timeoutMs`: `connect` asks the pool and calls back with the raw
- * connection (and how to give it back unused), `wrap` makes it the driver's connection. A caller that
+ * connection (and how to give it back unused), `wrap` makes it the driver's connection (`waitedFrom`:
+ * when the wait began, for `ConnectionBound`). A caller that
  * gave up has the connection handed straight back, for the next one waiting (no pool has a bound on
  * its queue of its own).
  */
@@ -98,9 +137,10 @@ export function boundedAcquire<Raw, C>(
   deadlines: Deadlines,
   options: PooledDriverOptions,
   connect: (answer: (error: unknown, raw: Raw | undefined, giveBack: () => void) => void) => void,
-  wrap: (raw: Raw) => C,
+  wrap: (raw: Raw, waitedFrom: number) => C,
 ): Promise<C> {
   const { usage, timeoutMs } = options
+  const waitedFrom = performance.now()
   return new Promise((resolve, reject) => {
     usage.asking++
     const pending = deadlines.start(() => {
@@ -114,7 +154,7 @@ export function boundedAcquire<Raw, C>(
       usage.asking--
       if (error || raw === undefined) return reject(error ?? new Error('no database connection'))
       usage.inUse++
-      resolve(wrap(raw))
+      resolve(wrap(raw, waitedFrom))
     })
   })
 }

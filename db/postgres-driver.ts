@@ -1,6 +1,14 @@
 import pg from 'pg'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
-import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
+import {
+  boundedAcquire,
+  boundSpent,
+  ConnectionBound,
+  Deadlines,
+  QUERY_TIMEOUT,
+  runAlone,
+  type PooledDriverOptions,
+} from './pool-bounds.js'
 
 /** The same bounds, counters and tap as the MySQL driver's. */
 export type PostgresDriverOptions = PooledDriverOptions
@@ -39,6 +47,8 @@ export const postgresTypes: pg.CustomTypesConfig = {
  */
 export class PostgresConnection implements DatabaseConnection {
   lost = false
+  /** The bound the wait for this checkout and its first statement share. */
+  readonly bound = new ConnectionBound()
   /** The client was handed back to node-postgres to be destroyed: it must not be released again. */
   private destroyed = false
 
@@ -52,9 +62,15 @@ export class PostgresConnection implements DatabaseConnection {
   /**
    * One statement. `prepare`: as a named prepared statement, which node-postgres parses once per
    * connection and then only binds: for the fixed shapes of db/prepared.ts. Everything else goes
-   * unnamed, parsed each time, as one-off shapes would only fill the server's memory.
+   * unnamed, parsed each time, as one-off shapes would only fill the server's memory. `opening`:
+   * `begin`, which passes the checkout's bound on (`ConnectionBound`).
    */
-  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false, opening = false): Promise<QueryResult<R>> {
+    const due = this.bound.take(opening)
+    if (due === null) {
+      this.options.onWaitTimeout()
+      return Promise.reject(boundSpent(this.options.timeoutMs))
+    }
     const tap = this.options.tap
     if (tap) {
       tap.sent++
@@ -76,7 +92,7 @@ export class PostgresConnection implements DatabaseConnection {
         const error = Object.assign(new Error(message), { code: QUERY_TIMEOUT })
         this.destroy(error)
         fail(error)
-      })
+      }, due)
       this.client.query({ text: sqlText, values: parameters as unknown[], name }).then(
         (result) => {
           if (!this.deadlines.finish(pending)) return
@@ -145,12 +161,13 @@ export class OutpostPostgresDriver implements Driver {
       this.deadlines,
       this.options,
       (answer) => this.pool.connect((error, client, done) => answer(error, client, () => done())),
-      (client) => {
+      (client, waitedFrom) => {
         let connection = this.connections.get(client)
         if (!connection) {
           connection = new PostgresConnection(client, this.options, this.deadlines, new Map())
           this.connections.set(client, connection)
         }
+        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs)
         return connection
       },
     )
@@ -163,7 +180,7 @@ export class OutpostPostgresDriver implements Driver {
 
   async beginTransaction(connection: PostgresConnection, settings: TransactionSettings): Promise<void> {
     const parts = [settings.isolationLevel && `isolation level ${settings.isolationLevel}`, settings.accessMode]
-    await connection.run(['begin', ...parts.filter(Boolean)].join(' '), [])
+    await connection.run(['begin', ...parts.filter(Boolean)].join(' '), [], false, true)
   }
 
   async commitTransaction(connection: PostgresConnection): Promise<void> {
