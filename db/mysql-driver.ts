@@ -59,7 +59,7 @@ function toQueryResult<R>(result: unknown): QueryResult<R> {
 export class MysqlConnection implements DatabaseConnection {
   /** Closed under a statement (timed out, or the link failed): the server has rolled back its transaction. */
   lost = false
-  /** The bound the wait for this checkout and its first statement share. */
+  /** The bound the wait for this checkout shares with its statements. */
   readonly bound = new ConnectionBound()
 
   constructor(
@@ -74,10 +74,9 @@ export class MysqlConnection implements DatabaseConnection {
    * protocol), kept per connection in mysql2's bounded cache (`maxPreparedStatements`), so the server
    * parses and plans it once per connection instead of on every call: for the fixed shapes of
    * db/prepared.ts. Everything else goes as text (`query`): one-off shapes would only fill the cache.
-   * `opening`: `begin` or `set transaction`, which pass the checkout's bound on (`ConnectionBound`).
    */
-  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false, opening = false): Promise<QueryResult<R>> {
-    const due = this.bound.take(opening)
+  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    const due = this.bound.due()
     if (due === null) {
       this.options.onWaitTimeout()
       return Promise.reject(boundSpent(this.options.timeoutMs))
@@ -97,7 +96,7 @@ export class MysqlConnection implements DatabaseConnection {
       const pending = this.deadlines.start(() => {
         this.lost = true
         this.raw.destroy()
-        const message = `The database did not answer within ${this.options.timeoutMs} ms`
+        const message = `The database did not answer within ${this.options.timeoutMs} ms (the wait for a connection included)`
         fail(Object.assign(new Error(message), { code: QUERY_TIMEOUT }))
       }, due)
       const done = (error: unknown, result: unknown) => {
@@ -169,9 +168,9 @@ export class OutpostMysqlDriver implements Driver {
     if (settings.isolationLevel || settings.accessMode) {
       const parts = [settings.isolationLevel && `isolation level ${settings.isolationLevel}`, settings.accessMode]
       // On MySQL this sets the isolation level of the next transaction.
-      await connection.run(`set transaction ${parts.filter(Boolean).join(', ')}`, [], false, true)
+      await connection.run(`set transaction ${parts.filter(Boolean).join(', ')}`, [])
     }
-    await connection.run('begin', [], false, true)
+    await connection.run('begin', [])
   }
 
   async commitTransaction(connection: MysqlConnection): Promise<void> {

@@ -90,15 +90,15 @@ export class Deadlines {
 }
 
 /**
- * The one bound a caller's wait for a connection and its first statement share: a request that waited
- * most of DB_QUERY_TIMEOUT_MS for a connection (a pool held by statements a stalled server does not
- * answer, a move to the next host of DB_HOST) has only the rest of it for the statement it waited for,
- * not a second whole bound. What the caller does between the two (its own work) is not counted. `begin`
- * and `set transaction` pass the rest on to the statement after them (they wait on nothing); once a
- * statement has been sent, each later one has a bound of its own.
+ * One bound for a caller's wait for a connection and the statements it then runs on it: the time the
+ * wait took is taken off the bound of each of them. A request that waited most of DB_QUERY_TIMEOUT_MS
+ * for a connection (a pool held by statements a stalled server does not answer, a move to the next
+ * host of DB_HOST) has only the rest of it for a statement that the server holds, not a second whole
+ * bound. A request whose wait was short (as it is but under such trouble) keeps the whole bound for
+ * each statement; what it does between two statements (its own work) is not counted.
  */
 export class ConnectionBound {
-  private left: number | null = null
+  private left = Infinity
 
   /** A new checkout, whose wait began at `waitedFrom` (performance.now()). */
   checkedOut(waitedFrom: number, timeoutMs: number): void {
@@ -106,14 +106,11 @@ export class ConnectionBound {
   }
 
   /**
-   * The deadline of the statement sent now (Infinity: its own bound), or null when the wait spent the
-   * whole bound: the statement is not sent, and its caller answers 503.
+   * The deadline of a statement sent now, or null when the wait spent the whole bound: the statement
+   * is not sent, and its caller answers 503.
    */
-  take(passesOn: boolean): number | null {
-    const left = this.left
-    if (!passesOn) this.left = null
-    if (left === null) return Infinity
-    return left > 0 ? performance.now() + left : null
+  due(): number | null {
+    return this.left > 0 ? performance.now() + this.left : null
   }
 }
 

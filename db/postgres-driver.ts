@@ -47,7 +47,7 @@ export const postgresTypes: pg.CustomTypesConfig = {
  */
 export class PostgresConnection implements DatabaseConnection {
   lost = false
-  /** The bound the wait for this checkout and its first statement share. */
+  /** The bound the wait for this checkout shares with its statements. */
   readonly bound = new ConnectionBound()
   /** The client was handed back to node-postgres to be destroyed: it must not be released again. */
   private destroyed = false
@@ -62,11 +62,10 @@ export class PostgresConnection implements DatabaseConnection {
   /**
    * One statement. `prepare`: as a named prepared statement, which node-postgres parses once per
    * connection and then only binds: for the fixed shapes of db/prepared.ts. Everything else goes
-   * unnamed, parsed each time, as one-off shapes would only fill the server's memory. `opening`:
-   * `begin`, which passes the checkout's bound on (`ConnectionBound`).
+   * unnamed, parsed each time, as one-off shapes would only fill the server's memory.
    */
-  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false, opening = false): Promise<QueryResult<R>> {
-    const due = this.bound.take(opening)
+  run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    const due = this.bound.due()
     if (due === null) {
       this.options.onWaitTimeout()
       return Promise.reject(boundSpent(this.options.timeoutMs))
@@ -88,7 +87,7 @@ export class PostgresConnection implements DatabaseConnection {
       }
       const pending = this.deadlines.start(() => {
         this.lost = true
-        const message = `The database did not answer within ${this.options.timeoutMs} ms`
+        const message = `The database did not answer within ${this.options.timeoutMs} ms (the wait for a connection included)`
         const error = Object.assign(new Error(message), { code: QUERY_TIMEOUT })
         this.destroy(error)
         fail(error)
@@ -180,7 +179,7 @@ export class OutpostPostgresDriver implements Driver {
 
   async beginTransaction(connection: PostgresConnection, settings: TransactionSettings): Promise<void> {
     const parts = [settings.isolationLevel && `isolation level ${settings.isolationLevel}`, settings.accessMode]
-    await connection.run(['begin', ...parts.filter(Boolean)].join(' '), [], false, true)
+    await connection.run(['begin', ...parts.filter(Boolean)].join(' '), [])
   }
 
   async commitTransaction(connection: PostgresConnection): Promise<void> {
