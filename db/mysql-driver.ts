@@ -147,13 +147,13 @@ export class OutpostMysqlDriver implements Driver {
       this.deadlines,
       this.options,
       (answer) => this.pool.getConnection((error, raw) => answer(error, raw ?? undefined, () => raw.release())),
-      (raw, waitedFrom) => {
+      (raw, waitedFrom, due) => {
         let connection = this.connections.get(raw)
         if (!connection) {
           connection = new MysqlConnection(raw, this.options, this.deadlines, this.pool)
           this.connections.set(raw, connection)
         }
-        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs)
+        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs, due)
         return connection
       },
     )

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { QueryResult } from 'kysely'
 import type { StatementTap } from './statements.js'
 
@@ -89,6 +90,27 @@ export class Deadlines {
   }
 }
 
+/** The deadline of the work `withinDeadline` runs (performance.now()), where it runs any. */
+const workDeadline = new AsyncLocalStorage<number>()
+/** Work under `withinDeadline` running now: the storage is on only while there is some. */
+let underDeadline = 0
+
+/**
+ * Runs `work` with every wait it makes on the database (for a connection, for each statement) ending
+ * by `due` (performance.now()) at the latest: a transaction retried after a deadlock
+ * (db/transaction.ts) has what is left of its first attempt's bound, not a bound of its own. As with
+ * the request transaction's storage, the storage is switched off once no such work runs (on Node 20
+ * an AsyncLocalStorage that ran installs promise hooks that every await then pays for).
+ */
+export async function withinDeadline<T>(due: number, work: () => Promise<T>): Promise<T> {
+  underDeadline++
+  try {
+    return await workDeadline.run(Math.min(due, workDeadline.getStore() ?? Infinity), work)
+  } finally {
+    if (--underDeadline === 0) workDeadline.disable()
+  }
+}
+
 /**
  * One bound for a caller's wait for a connection and the statements it then runs on it: the time the
  * wait took is taken off the bound of each of them. A request that waited most of DB_QUERY_TIMEOUT_MS
@@ -100,9 +122,10 @@ export class Deadlines {
 export class ConnectionBound {
   private left = Infinity
 
-  /** A new checkout, whose wait began at `waitedFrom` (performance.now()). */
-  checkedOut(waitedFrom: number, timeoutMs: number): void {
-    this.left = timeoutMs - (performance.now() - waitedFrom)
+  /** A new checkout, whose wait began at `waitedFrom` (performance.now()), for work that ends by `due`. */
+  checkedOut(waitedFrom: number, timeoutMs: number, due: number): void {
+    const now = performance.now()
+    this.left = Math.min(timeoutMs - (now - waitedFrom), due - now)
   }
 
   /**
@@ -126,7 +149,7 @@ export function boundSpent(timeoutMs: number): Error {
 /**
  * A pool connection within `options.timeoutMs`: `connect` asks the pool and calls back with the raw
  * connection (and how to give it back unused), `wrap` makes it the driver's connection (`waitedFrom`:
- * when the wait began, for `ConnectionBound`). A caller that
+ * when the wait began, and `due`, `withinDeadline`'s deadline, for `ConnectionBound`). A caller that
  * gave up has the connection handed straight back, for the next one waiting (no pool has a bound on
  * its queue of its own).
  */
@@ -134,10 +157,11 @@ export function boundedAcquire<Raw, C>(
   deadlines: Deadlines,
   options: PooledDriverOptions,
   connect: (answer: (error: unknown, raw: Raw | undefined, giveBack: () => void) => void) => void,
-  wrap: (raw: Raw, waitedFrom: number) => C,
+  wrap: (raw: Raw, waitedFrom: number, due: number) => C,
 ): Promise<C> {
   const { usage, timeoutMs } = options
   const waitedFrom = performance.now()
+  const due = workDeadline.getStore() ?? Infinity
   return new Promise((resolve, reject) => {
     usage.asking++
     const pending = deadlines.start(() => {
@@ -145,13 +169,13 @@ export function boundedAcquire<Raw, C>(
       options.onWaitTimeout()
       const message = `No database connection came free within ${timeoutMs} ms`
       reject(Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT }))
-    })
+    }, due)
     connect((error, raw, giveBack) => {
       if (!deadlines.finish(pending)) return raw === undefined ? undefined : giveBack()
       usage.asking--
       if (error || raw === undefined) return reject(error ?? new Error('no database connection'))
       usage.inUse++
-      resolve(wrap(raw, waitedFrom))
+      resolve(wrap(raw, waitedFrom, due))
     })
   })
 }

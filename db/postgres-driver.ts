@@ -160,13 +160,13 @@ export class OutpostPostgresDriver implements Driver {
       this.deadlines,
       this.options,
       (answer) => this.pool.connect((error, client, done) => answer(error, client, () => done())),
-      (client, waitedFrom) => {
+      (client, waitedFrom, due) => {
         let connection = this.connections.get(client)
         if (!connection) {
           connection = new PostgresConnection(client, this.options, this.deadlines, new Map())
           this.connections.set(client, connection)
         }
-        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs)
+        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs, due)
         return connection
       },
     )
