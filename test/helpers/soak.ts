@@ -32,6 +32,8 @@ export class Traffic {
   readonly networkErrors: Array<{ server: number; at: number; what: string }> = []
   readonly startedAt = performance.now()
   requests = 0
+  /** How long each request took to be answered (or given up on), in ms. */
+  readonly durations: number[] = []
   maxMs = 0
   slowest = ''
 
@@ -75,6 +77,7 @@ export class Traffic {
       return null
     } finally {
       const ms = performance.now() - started
+      this.durations.push(ms)
       if (ms > this.maxMs) {
         this.maxMs = ms
         this.slowest = `${method} ${path.split('?')[0]} → ${answer?.status ?? 'no answer'}`

@@ -78,15 +78,13 @@ t.test(
     const timeline: string[] = []
     const note = (what: string) => timeline.push(`${(at() / 1000).toFixed(1)} s ${what}`)
     const times = { failoverMs: -1, rejoinMs: -1 }
+    let killedAtWall = 0
     const faults = async () => {
       await sleep(BEFORE_KILL_MS)
       const killedAt = at()
+      killedAtWall = Date.now()
       await cluster.kill(VICTIM)
       note(`node ${VICTIM} killed (SIGKILL)`)
-      // The instance that wrote to it moves on at its next failed statement: watched on its /metrics.
-      while ((await hostOf(servers[VICTIM]!)).failovers === 0 && at() - killedAt < DOWN_MS) await sleep(50)
-      times.failoverMs = at() - killedAt
-      note(`instance ${VICTIM} moved to node ${(await hostOf(servers[VICTIM]!)).at}`)
       await sleep(Math.max(0, killedAt + DOWN_MS - at()))
       const restartAt = at()
       note(`node ${VICTIM} started again`)
@@ -109,13 +107,23 @@ t.test(
 
     t.same(traffic.violations, [], 'every answer was one the contract allows (5xx: only the documented 503)')
     t.same(traffic.networkErrors, [], 'every request was answered')
+    // A request's connection wait, its statements and a transaction's retries share one bound
+    // (db/pool-bounds.ts); a request with a session reads it first, apart, with a bound of its own:
+    // two bounds at most (docs/deployment.md, "A list of database hosts"). How many went past one:
+    const pastOne = traffic.durations.filter((ms) => ms > QUERY_TIMEOUT_MS + MARGIN_MS / 4).length
     t.ok(
-      traffic.maxMs < QUERY_TIMEOUT_MS + MARGIN_MS,
-      `no request held past its bound: slowest ${traffic.maxMs.toFixed(0)} ms (${traffic.slowest})`,
+      traffic.maxMs < 2 * QUERY_TIMEOUT_MS + MARGIN_MS,
+      `no request held past its bounds: slowest ${traffic.maxMs.toFixed(0)} ms (${traffic.slowest}); ` +
+        `${pastOne} of ${traffic.requests} past one bound + ${MARGIN_MS / 4} ms`,
     )
     const unavailable = traffic.byStatus.get('503 SERVICE_UNAVAILABLE') ?? 0
     t.ok(unavailable > 0, `the kill was felt: ${unavailable} answers 503 while the cluster evicted the node`)
-    t.ok(times.failoverMs >= 0 && times.failoverMs < DOWN_MS, `instance ${VICTIM} moved ${times.failoverMs} ms after`)
+    // The instance that wrote to the dead node says when it moved (its log's warning, with the time).
+    const moved = servers[VICTIM]!.logged(/database host/)
+    t.match(moved, [{ from: addresses[VICTIM], to: addresses[2] }], 'its log names the node left and the one taken')
+    times.failoverMs = Number(moved[0]?.time) - killedAtWall
+    t.ok(times.failoverMs >= 0 && times.failoverMs < QUERY_TIMEOUT_MS, `it moved ${times.failoverMs} ms after the kill`)
+    t.same(servers[0]!.logged(/database host/), [], 'the other instance logged no move')
     const after = await Promise.all(servers.map(hostOf))
     t.same(
       after,
@@ -172,6 +180,7 @@ t.test(
     }
 
     reportSoak(t, soak, loadMs, CONCURRENCY, checked[0]!)
+    t.comment(`soak: ${pastOne} requests took longer than ${QUERY_TIMEOUT_MS + MARGIN_MS / 4} ms`)
     t.comment(`soak: lost by node: ${checked.map((c, i) => `node ${i} ${c.lost}`).join(', ')}`)
     t.comment(
       `soak: failover ${times.failoverMs.toFixed(0)} ms after the kill, rejoin (start to Synced) ` +
