@@ -1,6 +1,14 @@
 import type { PoolConnection } from 'mysql2'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
-import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
+import {
+  boundedAcquire,
+  boundSpent,
+  ConnectionBound,
+  Deadlines,
+  QUERY_TIMEOUT,
+  runAlone,
+  type PooledDriverOptions,
+} from './pool-bounds.js'
 
 interface OkPacket {
   insertId?: number | string | null
@@ -51,6 +59,8 @@ function toQueryResult<R>(result: unknown): QueryResult<R> {
 export class MysqlConnection implements DatabaseConnection {
   /** Closed under a statement (timed out, or the link failed): the server has rolled back its transaction. */
   lost = false
+  /** The bound the wait for this checkout shares with its statements. */
+  readonly bound = new ConnectionBound()
 
   constructor(
     private readonly raw: PoolConnection,
@@ -66,6 +76,11 @@ export class MysqlConnection implements DatabaseConnection {
    * db/prepared.ts. Everything else goes as text (`query`): one-off shapes would only fill the cache.
    */
   run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    const due = this.bound.due()
+    if (due === null) {
+      this.options.onWaitTimeout()
+      return Promise.reject(boundSpent(this.options.timeoutMs))
+    }
     const tap = this.options.tap
     if (tap) {
       tap.sent++
@@ -81,9 +96,9 @@ export class MysqlConnection implements DatabaseConnection {
       const pending = this.deadlines.start(() => {
         this.lost = true
         this.raw.destroy()
-        const message = `The database did not answer within ${this.options.timeoutMs} ms`
+        const message = `The database did not answer within ${this.options.timeoutMs} ms (the wait for a connection included)`
         fail(Object.assign(new Error(message), { code: QUERY_TIMEOUT }))
-      })
+      }, due)
       const done = (error: unknown, result: unknown) => {
         if (!this.deadlines.finish(pending)) return
         if (error) fail(error)
@@ -132,12 +147,13 @@ export class OutpostMysqlDriver implements Driver {
       this.deadlines,
       this.options,
       (answer) => this.pool.getConnection((error, raw) => answer(error, raw ?? undefined, () => raw.release())),
-      (raw) => {
+      (raw, waitedFrom, due) => {
         let connection = this.connections.get(raw)
         if (!connection) {
           connection = new MysqlConnection(raw, this.options, this.deadlines, this.pool)
           this.connections.set(raw, connection)
         }
+        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs, due)
         return connection
       },
     )

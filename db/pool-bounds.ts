@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { QueryResult } from 'kysely'
 import type { StatementTap } from './statements.js'
 
@@ -60,8 +61,9 @@ export class Deadlines {
     this.every = Math.min(250, Math.max(5, Math.floor(timeoutMs / 20)))
   }
 
-  start(expire: () => void): Pending {
-    const entry = { due: performance.now() + this.timeoutMs, expire }
+  /** A wait due in the bound, or at `due` when that comes first (a statement that shares its bound: `ConnectionBound`). */
+  start(expire: () => void, due = Infinity): Pending {
+    const entry = { due: Math.min(performance.now() + this.timeoutMs, due), expire }
     this.pending.add(entry)
     if (this.timer === null) this.timer = setInterval(() => this.sweep(), this.every).unref()
     return entry
@@ -88,9 +90,66 @@ export class Deadlines {
   }
 }
 
+/** The deadline of the work `withinDeadline` runs (performance.now()), where it runs any. */
+const workDeadline = new AsyncLocalStorage<number>()
+/** Work under `withinDeadline` running now: the storage is on only while there is some. */
+let underDeadline = 0
+
+/**
+ * Runs `work` with every wait it makes on the database (for a connection, for each statement) ending
+ * by `due` (performance.now()) at the latest: a transaction retried after a deadlock
+ * (db/transaction.ts) has what is left of its first attempt's bound, not a bound of its own. As with
+ * the request transaction's storage, the storage is switched off once no such work runs (on Node 20
+ * an AsyncLocalStorage that ran installs promise hooks that every await then pays for).
+ */
+export async function withinDeadline<T>(due: number, work: () => Promise<T>): Promise<T> {
+  underDeadline++
+  try {
+    return await workDeadline.run(Math.min(due, workDeadline.getStore() ?? Infinity), work)
+  } finally {
+    if (--underDeadline === 0) workDeadline.disable()
+  }
+}
+
+/**
+ * One bound for a caller's wait for a connection and the statements it then runs on it: the time the
+ * wait took is taken off the bound of each of them. A request that waited most of DB_QUERY_TIMEOUT_MS
+ * for a connection (a pool held by statements a stalled server does not answer, a move to the next
+ * host of DB_HOST) has only the rest of it for a statement that the server holds, not a second whole
+ * bound. A request whose wait was short (as it is but under such trouble) keeps the whole bound for
+ * each statement; what it does between two statements (its own work) is not counted.
+ */
+export class ConnectionBound {
+  private left = Infinity
+
+  /** A new checkout, whose wait began at `waitedFrom` (performance.now()), for work that ends by `due`. */
+  checkedOut(waitedFrom: number, timeoutMs: number, due: number): void {
+    const now = performance.now()
+    this.left = Math.min(timeoutMs - (now - waitedFrom), due - now)
+  }
+
+  /**
+   * The deadline of a statement sent now, or null when the wait spent the whole bound: the statement
+   * is not sent, and its caller answers 503.
+   */
+  due(): number | null {
+    return this.left > 0 ? performance.now() + this.left : null
+  }
+}
+
+/**
+ * The error of a statement not sent because the wait for its connection spent the whole bound
+ * (`ConnectionBound`): a wait that ran out, answered 503 like one (db/dialect.ts).
+ */
+export function boundSpent(timeoutMs: number): Error {
+  const message = `No time was left of the ${timeoutMs} ms bound once a database connection came free`
+  return Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT })
+}
+
 /**
  * A pool connection within `options.timeoutMs`: `connect` asks the pool and calls back with the raw
- * connection (and how to give it back unused), `wrap` makes it the driver's connection. A caller that
+ * connection (and how to give it back unused), `wrap` makes it the driver's connection (`waitedFrom`:
+ * when the wait began, and `due`, `withinDeadline`'s deadline, for `ConnectionBound`). A caller that
  * gave up has the connection handed straight back, for the next one waiting (no pool has a bound on
  * its queue of its own).
  */
@@ -98,9 +157,11 @@ export function boundedAcquire<Raw, C>(
   deadlines: Deadlines,
   options: PooledDriverOptions,
   connect: (answer: (error: unknown, raw: Raw | undefined, giveBack: () => void) => void) => void,
-  wrap: (raw: Raw) => C,
+  wrap: (raw: Raw, waitedFrom: number, due: number) => C,
 ): Promise<C> {
   const { usage, timeoutMs } = options
+  const waitedFrom = performance.now()
+  const due = workDeadline.getStore() ?? Infinity
   return new Promise((resolve, reject) => {
     usage.asking++
     const pending = deadlines.start(() => {
@@ -108,13 +169,13 @@ export function boundedAcquire<Raw, C>(
       options.onWaitTimeout()
       const message = `No database connection came free within ${timeoutMs} ms`
       reject(Object.assign(new Error(message), { code: POOL_WAIT_TIMEOUT }))
-    })
+    }, due)
     connect((error, raw, giveBack) => {
       if (!deadlines.finish(pending)) return raw === undefined ? undefined : giveBack()
       usage.asking--
       if (error || raw === undefined) return reject(error ?? new Error('no database connection'))
       usage.inUse++
-      resolve(wrap(raw))
+      resolve(wrap(raw, waitedFrom, due))
     })
   })
 }

@@ -1,6 +1,14 @@
 import pg from 'pg'
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely'
-import { boundedAcquire, Deadlines, QUERY_TIMEOUT, runAlone, type PooledDriverOptions } from './pool-bounds.js'
+import {
+  boundedAcquire,
+  boundSpent,
+  ConnectionBound,
+  Deadlines,
+  QUERY_TIMEOUT,
+  runAlone,
+  type PooledDriverOptions,
+} from './pool-bounds.js'
 
 /** The same bounds, counters and tap as the MySQL driver's. */
 export type PostgresDriverOptions = PooledDriverOptions
@@ -39,6 +47,8 @@ export const postgresTypes: pg.CustomTypesConfig = {
  */
 export class PostgresConnection implements DatabaseConnection {
   lost = false
+  /** The bound the wait for this checkout shares with its statements. */
+  readonly bound = new ConnectionBound()
   /** The client was handed back to node-postgres to be destroyed: it must not be released again. */
   private destroyed = false
 
@@ -55,6 +65,11 @@ export class PostgresConnection implements DatabaseConnection {
    * unnamed, parsed each time, as one-off shapes would only fill the server's memory.
    */
   run<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
+    const due = this.bound.due()
+    if (due === null) {
+      this.options.onWaitTimeout()
+      return Promise.reject(boundSpent(this.options.timeoutMs))
+    }
     const tap = this.options.tap
     if (tap) {
       tap.sent++
@@ -72,11 +87,11 @@ export class PostgresConnection implements DatabaseConnection {
       }
       const pending = this.deadlines.start(() => {
         this.lost = true
-        const message = `The database did not answer within ${this.options.timeoutMs} ms`
+        const message = `The database did not answer within ${this.options.timeoutMs} ms (the wait for a connection included)`
         const error = Object.assign(new Error(message), { code: QUERY_TIMEOUT })
         this.destroy(error)
         fail(error)
-      })
+      }, due)
       this.client.query({ text: sqlText, values: parameters as unknown[], name }).then(
         (result) => {
           if (!this.deadlines.finish(pending)) return
@@ -145,12 +160,13 @@ export class OutpostPostgresDriver implements Driver {
       this.deadlines,
       this.options,
       (answer) => this.pool.connect((error, client, done) => answer(error, client, () => done())),
-      (client) => {
+      (client, waitedFrom, due) => {
         let connection = this.connections.get(client)
         if (!connection) {
           connection = new PostgresConnection(client, this.options, this.deadlines, new Map())
           this.connections.set(client, connection)
         }
+        connection.bound.checkedOut(waitedFrom, this.options.timeoutMs, due)
         return connection
       },
     )

@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely'
 import type { Database, Db } from './types.js'
 import { isRetryableConflict } from './dialect.js'
 import { runPreparedDirectly } from './prepared.js'
+import { withinDeadline } from './pool-bounds.js'
 
 /**
  * How long a deadlocked transaction or statement is tried again, from its first attempt, when the
@@ -80,13 +81,16 @@ export function nowAndAfterCommit(db: Db, step: () => void): void {
  * whole): two range UPDATEs over one index from two instances can deadlock without any transaction.
  * The statement must be safe to repeat, as a conditional UPDATE is. Tried again until `boundMs` has
  * passed since the first attempt, after a growing, jittered pause (the writers that collided must
- * not collide again in step); then the conflict is thrown, which the API answers with 503.
+ * not collide again in step); then the conflict is thrown, which the API answers with 503. A retry's
+ * waits on the database end with the bound too (`withinDeadline`): the attempts take one bound together.
  */
 export async function retryOnConflict<T>(statement: () => Promise<T>, boundMs = DEFAULT_CONFLICT_BOUND_MS): Promise<T> {
   const started = performance.now()
   for (let attempt = 1; ; attempt++) {
     try {
-      return await statement()
+      // A retry has what is left of the bound, not a bound of its own (the first attempt keeps the
+      // driver's bounds alone: most statements never need a retry, and pay nothing for it).
+      return await (attempt === 1 ? statement() : withinDeadline(started + boundMs, statement))
     } catch (error) {
       if (!isRetryableConflict(error)) throw error
       const pause = Math.min(100, 5 * attempt) * (0.5 + Math.random())

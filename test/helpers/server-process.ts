@@ -13,16 +13,30 @@ const ROOT = new URL('../../../', import.meta.url).pathname
 export interface Server {
   base: string
   child: ChildProcess
+  /** The server's log lines (JSON, at its LOG_LEVEL) that match `pattern`, parsed; the last 5,000 lines are kept. */
+  logged(pattern: RegExp): Array<Record<string, any>>
 }
+
+const KEPT_LOG_LINES = 5000
 
 /**
  * Spawns the built server with exactly `env` (its port read from PORT) and waits until /health
  * answers; stopped when the test ends.
  */
 export async function spawnServer(t: Test, env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const lines: string[] = []
+  let partial = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split('\n')
+    partial = parts.pop() ?? ''
+    lines.push(...parts)
+    if (lines.length > KEPT_LOG_LINES) lines.splice(0, lines.length - KEPT_LOG_LINES)
+  })
+  const logged = (pattern: RegExp) =>
+    lines.filter((line) => pattern.test(line)).map((line) => JSON.parse(line) as Record<string, any>)
   t.teardown(
     () =>
       new Promise<void>((resolve) => {
@@ -40,7 +54,7 @@ export async function spawnServer(t: Test, env: Record<string, string>): Promise
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
     try {
-      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok) return { base, child }
+      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok) return { base, child, logged }
     } catch {
       // not listening yet
     }

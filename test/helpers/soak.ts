@@ -2,13 +2,22 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
+import { ADMIN, ADMIN_KEY, API_KEY } from './app.js'
 
 /**
- * The client side of the soak (test/resilience/soak.test.ts): every request timed and classified, and the
- * players' scripts, each remembering what the servers acknowledged so that the database can be
- * checked against it afterwards. An answer is *definite* when it is neither a network error nor a
- * 503: after those the client cannot know whether its write happened, and the checks allow both.
+ * The client side of the soaks (test/resilience/soak.test.ts, galera-soak.test.ts): every request timed
+ * and classified, and the players' scripts, each remembering what the servers acknowledged so that the
+ * database can be checked against it afterwards (soak-checks.ts). An answer is *definite* when it is
+ * neither a network error nor a 503: after those the client cannot know whether its write happened,
+ * and the checks allow both.
  */
+
+/** The gift code every player tries, of MAX_REDEMPTIONS uses. */
+export const GIFT_CODE = 'SOAK-GIFT'
+export const MAX_REDEMPTIONS = 8
+/** What each accepted run credits. */
+export const RUN_VALUE = { key: 'coins', amount: 5 }
+const STEPS_PER_PLAYER = 12
 
 export interface Answer {
   status: number
@@ -23,6 +32,8 @@ export class Traffic {
   readonly networkErrors: Array<{ server: number; at: number; what: string }> = []
   readonly startedAt = performance.now()
   requests = 0
+  /** How long each request took to be answered (or given up on), in ms. */
+  readonly durations: number[] = []
   maxMs = 0
   slowest = ''
 
@@ -66,6 +77,7 @@ export class Traffic {
       return null
     } finally {
       const ms = performance.now() - started
+      this.durations.push(ms)
       if (ms > this.maxMs) {
         this.maxMs = ms
         this.slowest = `${method} ${path.split('?')[0]} → ${answer?.status ?? 'no answer'}`
@@ -254,6 +266,50 @@ export async function redeem(soak: Soak, player: Player, tries = 40) {
     return
   }
   player.redeem = 'unknown'
+}
+
+/**
+ * The soak's board, value and gift code, made through the admin API of the server at `base`
+ * (`http://127.0.0.1:port`), and the client state over `urls` (each server's app API).
+ */
+export async function prepareSoak(base: string, urls: string[], clientTimeoutMs: number): Promise<Soak> {
+  const admin = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${base}${ADMIN}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-admin-key': ADMIN_KEY },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(clientTimeoutMs),
+    })
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+  }
+  await admin('PUT', '/leaderboards/runs', { name: 'Soak runs', validatedOnly: true })
+  await admin('PUT', `/validated-actions/values/${RUN_VALUE.key}`, {})
+  await admin('POST', '/gift-codes', { code: GIFT_CODE, giftData: '{"gems":1}', maxRedemptions: MAX_REDEMPTIONS })
+  return {
+    traffic: new Traffic(urls, { 'x-api-key': API_KEY }, clientTimeoutMs),
+    giftCode: GIFT_CODE,
+    runValue: RUN_VALUE,
+    players: [],
+    next: 0,
+  }
+}
+
+/**
+ * One client of the load: new players one after the other, each a fixed script of writes (a sign-up,
+ * the gift code, then scores, saves and validated runs by turns), until `stopAt()` (ms into the soak).
+ */
+export async function soakClient(soak: Soak, stopAt: () => number): Promise<void> {
+  const at = () => soak.traffic.elapsed()
+  while (at() < stopAt()) {
+    const player = await signUp(soak, stopAt())
+    if (!player) return
+    for (let step = 0; step < STEPS_PER_PLAYER && at() < stopAt(); step++) {
+      if (step === 1) await redeem(soak, player)
+      else if (step % 3 === 0) await submitScore(soak, player)
+      else if (step % 3 === 1) await saveGame(soak, player)
+      else await validatedRun(soak, player)
+    }
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { buildTestApp, freshDatabase, serverUrl, type TestApp } from '../helpers/app.js'
 import { killableProxy, logLines } from '../helpers/faults.js'
 import { parsePrometheus, valueOf } from '../helpers/prometheus.js'
-import { addGame, type AddedGame } from '../helpers/second-game.js'
+import { addGame } from '../helpers/second-game.js'
 import { createUser } from '../fixtures/users.js'
 import { submit } from '../fixtures/leaderboard.js'
 
@@ -66,16 +66,24 @@ async function drive(games: Array<{ call: TestApp['call']; userId: string }>, ms
   return answers
 }
 
-/** A player and a score in each game: the rank read then has a row to find. */
-async function players(ctx: TestApp, second: AddedGame) {
+/**
+ * The app over two proxies (`a`, then `b`), with a second game and a player and a score in each game
+ * (the rank read then has a row to find): what each failover case starts from.
+ */
+async function servingApp(t: Test) {
+  const { proxies, log, build } = await failoverApp(t)
+  const [a, b] = proxies as [Proxy, Proxy]
+  const ctx = await build()
+  const second = await addGame(ctx, 'second')
   const first = await createUser(ctx)
   await submit(ctx, 'default', first.userId, 1)
   const other = await createUser({ ...ctx, call: second.call })
   await submit({ ...ctx, call: second.call }, 'default', other.userId, 1)
-  return [
+  const games = [
     { call: ctx.call, userId: first.userId },
     { call: second.call, userId: other.userId },
   ]
+  return { a, b, log, ctx, games }
 }
 
 async function metrics(ctx: TestApp) {
@@ -96,14 +104,10 @@ t.test(
   'a host that dies: every game goes on on the next host at once, the log and /metrics say so',
   { skip },
   async (t) => {
-    const { proxies, log, build } = await failoverApp(t)
-    const [a, b] = proxies as [Proxy, Proxy]
-    const ctx = await build()
-    const second = await addGame(ctx, 'second')
+    const { a, b, log, ctx, games } = await servingApp(t)
     // The start-up check connects to every host once; after it, only the first host is written to.
     const checked = b.state.opened
     t.ok(checked <= 1, 'the second host was checked at the start')
-    const games = await players(ctx, second)
     await drive(games, 300, performance.now())
     t.ok(a.state.opened > 0, `the first host takes the connections (${a.state.opened})`)
     t.equal(b.state.opened, checked, 'the second host none while the first answers')
@@ -158,11 +162,7 @@ t.test(
 )
 
 t.test('a host that hangs: 503 within the bound meanwhile, then the next host', { skip }, async (t) => {
-  const { proxies, log, build } = await failoverApp(t)
-  const [a, b] = proxies as [Proxy, Proxy]
-  const ctx = await build()
-  const second = await addGame(ctx, 'second')
-  const games = await players(ctx, second)
+  const { a, b, log, ctx, games } = await servingApp(t)
 
   const hungAt = performance.now()
   a.hang()
@@ -188,11 +188,7 @@ t.test(
   'every host down: 503 within the bound and one warning, then the first host back is taken',
   { skip },
   async (t) => {
-    const { proxies, log, build } = await failoverApp(t)
-    const [a, b] = proxies as [Proxy, Proxy]
-    const ctx = await build()
-    const second = await addGame(ctx, 'second')
-    const games = await players(ctx, second)
+    const { a, b, log, games } = await servingApp(t)
 
     await Promise.all([a.kill(), b.kill()])
     const down = summary(await drive(games, 1500, performance.now()))
