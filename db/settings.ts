@@ -68,7 +68,9 @@ export const DB_SETTINGS = {
       'and searches, exports, the board lists); empty: every read on DB_HOST',
   }),
   DB_READ_MAX_LAG_MS: Type.Integer({
-    minimum: 100,
+    // The lag is measured in steps of the heartbeat (db/read-hosts.ts, about half a second): a bound
+    // under two steps would send a replica in step with the writer away now and then.
+    minimum: 1000,
     maximum: 3_600_000,
     default: 2000,
     description:
@@ -121,7 +123,7 @@ export function dbReadHostProblem(
         ? `DB_DRIVER=${engine.name} keeps its data in the file of DB_PATH and connects to no server`
         : `on ${engine.title} Outpost reads and writes through DB_HOST alone (a standby's lag is the replication's to bound)`
     return (
-      `${setting} is set (${config.DB_READ_HOST}), but ${keeps}: remove DB_READ_HOST, or set DB_DRIVER=mysql ` +
+      `${setting} names read hosts (${config.DB_READ_HOST}), but ${keeps}: remove DB_READ_HOST, or set DB_DRIVER=mysql ` +
       'with DB_HOST naming the writer and DB_READ_HOST its replicas'
     )
   }
