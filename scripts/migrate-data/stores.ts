@@ -61,7 +61,8 @@ export interface TargetStore extends Store {
  * The migration bookkeeping, the read hosts' heartbeat (db/read-hosts.ts) and the engine's tables:
  * the target makes its own, they are never copied.
  */
-export const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|migration_lock|db_heartbeat|sqlite_.*)$/
+export const INTERNAL =
+  /^(kysely_migration|kysely_migration_lock|migration_steps|migration_lock|db_heartbeat|sqlite_.*)$/
 
 const NAME = /^[a-z_][a-z0-9_]*$/
 /** A table or column name, checked to be one before it goes into SQL text. */
