@@ -79,6 +79,7 @@ export class ReadHosts {
   current = -1
   private timer: NodeJS.Timeout | undefined
   private running = false
+  private readonly maxLagMs: number
 
   constructor(
     private readonly writer: Db,
@@ -102,8 +103,6 @@ export class ReadHosts {
       return slot
     })
   }
-
-  private readonly maxLagMs: number
 
   /** The handle reads go to now, or null for the writer. */
   reader(): Db | null {
