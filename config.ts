@@ -6,7 +6,7 @@ import { parseEnv } from 'node:util'
 import { Type, type Static } from '@sinclair/typebox'
 import type { envSchema as EnvSchema } from 'env-schema'
 import { engineNamed } from './db/engines/index.js'
-import { DB_SETTINGS, dbHostProblem } from './db/settings.js'
+import { DB_SETTINGS, dbHostProblem, dbReadHostProblem } from './db/settings.js'
 
 /** The value shipped in `.env.example`: refused so that nobody runs production on it. */
 export const EXAMPLE_API_KEY = 'change-me-to-a-long-random-string'
@@ -269,6 +269,8 @@ export function loadConfig(env: Record<string, string | undefined>, options: { e
   // A list of hosts (or one host:port) is read here once, so that a bad one stops the start with its fix.
   const hostProblem = dbHostProblem(config, (name) => whereSet(config, name))
   if (hostProblem) throw new Error(hostProblem)
+  const readHostProblem = dbReadHostProblem(config, (name) => whereSet(config, name))
+  if (readHostProblem) throw new Error(readHostProblem)
   // Node refuses a header deadline later than the whole request's: say so in the operator's terms.
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new Error('env/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')

@@ -7,6 +7,7 @@ import { createDb, inheritHandle, MIGRATION_QUERY_TIMEOUT_MS } from './index.js'
 import { migrateToLatest, type Migrations } from './migrate.js'
 import { engineNamed } from './engines/index.js'
 import { DEFAULT_GAME, GameMark, GameSchema } from './game-schema.js'
+import { linkReader } from './read-hosts.js'
 
 export { DEFAULT_GAME, GAME_ID_PATTERN, gameIdOf, routineName, schemaOf, table } from './game-schema.js'
 
@@ -64,6 +65,8 @@ export function openGameDb(base: Db, config: DbConfig, gameId: string, observer?
   }
   const db = base.withPlugin(new GameSchema(schema, gameId)) as Db
   inheritHandle(base, db)
+  // Its reads that may be seconds old go to the read hosts, to the same game's database (read-hosts.ts).
+  linkReader(base, db, (reader) => reader.withPlugin(new GameSchema(schema, gameId)) as Db)
   return db
 }
 

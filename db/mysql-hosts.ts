@@ -67,7 +67,7 @@ const SERVER_SHUTDOWN = 1053
 const CHECK_SPACING_MS = 200
 
 /** A statement's failure that may mean its host is down, not that the statement was wrong. */
-function hostTrouble(error: unknown): boolean {
+export function hostTrouble(error: unknown): boolean {
   const { fatal, code, errno } = error as { fatal?: boolean; code?: string; errno?: number }
   return fatal === true || code === QUERY_TIMEOUT || errno === WSREP_NOT_READY || errno === SERVER_SHUTDOWN
 }

@@ -1,5 +1,5 @@
 import { createPool, type ConnectionOptions, type Pool } from 'mysql2'
-import { Kysely, MysqlAdapter, MysqlIntrospector, MysqlQueryCompiler } from 'kysely'
+import { Kysely, MysqlAdapter, MysqlIntrospector, MysqlQueryCompiler, type Driver } from 'kysely'
 import type { Database, Db } from './types.js'
 import type { DbConfig, DbObserver, OpenedPool } from './config.js'
 import { dbHosts, type DbHost } from './hosts.js'
@@ -7,6 +7,8 @@ import { OutpostMysqlDriver } from './mysql-driver.js'
 import { MysqlHosts, probeHost } from './mysql-hosts.js'
 import { mysqlTls } from './tls.js'
 import { prepareSession } from './mysql-session.js'
+import { ReadDriver, type ReadFallback } from './read-driver.js'
+import { registerPooledDirect } from './prepared.js'
 
 const MYSQL_PREPARED_PER_CONNECTION = 256
 
@@ -16,7 +18,7 @@ const MYSQL_PREPARED_PER_CONNECTION = 256
  * keep its pool open after `destroy`.
  */
 class MysqlDb extends Kysely<Database> {
-  constructor(private readonly mysqlDriver: OutpostMysqlDriver) {
+  constructor(private readonly mysqlDriver: Driver & { destroy(): Promise<void> }) {
     super({
       dialect: {
         createAdapter: () => new MysqlAdapter(),
@@ -103,5 +105,31 @@ export function openMysql(config: DbConfig, observer: DbObserver | undefined, op
   const db = new MysqlDb(driver)
   opened.direct = driver
   opened.hosts = pool
+  return db
+}
+
+/**
+ * A read host of DB_READ_HOST (read-hosts.ts): Kysely over a pool of its own, made as the writer's
+ * are (hostPool), each statement bounded by DB_QUERY_TIMEOUT_MS, the writer taking a read the host
+ * fails (read-driver.ts).
+ */
+export function openMysqlReader(config: DbConfig, host: DbHost, fallback: ReadFallback): Db {
+  const pool = new MysqlHosts({
+    hosts: [host],
+    open: (one) => hostPool(config, one, config.DB_QUERY_TIMEOUT_MS),
+    probe: () => Promise.resolve(),
+    graceMs: config.DB_QUERY_TIMEOUT_MS,
+  })
+  const driver = new ReadDriver(
+    new OutpostMysqlDriver(pool, {
+      timeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      usage: { inUse: 0, asking: 0 },
+      onWaitTimeout: () => {},
+      onQueryFailed: () => {},
+    }),
+    fallback,
+  )
+  const db = new MysqlDb(driver)
+  registerPooledDirect(db, driver)
   return db
 }

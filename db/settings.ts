@@ -61,6 +61,21 @@ export const DB_SETTINGS = {
     description:
       'Longest wait for a database answer (a pool connection, a query, a lock); past it: 503 with Retry-After',
   }),
+  DB_READ_HOST: Type.String({
+    default: '',
+    description:
+      'mysql: replicas or other nodes (host[:port],…) for the reads that may be seconds old (analytics, admin lists ' +
+      'and searches, exports, the board lists); empty: every read on DB_HOST',
+  }),
+  DB_READ_MAX_LAG_MS: Type.Integer({
+    // The lag is measured in steps of the heartbeat (db/read-hosts.ts, about half a second): a bound
+    // under two steps would send a replica in step with the writer away now and then.
+    minimum: 1000,
+    maximum: 3_600_000,
+    default: 2000,
+    description:
+      'How far behind the writer a host of DB_READ_HOST may be and still be read from; past it, reads go to DB_HOST',
+  }),
 }
 
 /**
@@ -89,4 +104,29 @@ export function dbHostProblem(
     return `${setting} lists ${parsed.length} hosts (${parsed.map(hostLabel).join(', ')}), but ${engine.title} takes one: ${engine.oneHost}`
   }
   return null
+}
+
+/**
+ * What is wrong with DB_READ_HOST (the read hosts of db/read-hosts.ts) for the configured engine, with
+ * the fix; null when nothing is (it is empty, or a good list on MySQL/MariaDB). Called by loadConfig.
+ */
+export function dbReadHostProblem(
+  config: { DB_DRIVER: string; DB_READ_HOST: string; DB_PORT: number },
+  where: (name: string) => string,
+): string | null {
+  if (config.DB_READ_HOST.trim() === '') return null
+  const engine = engineNamed(config.DB_DRIVER)
+  const setting = where('DB_READ_HOST')
+  if (engine.name !== 'mysql') {
+    const keeps =
+      engine.defaultPort === null
+        ? `DB_DRIVER=${engine.name} keeps its data in the file of DB_PATH and connects to no server`
+        : `on ${engine.title} Outpost reads and writes through DB_HOST alone (a standby's lag is the replication's to bound)`
+    return (
+      `${setting} names read hosts (${config.DB_READ_HOST}), but ${keeps}: remove DB_READ_HOST, or set DB_DRIVER=mysql ` +
+      'with DB_HOST naming the writer and DB_READ_HOST its replicas'
+    )
+  }
+  const parsed = readDbHosts(config.DB_READ_HOST, config.DB_PORT)
+  return typeof parsed === 'string' ? `${setting} ${parsed.replace('DB_HOST takes', 'DB_READ_HOST takes')}` : null
 }

@@ -10,10 +10,11 @@ import * as m0121 from './0121_drop_ban_generation.js'
 import * as m0130 from './0130_login_attempts_in_flight.js'
 import * as m0140 from './0140_create_games.js'
 import * as m0150 from './0150_login_locks_lock_version.js'
+import * as m0160 from './0160_create_db_heartbeat.js'
 
 /**
  * The migrations of the platform's own tables (sessions, change counters, sign-in lockout, audit log,
- * job claims, the games and their keys). Each feature lists its own (its manifest's `migrations`); app.ts gathers them all.
+ * job claims, the games and their keys, the read hosts' heartbeat). Each feature lists its own (its manifest's `migrations`); app.ts gathers them all.
  * Listed here rather than read from the folder so that the compiled server needs no file-system scan
  * and a missing file is a compile error, not a silent skip.
  */
@@ -29,4 +30,5 @@ export const platformMigrations: Record<string, Migration> = {
   '0130_login_attempts_in_flight': m0130,
   '0140_create_games': m0140,
   '0150_login_locks_lock_version': m0150,
+  '0160_create_db_heartbeat': m0160,
 }

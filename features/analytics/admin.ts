@@ -62,7 +62,7 @@ const analyticsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => counts(request.db, app.clock.now()),
+    async (request) => counts(request.reads, app.clock.now()),
   )
 
   app.get(
@@ -97,7 +97,7 @@ const analyticsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const metrics = parseMetrics(request.query.metrics)
       const range = dayRange(request.query, app.clock.now())
-      const data = await dailySeries(request.db, metrics, range, request.query)
+      const data = await dailySeries(request.reads, metrics, range, request.query)
       if (wantsCsv(request.headers.accept)) return (reply as FastifyReply).type(CSV_TYPE).send(dailyCsv(data))
       return data
     },
@@ -128,7 +128,7 @@ const analyticsAdmin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const now = app.clock.now()
-      const data = await retention(request.db, dayRange(request.query, now), now)
+      const data = await retention(request.reads, dayRange(request.query, now), now)
       if (wantsCsv(request.headers.accept)) return (reply as FastifyReply).type(CSV_TYPE).send(retentionCsv(data))
       return data
     },
@@ -170,7 +170,7 @@ const analyticsAdmin: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) =>
-      scoreHistogram(request.db, request.params.boardKey, request.query.buckets ?? 20, app.clock.now()),
+      scoreHistogram(request.reads, request.params.boardKey, request.query.buckets ?? 20, app.clock.now()),
   )
 }
 

@@ -37,7 +37,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listGroups(request.db, request.query),
+    async (request) => listGroups(request.reads, request.query),
   )
 
   app.get(
@@ -106,7 +106,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listGroupUsers(request.db, request.params.groupId, request.query),
+    async (request) => listGroupUsers(request.reads, request.params.groupId, request.query),
   )
 
   app.patch(
@@ -153,7 +153,7 @@ const crashReportingAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => crashStats(request.db, request.query.appVersion),
+    async (request) => crashStats(request.reads, request.query.appVersion),
   )
 }
 

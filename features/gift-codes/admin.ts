@@ -43,7 +43,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listGiftCodes(request.db, request.query, app.clock.now()),
+    async (request) => listGiftCodes(request.reads, request.query, app.clock.now()),
   )
 
   app.post(
@@ -146,7 +146,7 @@ const giftCodesAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listRedemptions(request.db, request.params.code, request.query),
+    async (request) => listRedemptions(request.reads, request.params.code, request.query),
   )
 
   app.post(

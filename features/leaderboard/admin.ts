@@ -47,7 +47,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listBoards(request.db, request.query, app.clock.now()),
+    async (request) => listBoards(request.reads, request.query, app.clock.now()),
   )
 
   app.put(
@@ -149,7 +149,7 @@ const leaderboardAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listEntries(request.db, request.params.boardKey, request.query, app.clock.now()),
+    async (request) => listEntries(request.reads, request.params.boardKey, request.query, app.clock.now()),
   )
 
   app.delete(

@@ -256,7 +256,7 @@ const leaderboard: FastifyPluginAsyncTypebox<{ topPages: PerGame<TopPageCache> }
         },
       }),
     },
-    async (request) => listActiveBoards(request.db, app.clock.now()),
+    async (request) => listActiveBoards(request.reads, app.clock.now()),
   )
 }
 

@@ -36,7 +36,7 @@ const userFeedbackAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listFeedback(request.db, request.query),
+    async (request) => listFeedback(request.reads, request.query),
   )
 }
 

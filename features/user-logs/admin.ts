@@ -32,7 +32,7 @@ const userLogsAdmin: FastifyPluginAsyncTypebox = async (app) => {
         },
       }),
     },
-    async (request) => listLogs(request.db, request.query),
+    async (request) => listLogs(request.reads, request.query),
   )
 }
 

@@ -35,7 +35,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
         },
       }),
     },
-    async (request) => searchUsers(request.db, request.query, app.clock.now()),
+    async (request) => searchUsers(request.reads, request.query, app.clock.now()),
   )
 
   app.get(
@@ -80,7 +80,7 @@ const usersAdmin: FastifyPluginAsyncTypebox<{ playerExport: PlayerExport }> = as
       }),
     },
     async (request, reply) => {
-      const document = await exportUser(request.db, playerExport, request.params.userId, app.clock.now())
+      const document = await exportUser(request.reads, playerExport, request.params.userId, app.clock.now())
       void reply.header('content-disposition', `attachment; filename="user-${request.params.userId}.json"`)
       return document
     },

@@ -6,6 +6,7 @@ import type { Db } from '../../db/types.js'
 import { migrateToLatest, type Migrations } from '../../db/migrate.js'
 import { requestDb } from '../../db/transaction.js'
 import { checkDatabase, explainDbError } from '../../db/startup-check.js'
+import { openReadHosts, type ReadHostEvents } from '../../db/read-hosts.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,6 +28,25 @@ export function hostLog(log: FastifyBaseLogger): Pick<DbObserver, 'hostChanged' 
       log.warn(
         { hosts, reason },
         `no database host answers (${hosts.join(', ')}; the one in use: ${reason}): requests answer 503 until one does`,
+      ),
+  }
+}
+
+/**
+ * The log lines of the read hosts (DB_READ_HOST, db/read-hosts.ts): reads going back to the writer,
+ * and coming back to a read host. Warnings: the writer takes the reads meanwhile.
+ */
+export function readHostLog(log: FastifyBaseLogger): ReadHostEvents {
+  return {
+    toWriter: ({ from, reason }) =>
+      log.warn(
+        { from, reason },
+        `reads leave the read host ${from} (${reason}): the writer takes them until a read host is fit`,
+      ),
+    toHost: ({ to, lagMs }) =>
+      log.warn(
+        { to, lagMs },
+        `reads that may be seconds old go to the read host ${to} (${lagMs} ms behind the writer)`,
       ),
   }
 }
@@ -70,6 +90,11 @@ export default fp<{ db?: Db; migrations: Migrations }>(
         if (migrationDb !== db) await migrationDb.destroy()
       }
     }
+    // The read hosts are probed from now on (their heartbeat row is migrated); reads stay on the writer
+    // until one is found fit.
+    const reads = opts.db ? null : openReadHosts(db, app.config, readHostLog(app.log))
+    reads?.start()
+    if (reads) app.addHook('onClose', async () => reads.stop())
     // An admin write runs in one transaction with its audit entry (audit.ts): inside it, `app.db` is
     // that transaction, so the feature's handler and services join it without knowing.
     app.decorate('db', { getter: () => requestDb(db) })

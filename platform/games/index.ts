@@ -3,6 +3,7 @@ import type { Db } from '../../db/types.js'
 import type { Migrations } from '../../db/migrate.js'
 import { createGameStore, DEFAULT_GAME, dropGameStore } from '../../db/games.js'
 import { requestDb } from '../../db/transaction.js'
+import { readerOf } from '../../db/read-hosts.js'
 import { GameRegistry, type Game } from './registry.js'
 import { ensureDefaultGame, erasing, forgetGame, readSnapshot } from './store.js'
 
@@ -16,6 +17,11 @@ declare module 'fastify' {
     game: Game
     /** The game's database, or inside an admin write the request's transaction on it. */
     readonly db: Db
+    /**
+     * Where the game's reads that may be seconds old go (analytics, admin lists, exports): a read host
+     * of DB_READ_HOST while one is fit, else `db` (db/read-hosts.ts). Never for read-your-writes reads.
+     */
+    readonly reads: Db
   }
 }
 
@@ -67,6 +73,11 @@ export default fp<{ migrations: Migrations }>(
     app.decorateRequest('db', {
       getter(this: { game: Game | null }) {
         return requestDb((this.game ?? registry.default).db)
+      },
+    })
+    app.decorateRequest('reads', {
+      getter(this: { game: Game | null }) {
+        return readerOf(requestDb((this.game ?? registry.default).db))
       },
     })
     app.addHook('onReady', async () => registry.start())

@@ -57,8 +57,12 @@ export interface TargetStore extends Store {
   rollback(): Promise<void>
 }
 
-/** The migration bookkeeping and engine tables: the target makes its own, they are never copied. */
-export const INTERNAL = /^(kysely_migration|kysely_migration_lock|migration_steps|migration_lock|sqlite_.*)$/
+/**
+ * The migration bookkeeping, the read hosts' heartbeat (db/read-hosts.ts) and the engine's tables:
+ * the target makes its own, they are never copied.
+ */
+export const INTERNAL =
+  /^(kysely_migration|kysely_migration_lock|migration_steps|migration_lock|db_heartbeat|sqlite_.*)$/
 
 const NAME = /^[a-z_][a-z0-9_]*$/
 /** A table or column name, checked to be one before it goes into SQL text. */

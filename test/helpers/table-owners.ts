@@ -33,6 +33,12 @@ export const RUNNER_OWNER = {
   tables: ['kysely_migration', 'kysely_migration_lock', 'migration_steps', 'migration_lock'],
 }
 
+/**
+ * The read hosts' heartbeat (db/read-hosts.ts): one row the writer's server stamps and each read host
+ * is measured by; not the app's data (not in the Database type, never moved by migrate-data).
+ */
+export const HEARTBEAT_OWNER = { table: 'db_heartbeat', owner: 'db/read-hosts.ts', code: ['db/read-hosts.ts'] }
+
 /** One table's owner: its name (a feature, or a platform file) and the files that are its code. */
 export interface Ownership {
   table: string
@@ -46,6 +52,7 @@ export function owners(manifests: readonly FeatureManifest[]): Ownership[] {
     ...manifests.flatMap((m) => m.tables.map((table) => ({ table, owner: m.name, code: [`features/${m.name}/`] }))),
     ...Object.entries(PLATFORM_OWNERS).map(([table, { owner, code }]) => ({ table, owner, code })),
     ...RUNNER_OWNER.tables.map((table) => ({ table, owner: RUNNER_OWNER.owner, code: RUNNER_OWNER.code })),
+    HEARTBEAT_OWNER,
   ]
 }
 

@@ -2,6 +2,7 @@ import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue
 import type { DbFailure, DbObserver } from '../../../db/index.js'
 import { databaseHosts, poolUsage } from '../../../db/index.js'
 import { statementTapOf, type StatementTap } from '../../../db/statements.js'
+import { readHostsBeside } from '../../../db/read-hosts.js'
 import type { Db } from '../../../db/types.js'
 import type { FeatureManifest } from '../../core/features.js'
 import { PlainCounter, RequestSeries, registerFamily, type CacheLookup } from './families.js'
@@ -116,6 +117,31 @@ export class Metrics implements DbObserver {
         const state = db && databaseHosts(db)
         if (!state) return
         state.hosts.forEach((host, i) => this.set({ host }, i === state.current ? 1 : 0))
+      },
+    })
+    // The read hosts (DB_READ_HOST): which one takes the seconds-old reads, and how far behind each is.
+    new Gauge({
+      name: 'outpost_db_read_host',
+      help: 'Read hosts of DB_READ_HOST: 1 for the one the seconds-old reads go to now, 0 for the others (all 0: the writer takes them)',
+      labelNames: ['host'] as const,
+      registers: [this.registry],
+      collect() {
+        const db = watchedDb()
+        const reads = db && readHostsBeside(db)
+        if (!reads) return
+        reads.states().forEach((state, i) => this.set({ host: state.host }, i === reads.current ? 1 : 0))
+      },
+    })
+    new Gauge({
+      name: 'outpost_db_read_host_lag_seconds',
+      help: 'How far each read host of DB_READ_HOST was behind the writer at its last probe (NaN: not measured, down)',
+      labelNames: ['host'] as const,
+      registers: [this.registry],
+      collect() {
+        const db = watchedDb()
+        const reads = db && readHostsBeside(db)
+        if (!reads) return
+        for (const { host, lagMs } of reads.states()) this.set({ host }, lagMs === null ? NaN : lagMs / 1000)
       },
     })
     const failovers = () => {
