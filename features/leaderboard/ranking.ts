@@ -25,8 +25,8 @@ import { table } from '../../db/games.js'
  * - Slots: a count is the sum of its rows over `slot`. Each node of a Galera cluster writes the slot
  *   of its own (`countSlot`), so submits through two nodes never change one row, which the cluster
  *   would abort as a conflict: every first entry changes the rows near the root. Any other server
- *   writes slot 0 alone, one row per count as before (docs/performance.md, "Hot counters on a Galera
- *   cluster"). Every read sums: a range already did; the total, one row per slot.
+ *   writes slot 0 alone, one row per count as before (measured in docs/performance.md,
+ *   "Hot counters on a Galera cluster"). Every read sums: a range already did; the total, a row per slot.
  */
 export const DIGIT_BITS = 9
 /** Levels of the count tree: DIGIT_BITS × LEVELS bits cover the whole score key. */

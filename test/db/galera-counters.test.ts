@@ -19,10 +19,10 @@ import { testConfig } from '../helpers/app.js'
  * nodes as conflicting when they change the same row, and every first entry adds 1 to the count
  * tree's rows near the root (leaderboard_counts, features/leaderboard/ranking.ts). Each node writes
  * count rows of its own slot (db/mysql-session.ts); the run that sets every connection's slot to 0,
- * as before migration 0160, shows what the slots save (docs/performance.md, "Hot counters on a
- * Galera cluster"). Told for each run: submits per second, the certification failures and
- * brute-force aborts of the cluster (each a transaction retried), and that every position and the
- * total are exact afterwards. COUNTER_RUNS=n repeats the three runs.
+ * as before migration 0160, shows what the slots save (numbers in docs/performance.md,
+ * "Hot counters on a Galera cluster"). Told for each run: submits per second, the certification
+ * failures and brute-force aborts of the cluster (each a transaction retried), and that every
+ * position and the total are exact afterwards. COUNTER_RUNS=n repeats the three runs.
  */
 
 const SUBMITS = 600

@@ -6,8 +6,9 @@ import { createRoutine } from './0131_leaderboard_submit_routine.js'
  * The count tree's rows get a `slot`, in the primary key: a count is the sum of its rows over the
  * slots. Each node of a Galera cluster writes its own slot (db/mysql-session.ts), so that submits
  * through two nodes never change one row: every first entry adds 1 to the rows near the root, which
- * the cluster's certification aborted as conflicts (docs/performance.md, "Hot counters on a Galera
- * cluster"). Every other server writes slot 0 alone: the rows stay as they were, each with slot 0.
+ * the cluster's certification aborted as conflicts (why and what it measured: docs/performance.md,
+ * "Hot counters on a Galera cluster"). Every other server writes slot 0 alone: the rows stay as they
+ * were, each with slot 0.
  * The submit routine is made again to write the connection's slot.
  */
 const KEY = ['board_id', 'period', 'level', 'prefix']
