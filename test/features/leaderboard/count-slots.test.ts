@@ -1,12 +1,14 @@
 // The count tree's rows in several slots (ranking.ts, migration 0160), as a Galera cluster's nodes
 // write them: every read sums a count's slots, so a board whose counts are spread over slots, one of
-// them below zero, answers as it did with one row per count, and submits and a deletion after keep it exact.
+// them below zero, answers as it did with one row per count (also after the migration is undone and
+// done again over those rows), and submits and a deletion after keep it exact.
 import t from 'tap'
 import { sql } from 'kysely'
 import { buildTestApp, eachDialect, type TestApp } from '../../helpers/app.js'
 import { createUser } from '../../fixtures/users.js'
 import { board, createBoard, submit } from '../../fixtures/leaderboard.js'
 import { seededRandom } from '../../helpers/random.js'
+import * as m0160 from '../../../features/leaderboard/migrations/0160_leaderboard_count_slots.js'
 
 const KEY = 'slotted'
 
@@ -51,6 +53,12 @@ eachDialect(t, async (t, dialect) => {
     where board_id = ${id}`.execute(db)
   t.equal(Number(slots.rows[0]!.n), 2, 'the counts are in two slots')
   t.same(await answers(ctx, users), before, 'every read answers as with one row per count')
+
+  // The migration undone sums the slots into one row per count; done again, the rows keep their counts.
+  await m0160.down(db)
+  t.same(await answers(ctx, users), before, 'migration 0160 undone over slotted counts: the same answers')
+  await m0160.up(db)
+  t.same(await answers(ctx, users), before, 'and done again over existing rows: the same answers')
 
   // Writes after: improvements, a new player, a deletion; positions against the scores sorted.
   for (const userId of users.slice(0, 10)) {
