@@ -202,6 +202,15 @@ export function bitAnd(db: Kysely<any>, a: RawBuilder<unknown>, mask: number): R
   return engineOf(db).bitAnd(a, mask)
 }
 
+/**
+ * The slot a hot counter row is written in on this connection's server: on a Galera cluster each
+ * node writes its own rows (which readers sum), so that writers on two nodes never change the same
+ * row; 0 everywhere else (db/mysql-session.ts).
+ */
+export function countSlot(db: Kysely<any>): RawBuilder<number> {
+  return engineOf(db).countSlot
+}
+
 /** `column` contains `text` as a plain substring, in any case (ASCII letters at least). */
 export function containsText(db: Kysely<any>, column: string, text: string): RawBuilder<SqlBool> {
   return engineOf(db).containsText(column, text)

@@ -139,6 +139,11 @@ export interface Engine {
   signed(expression: RawBuilder<unknown>): RawBuilder<number>
   /** Bits of `a` kept by the constant `mask` (the operands typed, where parameters have no type). */
   bitAnd(a: RawBuilder<unknown>, mask: number): RawBuilder<number>
+  /**
+   * The count slot of the server the connection is on (db/mysql-session.ts): a number of its own on
+   * each node of a Galera cluster, 0 on every other server.
+   */
+  readonly countSlot: RawBuilder<number>
   /** `column` contains `text` (a plain substring, any case): the console's searches. */
   containsText(column: string, text: string): RawBuilder<SqlBool>
   /** `column` contains `text`, case as it is. */

@@ -12,8 +12,15 @@ import type { PoolConnection } from 'mysql2'
  * write over a row another node changed meanwhile fails the cluster's certification and is retried
  * (db/transaction.ts). A server without Galera keeps its setting: `IF` leaves it as it is where
  * wsrep is off, and MySQL, which has no such variable, refuses the statement, which is ignored.
+ *
+ * On a Galera node, too, `@outpost_count_slot` names the node (a hash of its host, port and node
+ * name): the slot its connections write hot counter rows in (`countSlot`, db/dialect.ts), so that
+ * submits on two nodes never change the same count row, which the cluster's certification would
+ * abort as a conflict. Elsewhere it is 0 (unset on MySQL, which `countSlot` reads as 0): one row.
  */
-export const SESSION_SETUP = 'set session wsrep_sync_wait = if(@@wsrep_on, 1, @@session.wsrep_sync_wait)'
+export const SESSION_SETUP =
+  'set session wsrep_sync_wait = if(@@wsrep_on, 1, @@session.wsrep_sync_wait), ' +
+  "@outpost_count_slot = if(@@wsrep_on, 1 + (crc32(concat_ws('/', @@hostname, @@port, @@wsrep_node_name)) & 1073741823), 0)"
 
 /** Runs SESSION_SETUP on a new pooled connection; its answer (an error on MySQL) is not waited for. */
 export function prepareSession(connection: PoolConnection): void {

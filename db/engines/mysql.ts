@@ -51,6 +51,7 @@ export const mysqlEngine: Engine = {
   forUpdate: (query) => (query as SelectQueryBuilder<any, any, any>).forUpdate() as never,
   signed: (expression) => sql<number>`cast(${expression} as signed)`,
   bitAnd: (a, mask) => sql<number>`(${a} & ${sql.lit(mask)})`,
+  countSlot: sql<number>`coalesce(@outpost_count_slot, 0)`,
   // utf8mb4_unicode_ci columns compare without case already.
   containsText: (column, text) => sql`${sql.ref(column)} like ${likePattern(text)} escape '!'`,
   containsExact: (column, text) => sql`instr(${sql.ref(column)}, ${text}) > 0`,

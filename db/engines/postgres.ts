@@ -46,6 +46,7 @@ export const postgresEngine: Engine = {
   signed: (expression) => sql<number>`${expression}`,
   // A bound parameter has no type of its own: `$1 & 255` would be ambiguous.
   bitAnd: (a, mask) => sql<number>`(cast(${a} as bigint) & ${sql.lit(mask)})`,
+  countSlot: sql<number>`0`,
   containsText: (column, text) => sql`${sql.ref(column)} ilike ${likePattern(text)} escape '!'`,
   containsExact: (column, text) => sql`strpos(${sql.ref(column)}, ${text}) > 0`,
   returning: true,

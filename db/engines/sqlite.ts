@@ -35,6 +35,7 @@ export const sqliteEngine: Engine = {
   forUpdate: (query) => query,
   signed: (expression) => sql<number>`${expression}`,
   bitAnd: (a, mask) => sql<number>`(${a} & ${sql.lit(mask)})`,
+  countSlot: sql<number>`0`,
   // LIKE is case-insensitive for ASCII letters in SQLite; instr() finds the exact substring.
   containsText: (column, text) => sql`${sql.ref(column)} like ${likePattern(text)} escape '!'`,
   containsExact: (column, text) => sql`instr(${sql.ref(column)}, ${text}) > 0`,

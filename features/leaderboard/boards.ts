@@ -103,11 +103,13 @@ export async function scoreCounts(db: Db, boards: Leaderboard[], now: number): P
   const periods = new Map(boards.map((b) => [b.id, periodKey(b.reset_schedule, now)]))
   const rows = await db
     .selectFrom('leaderboard_counts')
-    .select(['board_id', 'period', 'n'])
+    .select((eb) => ['board_id', 'period', eb.fn.sum<number | string>('n').as('n')])
     .where('board_id', 'in', [...periods.keys()])
     .where('period', 'in', [...new Set(periods.values())])
     .where('level', '=', 0)
     .where('prefix', '=', 0)
+    // One row per slot (ranking.ts): a count is their sum.
+    .groupBy(['board_id', 'period'])
     .execute()
   return new Map(rows.filter((r) => periods.get(r.board_id) === r.period).map((r) => [r.board_id, Number(r.n)]))
 }

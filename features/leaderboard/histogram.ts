@@ -61,9 +61,15 @@ async function rankScoresAt(db: Db, boardId: string, period: string, positions: 
       prefix: number | string
       n: number | string
     }>`${sql.join(ranges, sql` union all `)}`.execute(db)
-    const children = parents.map(() => [] as Array<{ prefix: number; n: number }>)
-    for (const row of rows) children[Number(row.i)]!.push({ prefix: Number(row.prefix), n: Number(row.n) })
-    for (const list of children) list.sort((a, b) => a.prefix - b.prefix)
+    // A prefix has a row per slot (ranking.ts): its count is their sum.
+    const merged = parents.map(() => new Map<number, number>())
+    for (const row of rows) {
+      const slots = merged[Number(row.i)]!
+      slots.set(Number(row.prefix), (slots.get(Number(row.prefix)) ?? 0) + Number(row.n))
+    }
+    const children = merged.map((slots) =>
+      [...slots].map(([prefix, n]) => ({ prefix, n })).sort((a, b) => a.prefix - b.prefix),
+    )
     for (const walk of walks) {
       const list = children[parents.indexOf(walk.parent)]!.filter((c) => c.n > 0)
       // An entry written between two levels' statements may shift a count: the walk stays in the tree.

@@ -33,11 +33,11 @@ const periodOfRow = (p: PeriodKeys) =>
     string | null
   >`case ${sql.ref('b.reset_schedule')} when 'daily' then ${p.daily} when 'weekly' then ${p.weekly} when 'monthly' then ${p.monthly} else ${p.none} end`
 
-/** The visible entries of the board row `b` in `period`, from the count tree's root. */
+/** The visible entries of the board row `b` in `period`, from the count tree's root (its slots summed). */
 const totalOfRow = (db: Db, period: ReturnType<typeof periodOfRow>) =>
   sql<
     number | null
-  >`(select n from ${table(db, 'leaderboard_counts')} where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`
+  >`(select sum(n) from ${table(db, 'leaderboard_counts')} where board_id = ${sql.ref('b.id')} and period = ${period} and level = 0 and prefix = 0)`
 
 /** Every schedule's key for the period asked for, for `periodOfRow`. */
 function periodKeys(which: Period, now: number): PeriodKeys {

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.js'
 import type { ResetSchedule } from './tables.js'
-import { addOnConflict, bitAnd, signedInteger } from '../../db/dialect.js'
+import { addOnConflict, bitAnd, countSlot, signedInteger } from '../../db/dialect.js'
 import { prepared, preparedFamily } from '../../db/prepared.js'
 import { table } from '../../db/games.js'
 
@@ -22,6 +22,11 @@ import { table } from '../../db/games.js'
  *   key's rows and +1 on the new key's, dropping the levels where both share a prefix. All of it is one
  *   multi-row upsert (n = n + delta) in the transaction that writes the entry, so concurrent writers on
  *   any number of instances keep the counts exact.
+ * - Slots: a count is the sum of its rows over `slot`. Each node of a Galera cluster writes the slot
+ *   of its own (`countSlot`), so submits through two nodes never change one row, which the cluster
+ *   would abort as a conflict: every first entry changes the rows near the root. Any other server
+ *   writes slot 0 alone, one row per count as before (measured in docs/performance.md,
+ *   "Hot counters on a Galera cluster"). Every read sums: a range already did; the total, a row per slot.
  */
 export const DIGIT_BITS = 9
 /** Levels of the count tree: DIGIT_BITS × LEVELS bits cover the whole score key. */
@@ -80,10 +85,11 @@ const addToCounts = preparedFamily(
           period: p.period as string,
           level: p[`l${i}`] as number,
           prefix: p[`p${i}`] as number,
+          slot: countSlot(db),
           n: p[`n${i}`] as number,
         })),
       ),
-      ['board_id', 'period', 'level', 'prefix'],
+      ['board_id', 'period', 'level', 'prefix', 'slot'],
       'n',
     ),
 )
@@ -131,7 +137,7 @@ export function childRange(level: number, parent: bigint): [number, number] {
 const total = prepared((db, p: { boardId: string; period: string }) =>
   db
     .selectFrom('leaderboard_counts')
-    .select('n')
+    .select((eb) => eb.fn.sum<number | string | null>('n').as('n'))
     .where('board_id', '=', p.boardId)
     .where('period', '=', p.period)
     .where('level', '=', 0)
@@ -168,8 +174,8 @@ const position = preparedFamily((levels: number) => (db, p: Values) => {
   const better =
     levels === 0 ? sql`0` : sql`(select coalesce(sum(n), 0) from (${sql.join(ranges, sql` union all `)}) as better)`
   const ties = sql`(select count(*) from ${table(db, 'leaderboard_entries')} where board_id = ${p.boardId} and period = ${p.period} and hidden = 0 and rank_score = ${p.rankScore} and (reached_at < ${p.reachedAt} or (reached_at = ${p.reachedAt} and user_id < ${p.userId})))`
-  // The period's total rides along (one primary-key read): the rank answer shows it.
-  const total = sql`(select n from ${table(db, 'leaderboard_counts')} where board_id = ${p.boardId} and period = ${p.period} and level = 0 and prefix = 0)`
+  // The period's total rides along (a primary-key read, one row per slot): the rank answer shows it.
+  const total = sql`(select sum(n) from ${table(db, 'leaderboard_counts')} where board_id = ${p.boardId} and period = ${p.period} and level = 0 and prefix = 0)`
   const query = sql<{
     n: number | string
     total: number | string | null

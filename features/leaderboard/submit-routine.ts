@@ -7,7 +7,7 @@ import {
   routineCall,
   supportsRoutines,
 } from '../../db/dialect.js'
-import { up as createRoutine } from './migrations/0131_leaderboard_submit_routine.js'
+import { createRoutine } from './migrations/0131_leaderboard_submit_routine.js'
 import { prepared } from '../../db/prepared.js'
 import { retryOnConflict } from '../../db/transaction.js'
 import { markRoutineBack, markRoutineMissing, routineAvailable } from '../../db/routines.js'
@@ -17,7 +17,8 @@ import type { EventSender } from '../../platform/core/events.js'
 
 /**
  * A score submit in one round trip, on the database servers: the stored routine
- * `leaderboard_submit` (migration 0131, where its steps are told) reads what `readSubmitView` reads
+ * `leaderboard_submit` (migration 0131, where its steps are told; made again by 0161, which writes
+ * count slots) reads what `readSubmitView` reads
  * and, in the common case — a player's first entry or a change of a visible one, on an active board
  * the player may write to, that does not take first place while events are raised — writes the
  * entry and the count tree in one transaction on the server. In every other case it writes nothing
@@ -112,7 +113,8 @@ function restoreRoutine(db: Db, events: EventSender): void {
   if (!routineAvailable(db, ROUTINE)) return
   markRoutineMissing(db, ROUTINE, Number.POSITIVE_INFINITY)
   const said = 'The database has no leaderboard_submit routine (restored from a dump made without routines?)'
-  createRoutine(db).then(
+  // As migration 0161 made it: writing the connection's count slot.
+  createRoutine(db, { slots: true }).then(
     () => {
       markRoutineBack(db, ROUTINE)
       events.notify(db, 'submitRoutineMissing', true, `${said}: created it again.`)

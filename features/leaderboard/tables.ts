@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import type { Generated, Selectable } from 'kysely'
 import type { Flag } from '../../db/types.js'
 
 /** Whether a higher (`desc`) or a lower (`asc`) score ranks first: points against times. */
@@ -44,12 +44,17 @@ export interface LeaderboardEntriesTable {
   created_at: number
 }
 
-/** A board period's count tree (ranking.ts): `n` visible entries have a key whose first `level` digits are `prefix`. */
+/**
+ * A board period's count tree (ranking.ts): `n` visible entries have a key whose first `level` digits
+ * are `prefix`, summed over the slots (one per node of a Galera cluster, 0 on any other server).
+ */
 export interface LeaderboardCountsTable {
   board_id: string
   period: string
   level: number
   prefix: number
+  /** The writer's slot (`countSlot`, db/dialect.ts): a count is the sum of its slots' rows. */
+  slot: Generated<number>
   n: number
 }
 

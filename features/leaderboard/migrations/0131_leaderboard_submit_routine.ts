@@ -37,6 +37,15 @@ const KEY_BITS = DIGIT_BITS * LEVELS
 
 type Dialect = 'mysql' | 'postgres'
 
+/**
+ * Whether the routine writes count rows in the connection's slot (migration 0161, ranking.ts): this
+ * migration's routine does not (its table has no slot yet), 0161's does. Otherwise the same text.
+ */
+export interface RoutineOptions {
+  slots: boolean
+}
+const NO_SLOTS: RoutineOptions = { slots: false }
+
 /** The prefix of rank score `r` (an SQL expression) at a level of the tree. */
 function prefix(r: string, level: number): string {
   if (level === 0) return '0'
@@ -45,19 +54,22 @@ function prefix(r: string, level: number): string {
 }
 
 /** One upsert adding each row's delta to its count row: `rows` in key order, as every writer takes them. */
-function upsertCounts(dialect: Dialect, rows: Array<[number, string, number]>): string {
-  const values = rows.map(([level, px, delta]) => `(b_id, v_period, ${level}, ${px}, ${delta})`).join(', ')
-  const insert = `insert into leaderboard_counts (board_id, period, level, prefix, n) values ${values}`
+function upsertCounts(dialect: Dialect, rows: Array<[number, string, number]>, options: RoutineOptions): string {
+  const slot = options.slots ? (dialect === 'mysql' ? 'coalesce(@outpost_count_slot, 0), ' : '0, ') : ''
+  const values = rows.map(([level, px, delta]) => `(b_id, v_period, ${level}, ${px}, ${slot}${delta})`).join(', ')
+  const columns = `board_id, period, level, prefix, ${options.slots ? 'slot, ' : ''}`
+  const insert = `insert into leaderboard_counts (${columns}n) values ${values}`
   return dialect === 'mysql'
     ? `${insert} on duplicate key update n = n + values(n);`
-    : `${insert} on conflict (board_id, period, level, prefix) do update set n = leaderboard_counts.n + excluded.n;`
+    : `${insert} on conflict (${columns.slice(0, -2)}) do update set n = leaderboard_counts.n + excluded.n;`
 }
 
 /** A first entry with rank score v_rank: +1 on each of its 7 count rows. */
-function addCounts(dialect: Dialect): string {
+function addCounts(dialect: Dialect, options: RoutineOptions): string {
   return upsertCounts(
     dialect,
     Array.from({ length: LEVELS + 1 }, (_, level) => [level, prefix('v_rank', level), 1] as [number, string, number]),
+    options,
   )
 }
 
@@ -67,7 +79,7 @@ function addCounts(dialect: Dialect): string {
  * Below that level every old prefix sorts on the same side of the new one (a prefix is the key divided
  * by a power of two), so key order is one of two: a static statement per level and side.
  */
-function moveCounts(dialect: Dialect): string {
+function moveCounts(dialect: Dialect, options: RoutineOptions): string {
   const firstDiffering = Array.from({ length: LEVELS - 1 }, (_, i) => i + 1)
     .map((level) => `when ${prefix('e_rank', level)} <> ${prefix('v_rank', level)} then ${level}`)
     .join(' ')
@@ -80,7 +92,7 @@ function moveCounts(dialect: Dialect): string {
       ]
       rows.push(...(oldFirst ? pair : pair.reverse()))
     }
-    return upsertCounts(dialect, rows)
+    return upsertCounts(dialect, rows, options)
   }
   const levels = Array.from({ length: LEVELS }, (_, i) => i + 1)
   const cases = levels
@@ -125,7 +137,7 @@ function position(dialect: Dialect, r: string, at: string): string {
 }
 
 /** The routine's body, the same steps on both engines; `set` and the transaction words differ. */
-function body(dialect: Dialect): string {
+function body(dialect: Dialect, options: RoutineOptions): string {
   const my = dialect === 'mysql'
   const set = (assignment: string) => (my ? `set ${assignment};` : `${assignment.replace(' = ', ' := ')};`)
   const into = (expression: string, target: string) => `select ${expression} into ${target};`
@@ -174,7 +186,7 @@ function body(dialect: Dialect): string {
              and not exists (select 1 from leaderboard_bans ban where ban.board_id = b.id and ban.user_id = p_user_id)
           ${my ? '' : 'on conflict do nothing'}`,
           'v_refused = 0 and v_count = 1',
-          addCounts(dialect),
+          addCounts(dialect, options),
         )}
       end if;
     elseif e_hidden = 0 and e_reached <> -1 then
@@ -195,7 +207,7 @@ function body(dialect: Dialect): string {
            where board_id = b_id and period = v_period and user_id = p_user_id
              and score = e_score and rank_score = e_rank and reached_at = e_reached and hidden = 0`,
             'v_count = 1',
-            moveCounts(dialect),
+            moveCounts(dialect, options),
           )}
         end if;
       end if;
@@ -255,7 +267,7 @@ const PARAMETERS = `p_user_id varchar(36), p_board_key varchar(64), p_daily varc
   p_monthly varchar(10), p_score bigint, p_metadata text, p_now bigint, p_validated integer, p_check_user integer,
   p_raising integer`
 
-function mysqlProcedure(name = 'leaderboard_submit'): string {
+function mysqlProcedure(name = 'leaderboard_submit', options = NO_SLOTS): string {
   const declared = VARIABLES.map(([name, type]) =>
     name === 'v_user' ? 'declare v_user integer default 0;' : `declare ${name} ${type} default null;`,
   )
@@ -270,7 +282,7 @@ begin
   declare continue handler for 1062, 1452 set v_refused = 1;
   -- Anything else (a deadlock, a lock wait) rolls back what this call began and goes to the caller.
   declare exit handler for sqlexception begin rollback; resignal; end;
-  ${body('mysql')}
+  ${body('mysql', options)}
   -- Written or unchanged, the answer is all the caller reads: only its columns (each column of a
   -- result set is described to the client on every call, and reading 24 descriptions cost mysql2 more
   -- than the row).
@@ -284,7 +296,7 @@ begin
 end`
 }
 
-function postgresFunction(name = 'leaderboard_submit', schema?: string): string {
+function postgresFunction(name = 'leaderboard_submit', schema?: string, options = NO_SLOTS): string {
   const declared = VARIABLES.map(([name, type]) => `${name} ${type}${name === 'v_user' ? ' := 0' : ''};`)
   // Its tables are those of its own schema, whatever the caller's search path: a game's function
   // (db/games.ts) is called over the default game's pool.
@@ -300,23 +312,28 @@ declare
   v_count integer := 0;
   v_refused integer := 0;
 begin
-  ${body('postgres')}
+  ${body('postgres', options)}
   return query select ${ANSWER.map(([, type, name]) => `cast(${name} as ${type})`).join(', ')};
 end
 $$`
 }
 
-export async function up(db: Kysely<any>): Promise<void> {
+/** Creates the routine (a missing one: MySQL refuses to create one that exists), as `options` writes counts. */
+export async function createRoutine(db: Kysely<any>, options: RoutineOptions): Promise<void> {
   const name = engineOf(db).name
   // Through a game's handle (a routine put back at run time), in the game's database or schema.
   const schema = schemaOf(db)
   const routine = schema ? `\`${schema}\`.leaderboard_submit` : 'leaderboard_submit'
-  if (name === 'mysql') await sql.raw(mysqlProcedure(routine)).execute(db)
+  if (name === 'mysql') await sql.raw(mysqlProcedure(routine, options)).execute(db)
   else if (name === 'postgres') {
     await sql
-      .raw(postgresFunction(schema ? `"${schema}".leaderboard_submit` : 'leaderboard_submit', schema))
+      .raw(postgresFunction(schema ? `"${schema}".leaderboard_submit` : 'leaderboard_submit', schema, options))
       .execute(db)
   }
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await createRoutine(db, NO_SLOTS)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

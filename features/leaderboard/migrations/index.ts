@@ -6,6 +6,7 @@ import * as m0016 from './0016_create_leaderboard_bans.js'
 import * as m0090 from './0090_leaderboard_counts_without_rowid.js'
 import * as m0092 from './0092_leaderboard_rank_index_covers_score.js'
 import * as m0131 from './0131_leaderboard_submit_routine.js'
+import * as m0161 from './0161_leaderboard_count_slots.js'
 
 /**
  * The migrations of the tables this feature owns, by the names the database has recorded them under:
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0090_leaderboard_counts_without_rowid': m0090,
   '0092_leaderboard_rank_index_covers_score': m0092,
   '0131_leaderboard_submit_routine': m0131,
+  '0161_leaderboard_count_slots': m0161,
 }
