@@ -3,6 +3,7 @@ import type { CloudSave } from './tables.js'
 import { affected, flag, isUniqueViolation } from '../../db/dialect.js'
 import { refused, type ImportOutcome, importRow } from '../../db/import-outcome.js'
 import { prepared, preparedCounterUpsert } from '../../db/prepared.js'
+import { retryOnConflict } from '../../db/transaction.js'
 import { AppError, notFound } from '../../platform/core/errors.js'
 import { forExistingUser, userStanding } from '../../platform/security/session-store.js'
 
@@ -73,29 +74,36 @@ export async function writeSave(
   const fields = { data: bytes, is_binary: flag(binary), size_bytes: bytes.length, updated_at: now }
   const done = (version: number): SaveResult => ({ dataSizeBytes: bytes.length, version, updatedAt: now })
 
+  // Each write is run again when the database aborts it to settle a conflict (a Galera node's
+  // certification failure when two nodes wrote the row at once): each is safe to repeat, and the
+  // repeat meets the winner's row (a unique violation, or no row at the expected version).
   if (expectedVersion === undefined) {
     const row = { user_id: userId, ...fields, version: 1, created_at: now }
-    return done(await forExistingUser(saveOverAnyVersion(db, row)))
+    return done(await forExistingUser(retryOnConflict(() => saveOverAnyVersion(db, row))))
   }
   if (expectedVersion === 0) {
     try {
       await forExistingUser(
-        db
-          .insertInto('cloud_saves')
-          .values({ user_id: userId, ...fields, version: 1, created_at: now })
-          .execute(),
+        retryOnConflict(() =>
+          db
+            .insertInto('cloud_saves')
+            .values({ user_id: userId, ...fields, version: 1, created_at: now })
+            .execute(),
+        ),
       )
       return done(1)
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
     }
   } else {
-    const result = await db
-      .updateTable('cloud_saves')
-      .set({ ...fields, version: expectedVersion + 1 })
-      .where('user_id', '=', userId)
-      .where('version', '=', expectedVersion)
-      .executeTakeFirst()
+    const result = await retryOnConflict(() =>
+      db
+        .updateTable('cloud_saves')
+        .set({ ...fields, version: expectedVersion + 1 })
+        .where('user_id', '=', userId)
+        .where('version', '=', expectedVersion)
+        .executeTakeFirst(),
+    )
     if (affected(result) === 1) return done(expectedVersion + 1)
   }
   // Lost: the version read here is only reported, it decides nothing.
