@@ -112,6 +112,24 @@ export async function withinDeadline<T>(due: number, work: () => Promise<T>): Pr
 }
 
 /**
+ * Goes on with a request (`next`: a Fastify hook's `done`) with every wait on the database that it
+ * then makes ending by `due` (performance.now()) at the latest, as `withinDeadline` does for a
+ * promise. For a request whose first part (reading its session) was held: its handler has what is
+ * left of the request's bound, not a bound of its own. Returns what ends it, to call once the request
+ * has ended (more than once is harmless); the storage is switched off once nothing runs under it.
+ */
+export function continueWithinDeadline(due: number, next: () => void): () => void {
+  underDeadline++
+  let open = true
+  workDeadline.run(Math.min(due, workDeadline.getStore() ?? Infinity), next)
+  return () => {
+    if (!open) return
+    open = false
+    if (--underDeadline === 0) workDeadline.disable()
+  }
+}
+
+/**
  * One bound for a caller's wait for a connection and the statements it then runs on it: the time the
  * wait took is taken off the bound of each of them. A request that waited most of DB_QUERY_TIMEOUT_MS
  * for a connection (a pool held by statements a stalled server does not answer, a move to the next

@@ -4,6 +4,16 @@ import { AppError, badRequest } from '../core/errors.js'
 import { assertActive, resolveAccessToken, userStanding, type ResolvedSession } from './session-store.js'
 import { BAN_IDLE_MS, BAN_POLL_MS, BannedPlayers, type BanLog } from './banned-players.js'
 import type { PerGame } from '../games/registry.js'
+import { continueWithinDeadline } from '../../db/pool-bounds.js'
+
+/**
+ * A request that has spent this share of DB_QUERY_TIMEOUT_MS by the time its session (or the
+ * player's standing) has been read goes on with what is left of the bound (`afterSession` below).
+ * Under it, as on every request of a healthy database, the handler keeps a whole bound: the
+ * deadline costs every await of the request on Node 20 (db/pool-bounds.ts), so it is taken only
+ * when the database has already held the request.
+ */
+const HELD_SHARE = 0.05
 
 /**
  * Who is calling. Two preHandlers, run after validation:
@@ -166,21 +176,34 @@ export default fp(
 
     app.decorate('auth', { sessionRequired, userScoped })
 
-    // Ahead of the route's own preHandlers, where the session hooks sit: one place keeps the order.
+    // After the session hooks: a request whose session read was held (behind a full pool, by a
+    // stalled or failing-over database) has only the rest of DB_QUERY_TIMEOUT_MS for its handler's
+    // waits on the database, so the two parts together stay within one bound.
+    const boundMs = app.config.DB_QUERY_TIMEOUT_MS
+    const afterSession: preHandlerHookHandler = (_request, reply, done) => {
+      const spentMs = reply.elapsedTime
+      if (spentMs < boundMs * HELD_SHARE) return done()
+      const end = continueWithinDeadline(performance.now() + boundMs - spentMs, done)
+      reply.raw.once('close', end)
+    }
+
+    // The route's validation ahead of its own preHandlers, where the session hooks sit (one place
+    // keeps the order), and the deadline check after them.
     app.addHook('onRoute', (route) => {
+      const own =
+        route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+      const readsSession = own.some((hook) => hook === sessionRequired || hook === userScoped)
       const validate = route.config?.validate
-      if (!validate) return
+      if (!validate && !readsSession) return
       const check: preHandlerHookHandler = (request, _reply, done) => {
         try {
-          validate(request)
+          validate!(request)
         } catch (error) {
           return done(error as Error)
         }
         done()
       }
-      const own =
-        route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
-      route.preHandler = [check, ...own]
+      route.preHandler = [...(validate ? [check] : []), ...own, ...(readsSession ? [afterSession] : [])]
     })
   },
   { name: 'sessions', dependencies: ['db', 'clock', 'errors', 'game-registry'] },

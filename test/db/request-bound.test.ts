@@ -3,11 +3,17 @@ import { sql } from 'kysely'
 import { createDb } from '../../db/index.js'
 import { anyEngine } from '../../db/dialect.js'
 import { retryOnConflict } from '../../db/transaction.js'
-import { freshDatabase, serverUrl, testConfig } from '../helpers/app.js'
+import { createConnection } from 'mysql2/promise'
+import pg from 'pg'
+import { buildTestApp, freshDatabase, serverUrl, testConfig } from '../helpers/app.js'
+import { bearer, createUser } from '../fixtures/users.js'
+import { mysqlConnection } from '../../bench/mysql.js'
+import { postgresConnection } from '../../bench/postgres.js'
 
-// One DB_QUERY_TIMEOUT_MS for a caller's wait for a connection and its statements, and for a
-// transaction's attempts after a deadlock (db/pool-bounds.ts: ConnectionBound, withinDeadline), on the
-// server engines (SQLite has no pool).
+// One DB_QUERY_TIMEOUT_MS for a caller's wait for a connection and its statements, for a
+// transaction's attempts after a deadlock (db/pool-bounds.ts: ConnectionBound, withinDeadline), and
+// for a request whose session read was held and whose handler is then held too
+// (platform/security/sessions.ts), on the server engines (SQLite has no pool).
 
 const BOUND_MS = 1000
 /** The sweep is a twentieth of the bound late at most; the rest is room for a loaded machine. */
@@ -71,4 +77,61 @@ for (const engine of ['mysql', 'postgres'] as const) {
     await sleepFor(0.8).execute(db)
     t.ok(performance.now() - alone >= 800, 'work outside the retry keeps the whole bound')
   })
+
+  t.test(
+    `${engine}: a request whose session read was held has the rest of the bound for its handler`,
+    { skip },
+    async (t) => {
+      const ctx = await buildTestApp(t, engine, {
+        env: { DB_POOL_SIZE: '1', DB_QUERY_TIMEOUT_MS: String(BOUND_MS) },
+        bystander: false,
+      })
+      const db = ctx.app.games.default.db
+      const user = await createUser(ctx)
+      const save = () =>
+        ctx.call({
+          method: 'POST',
+          url: '/cloud-save/save',
+          headers: bearer(user),
+          payload: { userId: user.userId, data: 'v' },
+        })
+      t.equal((await save()).statusCode, 200, 'a first save')
+
+      // A transaction of another client holds the save's row: the handler's write waits on it.
+      const url = serverUrl(engine)!
+      const rowLock = 'select data from cloud_saves where user_id = ? for update'
+      let unlock: () => Promise<unknown>
+      if (engine === 'mysql') {
+        const other = await createConnection({ ...mysqlConnection(url), database: ctx.env.DB_NAME })
+        await other.query('begin')
+        await other.query(rowLock, [user.userId])
+        unlock = () => other.query('rollback').then(() => other.end())
+      } else {
+        const other = new pg.Client({ ...postgresConnection(url), database: ctx.env.DB_NAME })
+        await other.connect()
+        await other.query('begin')
+        await other.query(rowLock.replace('?', '$1'), [user.userId])
+        unlock = () => other.query('rollback').then(() => other.end())
+      }
+      t.teardown(() => unlock().catch(() => undefined))
+
+      // The one connection is held 600 ms: the save's session read waits for it, then its write is held.
+      const started = performance.now()
+      const holder = sleepFor(0.6).execute(db)
+      const answer = await save()
+      const ms = performance.now() - started
+      await holder
+      t.equal(answer.statusCode, 503, `held past the bound: 503 (${answer.body})`)
+      t.ok(ms >= 600, `the session read waited for the connection (${ms.toFixed(0)} ms)`)
+      t.ok(
+        ms < BOUND_MS + LATE_MS,
+        `answered ${ms.toFixed(0)} ms after it came (bound ${BOUND_MS} ms), not a bound per part`,
+      )
+
+      await unlock()
+      const alone = performance.now()
+      t.equal((await save()).statusCode, 200, 'the row free again: saved')
+      t.ok(performance.now() - alone < BOUND_MS, 'a request that was not held is not bounded by the earlier one')
+    },
+  )
 }
