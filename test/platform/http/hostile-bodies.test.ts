@@ -9,7 +9,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import tap from 'tap'
-import { API_KEY, APP, assertError, buildTestApp } from '../../helpers/app.js'
+import { APP, assertError, buildTestApp } from '../../helpers/app.js'
+import { CLIENT, HEALTH } from '../../helpers/hostile-clients.js'
 import { createUser } from '../../fixtures/users.js'
 import { jsonBodyLimit } from '../../../features/cloud-save/routes.js'
 import { JSON_MAX_DEPTH, JSON_MAX_VALUES, scanJson } from '../../../platform/http/json-body.js'
@@ -54,56 +55,6 @@ const CLOUD_SAVE_MAX_BYTES = 300_000
 const APP_LIMIT = 1024 * 1024
 /** The validated-actions routes' body limit: base64 of the largest evidenceMaxBytes plus room. */
 const EVIDENCE_BODY = Math.ceil((EVIDENCE_MAX_BYTES_LIMIT * 4) / 3) + 60 * 1024
-
-// One request per message; the body is built in the worker from a recipe, so building it costs the
-// server's thread nothing either.
-const CLIENT = `
-process.on('disconnect', () => process.exit(0))
-const shapes = {
-  deepArrays: (n) => '['.repeat(n / 2) + ']'.repeat(n / 2),
-  deepObjects: (n) => '{"a":'.repeat(Math.floor((n - 1) / 6)) + '1' + '}'.repeat(Math.floor((n - 1) / 6)),
-  brokenDeep: (n) => '['.repeat(n),
-  wideObject: (n) => { const parts = []; let size = 2; for (let i = 0; size < n - 16; i++) { const p = '"' + i.toString(36) + '":1'; parts.push(p); size += p.length + 1 } return '{' + parts.join(',') + '}' },
-  numbers: (n) => '{"a":[' + Array(Math.floor((n - 8) / 2)).fill('1').join(',') + ']}',
-  justUnderValues: (n) => '{' + Array.from({ length: n }, (_, i) => '"k' + i + '":' + i).join(',') + '}',
-  longString: (n, extra) => JSON.stringify({ ...extra, saveData: 'x'.repeat(n - 80), username: undefined }),
-  longName: (n) => JSON.stringify({ username: 'x'.repeat(n - 20) }),
-  escapes: (n, extra) => '{"userId":"' + extra.userId + '","saveData":"' + '\\\\n'.repeat(Math.floor((n - 80) / 2)) + '"}',
-  alternatingEscapes: (n, extra) => '{"userId":"' + extra.userId + '","saveData":"' + 'a\\\\n'.repeat(Math.floor((n - 80) / 3)) + '"}',
-  whitespace: (n) => '{' + ' '.repeat(n - 2) + '}',
-  base64State: (n, extra) => '{"userId":"' + extra.userId + '","context":{"initialState":"' + 'QUJD'.repeat(Math.floor((n - 100) / 4)) + '"}}',
-  escapedState: (n, extra) => '{"userId":"' + extra.userId + '","context":{"initialState":"' + '\\\\u0041'.repeat(Math.floor((n - 100) / 6)) + '"}}',
-  controlChars: (n, extra) => '{"userId":"' + extra.userId + '","saveData":"' + '\\\\u0001'.repeat(n) + '"}',
-}
-process.on('message', async ({ id, url, shape, size, extra }) => {
-  try {
-    const body = shapes[shape](size, extra)
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': '${API_KEY}' }, body })
-    process.send({ id, status: response.status, body: await response.text(), bytes: Buffer.byteLength(body) })
-  } catch (error) {
-    process.send({ id, status: 0, body: String(error), bytes: 0 })
-  }
-})
-`
-
-// GETs /health every few milliseconds until told to stop, then reports the latencies.
-const HEALTH = `
-process.on('disconnect', () => process.exit(0))
-let running = true
-const latencies = []
-process.on('message', () => { running = false })
-;(async () => {
-  const deadline = Date.now() + 120000
-  while (running && Date.now() < deadline) {
-    const start = performance.now()
-    const response = await fetch(process.env.HEALTH_URL)
-    await response.text()
-    latencies.push(response.status === 200 ? performance.now() - start : Infinity)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  process.send(latencies)
-})()
-`
 
 interface Sent {
   status: number
