@@ -195,15 +195,19 @@ export default fp(
       const readsSession = own.some((hook) => hook === sessionRequired || hook === userScoped)
       const validate = route.config?.validate
       if (!validate && !readsSession) return
-      const check: preHandlerHookHandler = (request, _reply, done) => {
-        try {
-          validate!(request)
-        } catch (error) {
-          return done(error as Error)
-        }
-        done()
+      const hooks = [...own]
+      if (validate) {
+        hooks.unshift((request, _reply, done) => {
+          try {
+            validate(request)
+          } catch (error) {
+            return done(error as Error)
+          }
+          done()
+        })
       }
-      route.preHandler = [...(validate ? [check] : []), ...own, ...(readsSession ? [afterSession] : [])]
+      if (readsSession) hooks.push(afterSession)
+      route.preHandler = hooks
     })
   },
   { name: 'sessions', dependencies: ['db', 'clock', 'errors', 'game-registry'] },
