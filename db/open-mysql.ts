@@ -113,7 +113,11 @@ export function openMysql(config: DbConfig, observer: DbObserver | undefined, op
  * are (hostPool), each statement bounded by DB_QUERY_TIMEOUT_MS, the writer taking a read the host
  * fails (read-driver.ts).
  */
-export function openMysqlReader(config: DbConfig, host: DbHost, fallback: ReadFallback): Db {
+export function openMysqlReader(
+  config: DbConfig,
+  host: DbHost,
+  fallback: ReadFallback,
+): { db: Db; onHost: ReadDriver['runOnHost'] } {
   const pool = new MysqlHosts({
     hosts: [host],
     open: (one) => hostPool(config, one, config.DB_QUERY_TIMEOUT_MS),
@@ -131,5 +135,5 @@ export function openMysqlReader(config: DbConfig, host: DbHost, fallback: ReadFa
   )
   const db = new MysqlDb(driver)
   registerPooledDirect(db, driver)
-  return db
+  return { db, onHost: (sqlText, parameters) => driver.runOnHost(sqlText, parameters) }
 }

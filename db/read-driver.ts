@@ -87,6 +87,14 @@ export class ReadDriver implements Driver {
     }
   }
 
+  /**
+   * A statement on the read host alone, never run again on the writer: the probe's (read-hosts.ts),
+   * which must see the host itself, or it would measure the writer's heartbeat and take a dead host back.
+   */
+  runOnHost<R>(sqlText: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    return this.host.runAlone<R>(sqlText, parameters, false)
+  }
+
   /** The direct path of prepared.ts, with the same fallback. */
   runAlone<R>(sqlText: string, parameters: readonly unknown[], prepare = false): Promise<QueryResult<R>> {
     return orOnWriter(

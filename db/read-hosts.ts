@@ -49,7 +49,10 @@ export interface ReadHostEvents {
 
 interface HostSlot {
   label: string
+  /** Reads, run again on the writer when the host fails them (read-driver.ts). */
   db: Db
+  /** A statement on the host alone, for the probe: a dead host must fail it, not the writer answer it. */
+  onHost: ReturnType<typeof openMysqlReader>['onHost']
   lagMs: number | null
   problem: string | null
   probing: boolean
@@ -64,8 +67,9 @@ function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer))
 }
 
-const beatOf = async (db: Db) => {
-  const { rows } = await sql<{ beat_ms: number | string }>`select beat_ms from db_heartbeat where id = 1`.execute(db)
+const HEARTBEAT = 'select beat_ms from db_heartbeat where id = 1'
+const beatOf = async (read: Promise<{ rows: Array<{ beat_ms: number | string }> }>) => {
+  const { rows } = await read
   if (!rows[0]) throw new Error('db_heartbeat holds no row: run the migrations')
   return Number(rows[0].beat_ms)
 }
@@ -95,11 +99,17 @@ export class ReadHosts {
       const slot: HostSlot = {
         label: hostLabel(host),
         db: null as unknown as Db,
+        onHost: null as unknown as HostSlot['onHost'],
         lagMs: null,
         problem: 'not probed yet',
         probing: false,
       }
-      slot.db = openMysqlReader(config, host, { writer: direct, trouble: (error) => this.down(index, reasonOf(error)) })
+      const reader = openMysqlReader(config, host, {
+        writer: direct,
+        trouble: (error) => this.down(index, reasonOf(error)),
+      })
+      slot.db = reader.db
+      slot.onHost = reader.onHost
       return slot
     })
   }
@@ -127,9 +137,11 @@ export class ReadHosts {
     if (this.running) return
     this.running = true
     try {
-      const writerBeat = await bounded(beatOf(this.writer), PROBE_BOUND_MS, 'the writer').catch(
-        (error: unknown) => error as Error,
-      )
+      const writerBeat = await bounded(
+        beatOf(sql.raw<{ beat_ms: number }>(HEARTBEAT).execute(this.writer)),
+        PROBE_BOUND_MS,
+        'the writer',
+      ).catch((error: unknown) => error as Error)
       await Promise.all(this.slots.map((slot, index) => this.probeHost(slot, index, writerBeat)))
       this.choose()
       await bounded(this.beat(), PROBE_BOUND_MS, 'the heartbeat').catch(() => {})
@@ -142,7 +154,7 @@ export class ReadHosts {
     // A host whose last probe still runs (it hangs) is not asked again meanwhile.
     if (slot.probing) return
     slot.probing = true
-    const read = beatOf(slot.db).finally(() => (slot.probing = false))
+    const read = beatOf(slot.onHost<{ beat_ms: number }>(HEARTBEAT, [])).finally(() => (slot.probing = false))
     try {
       const hostBeat = await bounded(read, PROBE_BOUND_MS, slot.label)
       if (writerBeat instanceof Error) {

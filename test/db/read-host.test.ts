@@ -6,6 +6,7 @@ import { parsePrometheus, valueOf } from '../helpers/prometheus.js'
 import { addGame } from '../helpers/second-game.js'
 import { replicationMissing, startReplication, type Replication } from '../helpers/replication.js'
 import { bearer, createUser } from '../fixtures/users.js'
+import { PROBE_EVERY_MS } from '../../db/read-hosts.js'
 
 // DB_READ_HOST (db/read-hosts.ts) against a MariaDB primary and an async replica of the test's own
 // (test/helpers/replication.ts), the replica held back on purpose: the seconds-old reads (an admin
@@ -203,9 +204,20 @@ t.test(
       'each saw the new player (the caught-up replica, then the writer)',
     )
     t.ok(slowest < QUERY_TIMEOUT_MS + 500, `slowest answer ${slowest.toFixed(0)} ms`)
-    const state = await readHost(patient.ctx, host)
-    t.equal(state.reading, 0, 'the reads are on the writer')
-    t.ok(Number.isNaN(state.lag), 'the lag of a replica that does not answer is unknown')
+    // And they stay there, probe after probe: the probe reads the host alone (it once read the writer's
+    // heartbeat when the host failed it, and took the dead host back every 500 ms).
+    const states: Array<{ reading: number | undefined; lag: number }> = []
+    for (const until = performance.now() + 4 * PROBE_EVERY_MS; performance.now() < until; await sleep(100))
+      states.push(await readHost(patient.ctx, host))
+    t.same(
+      states.filter((s) => s.reading !== 0),
+      [],
+      `the reads are on the writer (${states.length} looks over ${4 * PROBE_EVERY_MS} ms)`,
+    )
+    t.ok(
+      states.every((s) => Number.isNaN(s.lag)),
+      'the lag of a replica that does not answer is unknown',
+    )
     t.match(patient.log.matching(/reads leave the read host/)[0], { from: host, reason: /does not answer/ })
     t.comment(
       `held back: left the replica ${((left - heldAt) / 1000).toFixed(1)} s into the hold (bound 1.5 s); ` +
