@@ -17,6 +17,7 @@ import { runTargets, scaleOn } from './run-targets.js'
 import { SCENARIO_NAMES, type GamesLoad, type Result } from './scenarios.js'
 import { benchOutpost, benchPhp, measureCeiling, type BenchContext, type Db } from './servers.js'
 import { printTargets } from './targets.js'
+import { REST_AFTER_MS } from '../platform/jobs/runner.js'
 
 /**
  * `npm run bench`: Outpost in a child process (rate limit off), seeded through its API, then each
@@ -73,6 +74,10 @@ const USAGE = `usage: npm run bench -- [options]
   --games-load spread|one  with --ab-games: spread (the default) deals the players out over the N
                            games; one keeps them all in default, the N-1 other games holding a
                            few players each and no load: what hosting N games costs one game
+  --settle S               with --ab-games: seconds both servers wait after the seeding before their
+                           runs (default 90), so that the games the load leaves alone are at rest, as
+                           on a server where nobody plays them (their background work looked at once
+                           every 10 min, their outbox polls at their longest wait); 0 runs at once
   --ab-server-dir DIR      A/B of two builds in one run: each database's scenarios on this build
                            (or --server-dir), then on the one built in DIR (DIR/dist/server.js)
   --profile                write a V8 CPU profile of the server to bench/results/profiles
@@ -107,6 +112,7 @@ const { values: args } = parseArgs({
     ab: { type: 'string' },
     'ab-games': { type: 'string' },
     'games-load': { type: 'string' },
+    settle: { type: 'string' },
     'ab-server-dir': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -164,6 +170,9 @@ function parseAb(text: string): { env: Record<string, string>; label: string } {
   return { env: { [match[1]!]: match[2]! }, label: `${match[1]}=${match[2]}` }
 }
 
+/** `--settle`'s default: the job runner's REST_AFTER_MS and half a minute more, for the outbox polls' back-off. */
+const DEFAULT_SETTLE_S = (REST_AFTER_MS + 30_000) / 1000
+
 function gamesLoad(): GamesLoad {
   const load = args['games-load'] ?? 'spread'
   if (load !== 'spread' && load !== 'one') throw new Error(`--games-load takes spread or one, not ${load}`)
@@ -187,13 +196,17 @@ async function runBench() {
       : args.ab === undefined
         ? undefined
         : parseAb(args.ab)
+  const settle = args.settle === undefined ? DEFAULT_SETTLE_S : Number(args.settle)
+  if (!(Number.isInteger(settle) && settle >= 0 && settle <= 900))
+    throw new Error(`--settle takes whole seconds from 0 to 900, not ${args.settle}`)
+  const aCtx = abGames !== undefined ? { ...ctx, settleMs: settle * 1000 } : ctx
   const bCtx = otherBuild
     ? { ...ctx, serverDir: otherBuild, labelSuffix: ` ${ab!.label}` }
     : abGames !== undefined
-      ? { ...ctx, games: abGames, gamesLoad: gamesLoad(), labelSuffix: ` ${ab!.label}` }
+      ? { ...aCtx, games: abGames, gamesLoad: gamesLoad(), labelSuffix: ` ${ab!.label}` }
       : ctx
   for (const db of dbs) {
-    results.push(...(await benchOutpost(ctx, db, args.workers, selected, ceiling.rps)))
+    results.push(...(await benchOutpost(aCtx, db, args.workers, selected, ceiling.rps)))
     if (ab) results.push(...(await benchOutpost(bCtx, db, args.workers, selected, ceiling.rps, ab.env)))
   }
   if (args.php || args.peer === 'php') {

@@ -67,6 +67,8 @@ export interface BenchContext {
   games?: number
   /** Where the load of a run with several games goes (`--games-load`); default `spread`. */
   gamesLoad?: GamesLoad
+  /** The wait between the seeding and the first run (`--settle`); none by default. */
+  settleMs?: number
 }
 
 /** mariadbd or PostgreSQL pinned for their runs, their affinity given back after each (and on exit or ^C). */
@@ -310,6 +312,10 @@ export async function benchOutpost(
       games === 1 ? '' : load === 'one' ? ` in default, beside ${games - 1} other games` : ` over ${games} games`
     process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${where}…\n`)
     const seeded = await seed(outpost.server, 'outpost', ctx.users, games, load)
+    if (ctx.settleMs) {
+      process.stdout.write(`${outpost.label}: ${ctx.settleMs / 1000} s without requests, so the unplayed games rest…\n`)
+      await new Promise((resolve) => setTimeout(resolve, ctx.settleMs))
+    }
     const all = scenarios(seeded, 'outpost')
     for (const name of names) {
       const scenario = all.find((s) => s.name === name)

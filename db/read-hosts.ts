@@ -96,21 +96,12 @@ export class ReadHosts {
     const direct = pooledDirectOf(writer)
     if (!direct) throw new Error('DB_READ_HOST needs a MySQL writer (DB_DRIVER=mysql)')
     this.slots = hosts.map((host, index) => {
-      const slot: HostSlot = {
-        label: hostLabel(host),
-        db: null as unknown as Db,
-        onHost: null as unknown as HostSlot['onHost'],
-        lagMs: null,
-        problem: 'not probed yet',
-        probing: false,
-      }
-      const reader = openMysqlReader(config, host, {
+      // `trouble` names the slot by its index: nothing needs the slot before the reader is open.
+      const { db, onHost } = openMysqlReader(config, host, {
         writer: direct,
         trouble: (error) => this.down(index, reasonOf(error)),
       })
-      slot.db = reader.db
-      slot.onHost = reader.onHost
-      return slot
+      return { label: hostLabel(host), db, onHost, lagMs: null, problem: 'not probed yet', probing: false }
     })
   }
 

@@ -80,6 +80,11 @@ export default fp<{ migrations: Migrations }>(
         return readerOf(requestDb((this.game ?? registry.default).db))
       },
     })
+    // The game's last request on this instance: its background work rests when there is none (jobs/).
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.game) registry.answered(request.game)
+      done()
+    })
     app.addHook('onReady', async () => registry.start())
     app.addHook('onClose', async () => registry.stop())
   },

@@ -34,10 +34,16 @@ export interface Game {
   readonly own: GameSettingsPatch
   /** Its database (opened on first use). */
   readonly db: Db
+  /**
+   * When this instance last answered one of its requests, app or admin (the clock's ms; 0 before the
+   * first): the background work of a game nobody plays rests (platform/jobs/runner.ts).
+   */
+  readonly lastRequestAt: number
 }
 
 class GameEntry implements Game {
   private handle: Db | undefined
+  lastRequestAt = 0
   constructor(
     readonly id: string,
     public name: string,
@@ -111,12 +117,12 @@ export class GameRegistry {
     return this.games.get(id)
   }
 
-  /** Every live game, `default` first, then by id. */
   /** The databases of the games this instance has opened so far (listing opens none). */
   openedDbs(): Db[] {
     return [...this.games.values()].flatMap((game) => (game.opened ? [game.opened] : []))
   }
 
+  /** Every live game, `default` first, then by id. */
   list(): Game[] {
     return [...this.games.values()].sort((a, b) =>
       a.id === DEFAULT_GAME ? -1 : b.id === DEFAULT_GAME ? 1 : a.id < b.id ? -1 : 1,
@@ -147,6 +153,11 @@ export class GameRegistry {
     this.known.set(value, found)
     if (found.keyId) this.used.set(found.keyId, this.clock.now())
     return found.game
+  }
+
+  /** Notes that this instance has just answered a request of `game` (its `lastRequestAt`). */
+  answered(game: Game): void {
+    if (game instanceof GameEntry) game.lastRequestAt = this.clock.now()
   }
 
   /**

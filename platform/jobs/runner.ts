@@ -10,10 +10,14 @@ export interface JobLog {
   error(details: object, message: string): void
 }
 
-/** A game whose jobs run: its id (in the log) and its database, which holds its own `job_runs`. */
+/**
+ * A game whose jobs run: its id (in the log), its database, which holds its own `job_runs`, and when
+ * this instance last answered one of its requests (the clock's ms, 0 for none).
+ */
 export interface JobGame {
   readonly id: string
   readonly db: Db
+  readonly lastRequestAt: number
 }
 
 /** How often a runner looks for a due job, at most: a claim is one UPDATE per job and game. */
@@ -21,6 +25,15 @@ const POLL_MS = 60_000
 
 /** The games whose passes run at once: a slow game holds one of them, never the others' turn. */
 const GAMES_AT_ONCE = 4
+
+/**
+ * A game this instance has answered no request of for REST_AFTER_MS is at rest: its jobs are looked
+ * at once every REST_EVERY_MS, not at every poll. The wait covers the last activity marks' flush and
+ * a rollup after it; the game's next request ends the rest at the next poll.
+ */
+export const REST_AFTER_MS = 60_000
+/** How often the jobs of a game at rest are looked at (each still no more often than its period). */
+export const REST_EVERY_MS = 10 * 60_000
 
 /** The game whose job names `runDue` answers bare (the others' are `game/name`). */
 const DEFAULT_GAME = 'default'
@@ -65,6 +78,8 @@ interface GameState {
   /** The game's pass in progress (passes of one game never overlap). */
   chain: Promise<unknown>
   busy: boolean
+  /** When its last timed pass began (the clock's ms), for the rest of a game nobody plays. */
+  lastLookAt: number
 }
 
 /**
@@ -77,7 +92,9 @@ interface GameState {
  *
  * Cost: a job this runner ran is not looked at again before its period has passed (it knows its
  * lease holds until then), and its row is made once per database handle; a job another instance
- * holds costs one UPDATE per look.
+ * holds costs one UPDATE per look. A game at rest (no request answered here for REST_AFTER_MS) is
+ * looked at once every REST_EVERY_MS, so 100 games of which one is played cost about what one does.
+ * `runDue` looks at every game regardless.
  */
 export class JobRunner {
   /** This runner's id in `job_runs.claimed_by`. */
@@ -139,8 +156,15 @@ export class JobRunner {
   private schedule() {
     const every = Math.min(this.pollMs, ...this.jobs.map((j) => j.everyMs))
     this.timer = setTimeout(() => {
-      // Games whose pass is still running are passed over: the look does not wait for them.
-      for (const game of this.games()) void this.passOf(game, false).catch(() => {})
+      // Games whose pass is still running are passed over: the look does not wait for them; so are
+      // games at rest until their next look.
+      const now = this.clock.now()
+      for (const game of this.games()) {
+        const state = this.stateOf(game.db)
+        if (now - game.lastRequestAt >= REST_AFTER_MS && now - state.lastLookAt < REST_EVERY_MS) continue
+        state.lastLookAt = now
+        void this.passOf(game, false).catch(() => {})
+      }
       if (!this.stopped) this.schedule()
     }, every)
     this.timer.unref()
@@ -149,7 +173,10 @@ export class JobRunner {
   private stateOf(db: Db): GameState {
     let state = this.states.get(db)
     if (!state)
-      this.states.set(db, (state = { rows: new Set(), dueAt: new Map(), chain: Promise.resolve(), busy: false }))
+      this.states.set(
+        db,
+        (state = { rows: new Set(), dueAt: new Map(), chain: Promise.resolve(), busy: false, lastLookAt: -Infinity }),
+      )
     return state
   }
 
