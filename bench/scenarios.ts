@@ -317,7 +317,7 @@ export interface Result {
   processes: number
   /** Requests autocannon completed in the run. */
   requests?: number
-  /** Database statements per request, from the server's `outpost_db_statements_total`; null where it has none. */
+  /** Statements per request (`outpost_db_statements_total`, a scrape's own taken off); null without it. */
   statementsPerRequest?: number | null
   check?: string
   lost?: number | null
@@ -339,7 +339,8 @@ export async function runScenario(
 ): Promise<Result> {
   const failures = new Map<string, number>()
   server.resetPeak()
-  const statementsBefore = (await server.statements?.()) ?? null
+  const [scrapeFirst, statementsBefore] = [(await server.statements?.()) ?? null, (await server.statements?.()) ?? null]
+  const scrapeCost = scrapeFirst === null || statementsBefore === null ? 0 : statementsBefore - scrapeFirst
   const cpuBefore = server.cpuMs()
   const databaseCpuBefore = server.databaseCpuMs?.()
   const run = await autocannon({
@@ -361,8 +362,7 @@ export async function runScenario(
   })
   const cpuPerRequestMs = (server.cpuMs() - cpuBefore) / Math.max(1, run.requests.total)
   const databaseCpuAfter = server.databaseCpuMs?.()
-  // Before the check below, whose reads would count. The scrapes' own statements (a gauge or two
-  // read from the database) are noise next to tens of thousands of requests.
+  // Before the check below, whose reads would count.
   const statementsAfter = statementsBefore === null ? null : ((await server.statements?.()) ?? null)
   const result: Result = {
     server: label,
@@ -383,7 +383,7 @@ export async function runScenario(
     statementsPerRequest:
       statementsBefore === null || statementsAfter === null
         ? null
-        : (statementsAfter - statementsBefore) / Math.max(1, run.requests.total),
+        : (statementsAfter - statementsBefore - scrapeCost) / Math.max(1, run.requests.total),
   }
   if (scenario.verify) {
     const check = await scenario.verify(server)

@@ -47,8 +47,14 @@ function mainThreadCpuMs(): number {
   }
 }
 
-/** A shape may cost this many times a plain body of its size, when that is more than BUDGET_MS. */
-const RELATIVE = 1.5
+/**
+ * A shape may cost this many times a plain body of its size, when that is more than BUDGET_MS. On a
+ * slow day (2026-11-30: a plain 1.87 MB body 11.7–16.4 ms) the escape-heavy bodies cost 2.2–2.5 times
+ * a plain body per byte without coverage (25.8–34.2 ms), and the biggest legitimate save, which is
+ * also stored, 4–4.7 times under coverage (61–70.5 ms): the escapes are decoded one by one, a plain
+ * string is scanned in bulk. A quadratic parse of a 1.8 MB body would cost hundreds of times as much.
+ */
+const RELATIVE = COVERAGE ? 6 : 3
 /** The machine is shared by parallel tests: each shape gets a few tries and its best one counts. */
 const TRIES = 8
 const CLOUD_SAVE_MAX_BYTES = 300_000
@@ -62,251 +68,260 @@ interface Sent {
   bytes: number
 }
 
-tap.test('hostile bodies: each is refused or served within 20 ms of event loop, /health stays fast', async (t) => {
-  const ctx = await buildTestApp(t, 'sqlite', { env: { CLOUD_SAVE_MAX_BYTES: String(CLOUD_SAVE_MAX_BYTES) } })
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = ctx.app.server.address() as { port: number }
-  const base = `http://127.0.0.1:${port}`
-  const user = await createUser(ctx)
+tap.test(
+  'hostile bodies: each is refused or served within 20 ms of event loop (or 3 times a plain body), /health stays fast',
+  async (t) => {
+    const ctx = await buildTestApp(t, 'sqlite', { env: { CLOUD_SAVE_MAX_BYTES: String(CLOUD_SAVE_MAX_BYTES) } })
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = ctx.app.server.address() as { port: number }
+    const base = `http://127.0.0.1:${port}`
+    const user = await createUser(ctx)
 
-  const child = (code: string, env: Record<string, string> = {}): ChildProcess => {
-    const started = spawn(process.execPath, ['-e', code], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, ...env },
-    })
-    t.teardown(() => started.kill())
-    return started
-  }
-  const client = child(CLIENT)
-  let nextId = 0
-  const send = (path: string, shape: string, size: number, extra: Record<string, unknown> = {}) =>
-    new Promise<Sent>((resolve, reject) => {
-      const id = nextId++
-      const timer = setTimeout(() => reject(new Error(`${shape}: no answer in 30 s`)), 30_000)
-      const onMessage = (message: unknown) => {
-        const answer = message as Sent & { id: number }
-        if (answer.id !== id) return
-        clearTimeout(timer)
-        client.off('message', onMessage)
-        resolve(answer)
+    const child = (code: string, env: Record<string, string> = {}): ChildProcess => {
+      const started = spawn(process.execPath, ['-e', code], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, ...env },
+      })
+      t.teardown(() => started.kill())
+      return started
+    }
+    const client = child(CLIENT)
+    let nextId = 0
+    const send = (path: string, shape: string, size: number, extra: Record<string, unknown> = {}) =>
+      new Promise<Sent>((resolve, reject) => {
+        const id = nextId++
+        const timer = setTimeout(() => reject(new Error(`${shape}: no answer in 30 s`)), 30_000)
+        const onMessage = (message: unknown) => {
+          const answer = message as Sent & { id: number }
+          if (answer.id !== id) return
+          clearTimeout(timer)
+          client.off('message', onMessage)
+          resolve(answer)
+        }
+        client.on('message', onMessage)
+        client.send({ id, url: `${base}${APP}${path}`, shape, size, extra })
+      })
+
+    const health = child(HEALTH, { HEALTH_URL: `${base}/health` })
+    const healthLatencies = new Promise<number[]>((resolve) =>
+      health.once('message', (message) => resolve(message as number[])),
+    )
+
+    /**
+     * Sends the shape up to TRIES times: the CPU time the server's event loop (this process's main
+     * thread) spent while the best try was in flight, and the last answer.
+     */
+    async function measure(path: string, shape: string, size: number, extra: Record<string, unknown> = {}) {
+      let best = Infinity
+      let answer: Sent | undefined
+      for (let i = 0; i < TRIES; i++) {
+        const before = mainThreadCpuMs()
+        answer = await send(path, shape, size, extra)
+        best = Math.min(best, mainThreadCpuMs() - before)
+        if (best < BUDGET_MS / 2) break
       }
-      client.on('message', onMessage)
-      client.send({ id, url: `${base}${APP}${path}`, shape, size, extra })
-    })
-
-  const health = child(HEALTH, { HEALTH_URL: `${base}/health` })
-  const healthLatencies = new Promise<number[]>((resolve) =>
-    health.once('message', (message) => resolve(message as number[])),
-  )
-
-  /**
-   * Sends the shape up to TRIES times: the CPU time the server's event loop (this process's main
-   * thread) spent while the best try was in flight, and the last answer.
-   */
-  async function measure(path: string, shape: string, size: number, extra: Record<string, unknown> = {}) {
-    let best = Infinity
-    let answer: Sent | undefined
-    for (let i = 0; i < TRIES; i++) {
-      const before = mainThreadCpuMs()
-      answer = await send(path, shape, size, extra)
-      best = Math.min(best, mainThreadCpuMs() - before)
-      if (best < BUDGET_MS / 2) break
+      return { busyMs: best, answer: answer! }
     }
-    return { busyMs: best, answer: answer! }
-  }
 
-  const cloudLimit = jsonBodyLimit(CLOUD_SAVE_MAX_BYTES)
-  const save = { userId: user.userId }
-  const cases: Array<{
-    name: string
-    path: string
-    shape: string
-    size: number
-    extra?: Record<string, unknown>
-    status: number
-    code?: string
-    message?: RegExp
-  }> = [
-    {
-      name: 'deep arrays (signup)',
-      path: '/user-management/signup',
-      shape: 'deepArrays',
-      size: APP_LIMIT,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /deeper than 64/,
-    },
-    {
-      name: 'deep arrays (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'deepArrays',
-      size: cloudLimit,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /deeper than 64/,
-    },
-    {
-      name: 'deep objects (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'deepObjects',
-      size: cloudLimit,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /deeper than 64/,
-    },
-    {
-      name: 'deep and broken (signup)',
-      path: '/user-management/signup',
-      shape: 'brokenDeep',
-      size: APP_LIMIT,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /deeper than 64/,
-    },
-    {
-      name: 'wide object of small keys (signup)',
-      path: '/user-management/signup',
-      shape: 'wideObject',
-      size: APP_LIMIT,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /more than 10000 values/,
-    },
-    {
-      name: 'wide object of small keys (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'wideObject',
-      size: cloudLimit,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /more than 10000 values/,
-    },
-    {
-      name: 'array of small numbers (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'numbers',
-      size: cloudLimit,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: /more than 10000 values/,
-    },
-    {
-      name: 'just under the value limit (signup, unknown keys dropped)',
-      path: '/user-management/signup',
-      shape: 'justUnderValues',
-      size: JSON_MAX_VALUES - 1,
-      status: 201,
-    },
-    {
-      name: 'long name (signup)',
-      path: '/user-management/signup',
-      shape: 'longName',
-      size: APP_LIMIT,
-      status: 400,
-      code: 'VALIDATION_ERROR',
-    },
-    { name: 'whitespace (signup)', path: '/user-management/signup', shape: 'whitespace', size: APP_LIMIT, status: 201 },
-    {
-      name: 'long string over the save limit (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'longString',
-      size: cloudLimit,
-      extra: save,
-      status: 413,
-      code: 'PAYLOAD_TOO_LARGE',
-    },
-    {
-      name: 'many escapes (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'escapes',
-      size: cloudLimit,
-      extra: save,
-      status: 413,
-      code: 'PAYLOAD_TOO_LARGE',
-    },
-    {
-      name: 'alternating escapes (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'alternatingEscapes',
-      size: cloudLimit,
-      extra: save,
-      status: 413,
-      code: 'PAYLOAD_TOO_LARGE',
-    },
-    // The largest bodies the validated-actions routes take: a base64 initial state of the largest
-    // evidenceMaxBytes, plainly and spelled as escapes. Parsed and validated, then refused for want of a session.
-    {
-      name: 'largest initial state (validated run)',
-      path: '/validated-actions/runs',
-      shape: 'base64State',
-      size: EVIDENCE_BODY,
-      extra: save,
-      status: 401,
-      code: 'SESSION_REQUIRED',
-    },
-    {
-      name: 'largest initial state as escapes (validated run)',
-      path: '/validated-actions/runs',
-      shape: 'escapedState',
-      size: EVIDENCE_BODY,
-      extra: save,
-      status: 401,
-      code: 'SESSION_REQUIRED',
-    },
-    // The biggest save there is: 300,000 bytes, each spelled as a 6-character escape.
-    {
-      name: 'biggest legitimate save (cloud save)',
-      path: '/cloud-save/save',
-      shape: 'controlChars',
-      size: CLOUD_SAVE_MAX_BYTES,
-      extra: save,
-      status: 200,
-    },
-  ]
+    const cloudLimit = jsonBodyLimit(CLOUD_SAVE_MAX_BYTES)
+    const save = { userId: user.userId }
+    const cases: Array<{
+      name: string
+      path: string
+      shape: string
+      size: number
+      extra?: Record<string, unknown>
+      status: number
+      code?: string
+      message?: RegExp
+    }> = [
+      {
+        name: 'deep arrays (signup)',
+        path: '/user-management/signup',
+        shape: 'deepArrays',
+        size: APP_LIMIT,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /deeper than 64/,
+      },
+      {
+        name: 'deep arrays (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'deepArrays',
+        size: cloudLimit,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /deeper than 64/,
+      },
+      {
+        name: 'deep objects (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'deepObjects',
+        size: cloudLimit,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /deeper than 64/,
+      },
+      {
+        name: 'deep and broken (signup)',
+        path: '/user-management/signup',
+        shape: 'brokenDeep',
+        size: APP_LIMIT,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /deeper than 64/,
+      },
+      {
+        name: 'wide object of small keys (signup)',
+        path: '/user-management/signup',
+        shape: 'wideObject',
+        size: APP_LIMIT,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /more than 10000 values/,
+      },
+      {
+        name: 'wide object of small keys (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'wideObject',
+        size: cloudLimit,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /more than 10000 values/,
+      },
+      {
+        name: 'array of small numbers (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'numbers',
+        size: cloudLimit,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: /more than 10000 values/,
+      },
+      {
+        name: 'just under the value limit (signup, unknown keys dropped)',
+        path: '/user-management/signup',
+        shape: 'justUnderValues',
+        size: JSON_MAX_VALUES - 1,
+        status: 201,
+      },
+      {
+        name: 'long name (signup)',
+        path: '/user-management/signup',
+        shape: 'longName',
+        size: APP_LIMIT,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      },
+      {
+        name: 'whitespace (signup)',
+        path: '/user-management/signup',
+        shape: 'whitespace',
+        size: APP_LIMIT,
+        status: 201,
+      },
+      {
+        name: 'long string over the save limit (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'longString',
+        size: cloudLimit,
+        extra: save,
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      {
+        name: 'many escapes (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'escapes',
+        size: cloudLimit,
+        extra: save,
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      {
+        name: 'alternating escapes (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'alternatingEscapes',
+        size: cloudLimit,
+        extra: save,
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      // The largest bodies the validated-actions routes take: a base64 initial state of the largest
+      // evidenceMaxBytes, plainly and spelled as escapes. Parsed and validated, then refused for want of a session.
+      {
+        name: 'largest initial state (validated run)',
+        path: '/validated-actions/runs',
+        shape: 'base64State',
+        size: EVIDENCE_BODY,
+        extra: save,
+        status: 401,
+        code: 'SESSION_REQUIRED',
+      },
+      {
+        name: 'largest initial state as escapes (validated run)',
+        path: '/validated-actions/runs',
+        shape: 'escapedState',
+        size: EVIDENCE_BODY,
+        extra: save,
+        status: 401,
+        code: 'SESSION_REQUIRED',
+      },
+      // The biggest save there is: 300,000 bytes, each spelled as a 6-character escape.
+      {
+        name: 'biggest legitimate save (cloud save)',
+        path: '/cloud-save/save',
+        shape: 'controlChars',
+        size: CLOUD_SAVE_MAX_BYTES,
+        extra: save,
+        status: 200,
+      },
+    ]
 
-  // Let the JIT warm up on a small body first, as it would be in a running server.
-  for (let i = 0; i < 3; i++) await send('/user-management/signup', 'justUnderValues', 100)
+    // Let the JIT warm up on a small body first, as it would be in a running server.
+    for (let i = 0; i < 3; i++) await send('/user-management/signup', 'justUnderValues', 100)
 
-  const results: Array<{ c: (typeof cases)[number]; busyMs: number; answer: Sent }> = []
-  for (const c of cases) results.push({ c, ...(await measure(c.path, c.shape, c.size, c.extra)) })
+    const results: Array<{ c: (typeof cases)[number]; busyMs: number; answer: Sent }> = []
+    for (const c of cases) results.push({ c, ...(await measure(c.path, c.shape, c.size, c.extra)) })
 
-  // What a plain body costs on this machine today, measured once the server has warmed up on the
-  // cases above: a long string of the cloud-save limit's size, read, parsed and refused as too large.
-  // A machine slower than the one the 20 ms were set on (the same code has measured 10–17 ms there,
-  // 15–18 ms on a slow day, for this body) gets a budget of RELATIVE times that plain body's cost per
-  // byte. A shape the parser handled badly (quadratic in the body's size) would cost tens of times
-  // as much, far past either.
-  const plain = await measure('/cloud-save/save', 'longString', cloudLimit, save)
-  const perByteMs = plain.busyMs / plain.answer.bytes
-  t.comment(`a plain body of ${plain.answer.bytes} bytes: ${plain.busyMs.toFixed(1)} ms of server CPU`)
+    // What a plain body costs on this machine today, measured once the server has warmed up on the
+    // cases above: a long string of the cloud-save limit's size, read, parsed and refused as too large.
+    // A machine slower than the one the 20 ms were set on (the same code has measured 10–17 ms there,
+    // 15–18 ms on a slow day, for this body) gets a budget of RELATIVE times that plain body's cost per
+    // byte. A shape the parser handled badly (quadratic in the body's size) would cost tens of times
+    // as much, far past either.
+    const plain = await measure('/cloud-save/save', 'longString', cloudLimit, save)
+    const perByteMs = plain.busyMs / plain.answer.bytes
+    t.comment(`a plain body of ${plain.answer.bytes} bytes: ${plain.busyMs.toFixed(1)} ms of server CPU`)
 
-  for (const { c, busyMs, answer } of results) {
-    t.equal(answer.status, c.status, `${c.name}: ${c.status} (${answer.bytes} bytes)`)
-    if (c.code) {
-      const body = JSON.parse(answer.body)
-      t.equal(body.code, c.code, `${c.name}: ${c.code}`)
-      if (c.message) t.match(body.message, c.message, `${c.name}: the message names the limit`)
-      if (c.code === 'VALIDATION_ERROR')
-        t.ok(Array.isArray(body.details) && body.details.length > 0, `${c.name}: details`)
+    for (const { c, busyMs, answer } of results) {
+      t.equal(answer.status, c.status, `${c.name}: ${c.status} (${answer.bytes} bytes)`)
+      if (c.code) {
+        const body = JSON.parse(answer.body)
+        t.equal(body.code, c.code, `${c.name}: ${c.code}`)
+        if (c.message) t.match(body.message, c.message, `${c.name}: the message names the limit`)
+        if (c.code === 'VALIDATION_ERROR')
+          t.ok(Array.isArray(body.details) && body.details.length > 0, `${c.name}: details`)
+      }
+      const budget = Math.max(BUDGET_MS, RELATIVE * perByteMs * answer.bytes)
+      t.ok(busyMs < budget, `${c.name}: ${busyMs.toFixed(1)} ms of server CPU < ${budget.toFixed(1)} ms`)
     }
-    const budget = Math.max(BUDGET_MS, RELATIVE * perByteMs * answer.bytes)
-    t.ok(busyMs < budget, `${c.name}: ${busyMs.toFixed(1)} ms of server CPU < ${budget.toFixed(1)} ms`)
-  }
 
-  health.send('stop')
-  const latencies = (await healthLatencies).sort((a, b) => a - b)
-  t.ok(latencies.length >= 20, `/health answered throughout (${latencies.length} times)`)
-  const median = latencies[Math.floor(latencies.length / 2)]
-  const p95 = latencies[Math.floor(latencies.length * 0.95)]
-  t.ok(median < BUDGET_MS, `/health median ${median.toFixed(1)} ms`)
-  t.ok(p95 < 5 * BUDGET_MS, `/health p95 ${p95.toFixed(1)} ms`)
-  const stored = await ctx.app.db
-    .selectFrom('cloud_saves')
-    .select(['data'])
-    .where('user_id', '=', user.userId)
-    .executeTakeFirstOrThrow()
-  t.equal(stored.data.length, CLOUD_SAVE_MAX_BYTES, 'the biggest save was stored whole')
-})
+    health.send('stop')
+    const latencies = (await healthLatencies).sort((a, b) => a - b)
+    t.ok(latencies.length >= 20, `/health answered throughout (${latencies.length} times)`)
+    const median = latencies[Math.floor(latencies.length / 2)]
+    const p95 = latencies[Math.floor(latencies.length * 0.95)]
+    t.ok(median < BUDGET_MS, `/health median ${median.toFixed(1)} ms`)
+    t.ok(p95 < 5 * BUDGET_MS, `/health p95 ${p95.toFixed(1)} ms`)
+    const stored = await ctx.app.db
+      .selectFrom('cloud_saves')
+      .select(['data'])
+      .where('user_id', '=', user.userId)
+      .executeTakeFirstOrThrow()
+    t.equal(stored.data.length, CLOUD_SAVE_MAX_BYTES, 'the biggest save was stored whole')
+  },
+)
 
 tap.test('the bounds sit exactly where documented', async (t) => {
   const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
