@@ -1,6 +1,6 @@
 import t from 'tap'
 import { chromiumSkip, launchChromium } from '../helpers/browser.js'
-import { addOperator, openPage, shoot, signIn, startServer } from '../helpers/console-server.js'
+import { addOperator, eventually, openPage, shoot, signIn, startServer } from '../helpers/console-server.js'
 import { mockGames } from '../helpers/games-mock.js'
 
 /**
@@ -48,6 +48,8 @@ t.test('the console for several games', { skip: chromiumSkip, timeout: 240_000 }
     const defaultUsers = page.waitForResponse(/\/api\/v1\/admin\/users\?/)
     await page.getByRole('link', { name: 'Players', exact: true }).click()
     await defaultUsers
+    // Every request of default's page answered before the switch: what comes after is the new game's.
+    await page.waitForLoadState('networkidle')
     const before = mock.requests.length
     const moonUsers = page.waitForResponse(/\/api\/v1\/admin\/games\/moon\/users\?/)
     await switcher.selectOption('moon')
@@ -99,11 +101,16 @@ t.test('the console for several games', { skip: chromiumSkip, timeout: 240_000 }
     const secret = page.getByTestId('app-key')
     await secret.waitFor()
     t.match(await secret.textContent(), /^op_new\d+_secret-once$/, 'the secret, shown once')
-    t.match(mock.requests.at(-2), { method: 'POST', path: '/games/moon/keys', body: { label: 'staging' } })
+    t.match(mock.requests.filter((r) => r.method === 'POST').at(-1), {
+      method: 'POST',
+      path: '/games/moon/keys',
+      body: { label: 'staging' },
+    })
     await page.getByRole('button', { name: 'Copy key' }).click()
     await page.getByText('Copied', { exact: true }).waitFor()
     t.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText()), await secret.textContent())
     await page.getByRole('button', { name: 'I have kept it' }).click()
+    await eventually(async () => (await secret.count()) === 0)
     t.equal(await secret.count(), 0, 'gone once kept')
     await page.getByRole('cell', { name: 'staging', exact: true }).waitFor()
     await page.getByRole('button', { name: 'Revoke iOS production' }).click()
@@ -195,12 +202,13 @@ t.test('the console for several games', { skip: chromiumSkip, timeout: 240_000 }
     await page.getByRole('link', { name: 'Leaderboards', exact: true }).click()
     const create = page.getByRole('button', { name: 'New leaderboard' })
     await create.waitFor()
+    await eventually(() => create.isEnabled())
     t.notOk(await create.isDisabled(), 'a moderator of default writes there')
     t.match(await page.locator('.who').textContent(), /mo\s*moderator/)
     await page.getByLabel('Game', { exact: true }).selectOption('moon')
     await page.waitForFunction(() => (globalThis as any).document.title.includes('Moon'))
-    await page.getByRole('button', { name: 'New leaderboard' }).waitFor()
-    t.ok(await page.getByRole('button', { name: 'New leaderboard' }).isDisabled(), 'a viewer of moon does not')
+    await eventually(() => create.isDisabled())
+    t.ok(await create.isDisabled(), 'a viewer of moon does not')
     t.match(await page.locator('.who').textContent(), /mo\s*viewer/, 'the header says the role held in moon')
     t.same(problems, [], 'no CSP violation, no script error')
   })
