@@ -14,6 +14,7 @@ import {
   writeJson,
 } from './report.js'
 import { runTargets, scaleOn } from './run-targets.js'
+import { benchRounds, printRounds, type RoundRatios } from './rounds.js'
 import { SCENARIO_NAMES, type GamesLoad, type Result } from './scenarios.js'
 import { benchOutpost, benchPhp, measureCeiling, type BenchContext, type Db } from './servers.js'
 import { printTargets } from './targets.js'
@@ -31,7 +32,7 @@ import { REST_AFTER_MS } from '../platform/jobs/runner.js'
 const USAGE = `usage: npm run bench -- [options]
   --db sqlite|mysql|postgres|both|all
                            database(s) for Outpost (default sqlite); mysql and postgres use a fresh
-                           database outpost_bench_<pid> at --mysql-url / --postgres-url, dropped at
+                           database outpost_bench_<pid>_<n> at --mysql-url / --postgres-url, dropped at
                            the end; both runs the scenarios on sqlite and mysql, all on the three, and
                            prints the ratios and each engine's CPU and statements per request
   --per-core               pin (the default where taskset exists and 2 cores are usable; with the
@@ -78,6 +79,10 @@ const USAGE = `usage: npm run bench -- [options]
                            runs (default 90), so that the games the load leaves alone are at rest, as
                            on a server where nobody plays them (their background work looked at once
                            every 10 min, their outbox polls at their longest wait); 0 runs at once
+  --rounds R               with an A/B (--ab, --ab-games, --ab-server-dir): both servers up at once,
+                           each scenario run on A and B back to back R times (1–20), the order
+                           swapped every round; each side's median round in the table and the
+                           median of the rounds' ratios printed (default 1: A's runs, then B's)
   --ab-server-dir DIR      A/B of two builds in one run: each database's scenarios on this build
                            (or --server-dir), then on the one built in DIR (DIR/dist/server.js)
   --profile                write a V8 CPU profile of the server to bench/results/profiles
@@ -113,6 +118,7 @@ const { values: args } = parseArgs({
     'ab-games': { type: 'string' },
     'games-load': { type: 'string' },
     settle: { type: 'string' },
+    rounds: { type: 'string' },
     'ab-server-dir': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -205,7 +211,19 @@ async function runBench() {
     : abGames !== undefined
       ? { ...aCtx, games: abGames, gamesLoad: gamesLoad(), labelSuffix: ` ${ab!.label}` }
       : ctx
+  const rounds = args.rounds === undefined ? 1 : Number(args.rounds)
+  if (!(Number.isInteger(rounds) && rounds >= 1 && rounds <= 20))
+    throw new Error(`--rounds takes a whole number from 1 to 20, not ${args.rounds}`)
+  if (rounds > 1 && !ab) throw new Error('--rounds compares two servers: give it --ab, --ab-games or --ab-server-dir')
+  const roundRatios: RoundRatios[] = []
   for (const db of dbs) {
+    if (ab && rounds > 1) {
+      const a = { ctx: aCtx, env: {} }
+      const paired = await benchRounds(a, { ctx: bCtx, env: ab.env }, db, args.workers, selected, ceiling.rps, rounds)
+      results.push(...paired.results)
+      roundRatios.push(...paired.ratios)
+      continue
+    }
     results.push(...(await benchOutpost(aCtx, db, args.workers, selected, ceiling.rps)))
     if (ab) results.push(...(await benchOutpost(bCtx, db, args.workers, selected, ceiling.rps, ab.env)))
   }
@@ -217,9 +235,10 @@ async function runBench() {
   printResults(results, info)
   const ratios = comparisons(results, ab?.label)
   printComparisons(ratios)
+  printRounds(roundRatios)
   const engines = engineCosts(results, ab?.label)
   printEngineCosts(engines)
-  writeJson(root, `bench-${args.db}`, { meta: info, results, ratios, engines })
+  writeJson(root, `bench-${args.db}`, { meta: info, results, ratios, rounds: roundRatios, engines })
 }
 
 async function runScaleOnly() {

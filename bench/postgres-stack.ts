@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { affinityOf, BorrowedPins, pinAll, treeAffinity } from './pinning.js'
-import { processTree } from './processes.js'
+import { leftByGoneBench, processTree } from './processes.js'
 import { createPostgresDatabase, dropPostgresDatabase, onPostgresServer, postgresSettings } from './postgres.js'
 
 /**
@@ -14,21 +14,16 @@ import { createPostgresDatabase, dropPostgresDatabase, onPostgresServer, postgre
  * left out, which the process title (`postgres: USER DB HOST(PORT) STATE`) allows.
  */
 
-/** The run's database, named by this bench's pid so that a killed bench's database can be found and dropped. */
-export const POSTGRES_DB = `outpost_bench_${process.pid}`
-
-export async function freshPostgresDatabase(url: string, pool: number): Promise<Record<string, string>> {
+/** A fresh database `name` (benchDatabaseName()), after dropping those of benches that were killed. */
+export async function freshPostgresDatabase(url: string, pool: number, name: string): Promise<Record<string, string>> {
   const rows = (await onPostgresServer(
     url,
     "SELECT datname FROM pg_database WHERE datname LIKE 'outpost\\_bench\\_%'",
   )) as Array<{ datname: string }>
-  for (const { datname } of rows) {
-    const pid = Number(/^outpost_bench_(\d+)$/.exec(datname)?.[1])
-    if (pid && !existsSync(`/proc/${pid}`)) await dropPostgresDatabase(url, datname)
-  }
-  await dropPostgresDatabase(url, POSTGRES_DB)
-  await createPostgresDatabase(url, POSTGRES_DB)
-  return postgresSettings(url, POSTGRES_DB, pool)
+  for (const { datname } of rows) if (leftByGoneBench(datname)) await dropPostgresDatabase(url, datname)
+  await dropPostgresDatabase(url, name)
+  await createPostgresDatabase(url, name)
+  return postgresSettings(url, name, pool)
 }
 
 const comm = (pid: number | string) => {

@@ -195,6 +195,20 @@ export function watchTree(roots: () => number[]) {
   }
 }
 
+let databases = 0
+/**
+ * The name of a database of the bench's own on MariaDB or PostgreSQL: this process's pid, so that a
+ * killed bench's databases can be found and dropped, and a count, since an A/B in rounds keeps two
+ * servers (each on its own database) up at once.
+ */
+export const benchDatabaseName = () => `outpost_bench_${process.pid}_${++databases}`
+
+/** A bench database (or one of its games' MariaDB databases) whose bench process is gone. */
+export function leftByGoneBench(name: string): boolean {
+  const pid = Number(/^outpost_bench_(\d+)(?:_\d+)?(?:__.*)?$/.exec(name)?.[1])
+  return pid > 0 && !existsSync(`/proc/${pid}`)
+}
+
 /**
  * A port nobody listens on now, from the kernel. A guessed one could be taken by another server on
  * this shared machine, and the bench would then measure that server.

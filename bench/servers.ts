@@ -5,22 +5,17 @@ import { createMysqlDatabase, dropMysqlDatabase, mysqlSettings, onMysqlServer } 
 import { startPhpPeer, seedPhpRemoteConfig, PHP_WORKERS } from './php-peer.js'
 import { assertPinned, BorrowedPins, type Pinning } from './pinning.js'
 import {
+  benchDatabaseName,
   cpuOf,
   databaseServerPids,
   freePort,
+  leftByGoneBench,
   processTree,
   serverNodeFlags,
   startNode,
   type Server,
 } from './processes.js'
-import {
-  freshPostgresDatabase,
-  pinPostgres,
-  POSTGRES_DB,
-  postgresStackPids,
-  postmasterPid,
-  sampledCpu,
-} from './postgres-stack.js'
+import { freshPostgresDatabase, pinPostgres, postgresStackPids, postmasterPid, sampledCpu } from './postgres-stack.js'
 import { dropPostgresDatabase } from './postgres.js'
 import { gameFile } from '../db/games.js'
 import {
@@ -85,7 +80,7 @@ interface DatabaseSide {
  * MariaDB: mariadbd, a fixed pid, pinned and counted whole. PostgreSQL: the postmaster pinned (the
  * backends it forks for Outpost inherit the core) and its tree sampled (bench/postgres-stack.ts).
  */
-function databaseSide(db: Db, core: number | null, mysqlUrl: string): DatabaseSide {
+function databaseSide(db: Db, core: number | null, mysqlUrl: string, name: string): DatabaseSide {
   if (db === 'sqlite') return { pids: () => [], release: () => {} }
   if (db === 'mysql') {
     const pids = databaseServerPids(Number(new URL(mysqlUrl).port || 3306))
@@ -104,9 +99,8 @@ function databaseSide(db: Db, core: number | null, mysqlUrl: string): DatabaseSi
   // Unpinned, a server elsewhere is measured as MariaDB's is: Outpost's CPU alone.
   if (postmaster === null && core === null) return { pids: () => [], release: () => {} }
   if (postmaster === null) throw new Error('no PostgreSQL postmaster on this machine to pin and count')
-  const unpin =
-    core === null ? undefined : pinPostgres((borrowed ??= new BorrowedPins()), postmaster, POSTGRES_DB, core)
-  const stack = () => postgresStackPids(postmaster, POSTGRES_DB)
+  const unpin = core === null ? undefined : pinPostgres((borrowed ??= new BorrowedPins()), postmaster, name, core)
+  const stack = () => postgresStackPids(postmaster, name)
   const sampled = sampledCpu(stack)
   return {
     cpu: sampled.cpuMs,
@@ -119,35 +113,32 @@ function databaseSide(db: Db, core: number | null, mysqlUrl: string): DatabaseSi
 }
 
 /**
- * A database of its own per run, dropped at the end: two benches on one MariaDB (the machine is
- * shared) would otherwise drop each other's tables mid-run.
+ * A database of its own per server (benchDatabaseName()), dropped at the end: two benches on one
+ * MariaDB (the machine is shared) would otherwise drop each other's tables mid-run.
  */
-const MYSQL_DB = `outpost_bench_${process.pid}`
-
-async function freshMysqlDatabase(ctx: BenchContext): Promise<Record<string, string>> {
+async function freshMysqlDatabase(ctx: BenchContext, name: string): Promise<Record<string, string>> {
   // Those of benches that were killed before they could drop theirs (their pid is gone).
   const rows = (await onMysqlServer(ctx.mysqlUrl, "SHOW DATABASES LIKE 'outpost\\_bench\\_%'")) as Array<
     Record<string, string>
   >
   for (const row of rows) {
-    const name = Object.values(row)[0]!
-    const pid = Number(/^outpost_bench_(\d+)$/.exec(name)?.[1])
-    if (pid && !existsSync(`/proc/${pid}`)) await dropMysqlDatabase(ctx.mysqlUrl, name)
+    const stale = Object.values(row)[0]!
+    if (leftByGoneBench(stale)) await dropMysqlDatabase(ctx.mysqlUrl, stale)
   }
-  await dropMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
-  await createMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
-  return mysqlSettings(ctx.mysqlUrl, MYSQL_DB, ctx.pool)
+  await dropMysqlDatabase(ctx.mysqlUrl, name)
+  await createMysqlDatabase(ctx.mysqlUrl, name)
+  return mysqlSettings(ctx.mysqlUrl, name, ctx.pool)
 }
 
-async function freshDatabase(ctx: BenchContext, db: Db, dir: string): Promise<Record<string, string>> {
-  if (db === 'mysql') return freshMysqlDatabase(ctx)
-  if (db === 'postgres') return freshPostgresDatabase(ctx.postgresUrl, ctx.pool)
+async function freshDatabase(ctx: BenchContext, db: Db, dir: string, name: string): Promise<Record<string, string>> {
+  if (db === 'mysql') return freshMysqlDatabase(ctx, name)
+  if (db === 'postgres') return freshPostgresDatabase(ctx.postgresUrl, ctx.pool, name)
   return { DB_DRIVER: 'sqlite', DB_PATH: join(dir, 'bench.db') }
 }
 
-async function dropDatabase(ctx: BenchContext, db: Db) {
-  if (db === 'mysql') await dropMysqlDatabase(ctx.mysqlUrl, MYSQL_DB)
-  if (db === 'postgres') await dropPostgresDatabase(ctx.postgresUrl, POSTGRES_DB)
+async function dropDatabase(ctx: BenchContext, db: Db, name: string) {
+  if (db === 'mysql') await dropMysqlDatabase(ctx.mysqlUrl, name)
+  if (db === 'postgres') await dropPostgresDatabase(ctx.postgresUrl, name)
 }
 
 /** `outpost_db_statements_total` from the server's /metrics (loopback needs no token); null without it. */
@@ -175,10 +166,11 @@ async function launchOutpost(
   workers: string | undefined,
   extraEnv: Record<string, string>,
   database: DatabaseSide,
+  name: string,
 ) {
   const core = ctx.pinning.serverCore
   const dir = mkdtempSync(join(ctx.workDir, `outpost-${db}-`))
-  const dbEnv = await freshDatabase(ctx, db, dir)
+  const dbEnv = await freshDatabase(ctx, db, dir, name)
   const port = await freePort()
   const env: Record<string, string> = {
     ...dbEnv,
@@ -216,13 +208,14 @@ export async function startOutpost(
   extraEnv: Record<string, string> = {},
 ): Promise<Outpost> {
   const core = ctx.pinning.serverCore
-  const database = databaseSide(db, core, ctx.mysqlUrl)
+  const name = benchDatabaseName()
+  const database = databaseSide(db, core, ctx.mysqlUrl, name)
   let started: { server: Server; dbEnv: Record<string, string>; log: string }
   try {
-    started = await launchOutpost(ctx, db, workers, extraEnv, database)
+    started = await launchOutpost(ctx, db, workers, extraEnv, database, name)
   } catch (error) {
     database.release()
-    await dropDatabase(ctx, db).catch(() => {})
+    await dropDatabase(ctx, db, name).catch(() => {})
     throw error
   }
   const { server, dbEnv, log } = started
@@ -232,7 +225,7 @@ export async function startOutpost(
   const stop = async () => {
     await server.stop()
     database.release()
-    await dropDatabase(ctx, db)
+    await dropDatabase(ctx, db, name)
   }
   try {
     assertPinned('outpost', [...server.children.flatMap((c) => processTree(c.pid!)), ...database.pids()], core)
@@ -293,6 +286,16 @@ export async function measureCeiling(ctx: BenchContext, label = 'ceiling'): Prom
 /** What runs on a server after its scenarios, before it stops (the open-loop run of `--targets`). */
 export type AfterRuns = (server: Server, label: string, seeded: Seeded, results: Result[]) => Promise<void>
 
+/** Seeds a started Outpost with ctx.users players, in ctx.games games as ctx.gamesLoad deals them. */
+export async function seedOutpost(ctx: BenchContext, outpost: Outpost): Promise<Seeded> {
+  const games = ctx.games ?? 1
+  const load = ctx.gamesLoad ?? 'spread'
+  const where =
+    games === 1 ? '' : load === 'one' ? ` in default, beside ${games - 1} other games` : ` over ${games} games`
+  process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${where}…\n`)
+  return seed(outpost.server, 'outpost', ctx.users, games, load)
+}
+
 /** Seeds Outpost on `db` and runs `names` in order, then `after`. */
 export async function benchOutpost(
   ctx: BenchContext,
@@ -306,12 +309,7 @@ export async function benchOutpost(
   const outpost = await startOutpost(ctx, db, workers, extraEnv)
   const results: Result[] = []
   try {
-    const games = ctx.games ?? 1
-    const load = ctx.gamesLoad ?? 'spread'
-    const where =
-      games === 1 ? '' : load === 'one' ? ` in default, beside ${games - 1} other games` : ` over ${games} games`
-    process.stdout.write(`${outpost.label}: seeding ${ctx.users} users${where}…\n`)
-    const seeded = await seed(outpost.server, 'outpost', ctx.users, games, load)
+    const seeded = await seedOutpost(ctx, outpost)
     if (ctx.settleMs) {
       process.stdout.write(`${outpost.label}: ${ctx.settleMs / 1000} s without requests, so the unplayed games rest…\n`)
       await new Promise((resolve) => setTimeout(resolve, ctx.settleMs))
@@ -346,16 +344,17 @@ export async function benchPhp(
 ) {
   const dir = mkdtempSync(join(ctx.workDir, 'php-'))
   const core = ctx.pinning.serverCore
-  const database = databaseSide(db, core, ctx.mysqlUrl)
+  const name = benchDatabaseName()
+  const database = databaseSide(db, core, ctx.mysqlUrl, name)
   const label = db === 'mysql' ? PHP_MYSQL_LABEL : PHP_LABEL
   let mysql: Record<string, string> | undefined
   let php: Awaited<ReturnType<typeof startPhpPeer>>
   try {
-    mysql = db === 'mysql' ? await freshMysqlDatabase(ctx) : undefined
+    mysql = db === 'mysql' ? await freshMysqlDatabase(ctx, name) : undefined
     php = await startPhpPeer({ sourceDir: ctx.phpDir, dir, port: await freePort(), apiKey: API_KEY, core, mysql })
   } catch (error) {
     database.release()
-    if (mysql) await dropDatabase(ctx, db).catch(() => {})
+    if (mysql) await dropDatabase(ctx, db, name).catch(() => {})
     throw error
   }
   const server: Server = {
@@ -379,7 +378,7 @@ export async function benchPhp(
   } finally {
     await php.stop()
     database.release()
-    if (mysql) await dropDatabase(ctx, db)
+    if (mysql) await dropDatabase(ctx, db, name)
   }
   return results
 }
