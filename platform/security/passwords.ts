@@ -10,7 +10,24 @@ import { AppError } from '../core/errors.js'
  * three times as long as N = 2^15, p = 1 (the p lanes run one after the other in OpenSSL).
  */
 export const PASSWORD_PARAMS = { N: 2 ** 15, r: 8, p: 3 } as const
-type Params = { N: number; r: number; p: number }
+export type HashParams = { N: number; r: number; p: number }
+type Params = HashParams
+
+/**
+ * The parameters new hashes get in this process (PASSWORD_PARAMS, which the server never changes), and
+ * the dummy hash made for them when they are other ones. The test suite's own process hashes with
+ * cheaper parameters (test/helpers/app.ts): its hundreds of sign-ins would otherwise spend minutes in
+ * scrypt. The tests about hashing itself (its strength, the upgrade of old hashes, an unknown e-mail
+ * paying for a hash) set PASSWORD_PARAMS back for their run.
+ */
+let inForce: { params: Params; dummy?: Promise<string> } = { params: PASSWORD_PARAMS }
+
+/** Hashes made from now on in this process use `params` (the tests' own process only; see `inForce`). */
+export function useHashParams(params: Params): void {
+  inForce = { params }
+}
+
+export const hashParams = (): Params => inForce.params
 const KEY_LENGTH = 32
 const SALT_BYTES = 16
 /** Stored parameters beyond these are refused rather than run: a wrong row must not cost gigabytes. */
@@ -102,8 +119,9 @@ function derive(password: string, salt: Buffer, params: Params, length: number):
 /** A new password's hash with today's parameters, salt and parameters in the string so they can change later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES)
-  const { N, r, p } = PASSWORD_PARAMS
-  const key = await derive(password, salt, PASSWORD_PARAMS, KEY_LENGTH)
+  const params = inForce.params
+  const { N, r, p } = params
+  const key = await derive(password, salt, params, KEY_LENGTH)
   return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
@@ -127,10 +145,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, parsed.key)
 }
 
-/** True when `stored` was made with other parameters than today's: hash the password again. */
-export function needsRehash(stored: string): boolean {
+/** True when `stored` was made with other parameters than today's (`params`): hash the password again. */
+export function needsRehash(stored: string, params: Params = inForce.params): boolean {
   const parsed = parse(stored)
-  const { N, r, p } = PASSWORD_PARAMS
+  const { N, r, p } = params
   return (
     !parsed ||
     parsed.params.N !== N ||
@@ -147,7 +165,12 @@ export function needsRehash(stored: string): boolean {
  * told apart.
  */
 export const DUMMY_HASH = 'scrypt$32768$8$3$Hgm3_nGlZQ9yrTWBVZ_RkQ$oJt0PFFQ0SqxE9Qs-LfDiu2WWECgNb9ZYoTfMYDelxA'
-/** Checked against when no account matches, so a sign-in for an unknown e-mail takes as long as a real one. */
+/**
+ * Checked against when no account matches, so a sign-in for an unknown e-mail takes as long as a real
+ * one: a hash with the parameters new hashes get (DUMMY_HASH, or one made once for the tests' own).
+ */
 export function dummyHash(): Promise<string> {
-  return Promise.resolve(DUMMY_HASH)
+  if (!needsRehash(DUMMY_HASH)) return Promise.resolve(DUMMY_HASH)
+  inForce.dummy ??= hashPassword(randomBytes(32).toString('base64url'))
+  return inForce.dummy
 }

@@ -12,12 +12,28 @@ import { buildApp } from '../../app.js'
 import { processMetrics } from '../../platform/observability/metrics/index.js'
 import type { Feature } from '../../platform/core/features.js'
 import { loadConfig, type Config } from '../../config.js'
+import { PASSWORD_PARAMS, useHashParams } from '../../platform/security/passwords.js'
 import { addBystander, bystanderOn } from './bystander.js'
 
 export type Dialect = EngineName
 
 export const API_KEY = 'test-api-key-0123456789'
 export const ADMIN_KEY = 'test-admin-key-0123456789'
+
+/**
+ * The password hashes of the suite's own process: scrypt at N = 2^10, r = 8, p = 1, a few milliseconds
+ * where the production parameters take a third of a second or more. Hundreds of sign-ins would
+ * otherwise cost minutes of CPU; the hashes stay real (salted, verified, their parameters stored with
+ * them). Servers the tests start as processes hash at production strength.
+ */
+export const TEST_HASH_PARAMS = { N: 2 ** 10, r: 8, p: 1 } as const
+useHashParams(TEST_HASH_PARAMS)
+
+/** Production hash parameters for the rest of `t`: for the tests about hashing itself (strength, cost, upgrade). */
+export function withProductionHashes(t: Test) {
+  useHashParams(PASSWORD_PARAMS)
+  t.teardown(() => useHashParams(TEST_HASH_PARAMS))
+}
 export const APP = '/api/v1/app'
 export const ADMIN = '/api/v1/admin'
 

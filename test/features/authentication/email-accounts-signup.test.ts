@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertError, buildTestApp, eachDialect } from '../../helpers/app.js'
+import { assertError, buildTestApp, eachDialect, withProductionHashes } from '../../helpers/app.js'
 import {
   FORGOT,
   SIGNIN,
@@ -18,6 +18,8 @@ eachDialect(t, async (t, dialect) => {
   const { call, app, clock } = ctx
 
   t.test('Unity-style e-mail sign-up, verification mail, verify, isVerified', async (t) => {
+    // The hash the server stores: at production strength here, the suite's own being cheaper (helpers/app.ts).
+    withProductionHashes(t)
     // The Unity SDK serializes every field of SignUpRequest; unset strings arrive empty.
     const res = await call({
       method: 'POST',
