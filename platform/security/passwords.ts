@@ -10,6 +10,7 @@ import { AppError } from '../core/errors.js'
  * three times as long as N = 2^15, p = 1 (the p lanes run one after the other in OpenSSL).
  */
 export const PASSWORD_PARAMS = { N: 2 ** 15, r: 8, p: 3 } as const
+/** scrypt's cost parameters: N (CPU and memory), r (block size), p (parallel lanes, run one after the other). */
 export type HashParams = { N: number; r: number; p: number }
 type Params = HashParams
 
@@ -27,6 +28,7 @@ export function useHashParams(params: Params): void {
   inForce = { params }
 }
 
+/** The parameters new hashes get in this process now. */
 export const hashParams = (): Params => inForce.params
 const KEY_LENGTH = 32
 const SALT_BYTES = 16
