@@ -34,6 +34,7 @@ export function withProductionHashes(t: Test) {
   useHashParams(PASSWORD_PARAMS)
   t.teardown(() => useHashParams(TEST_HASH_PARAMS))
 }
+
 export const APP = '/api/v1/app'
 export const ADMIN = '/api/v1/admin'
 
